@@ -1,0 +1,91 @@
+"""The record field lists: the one place that says what a record holds.
+
+The validator, the JSON Schema generator and ``masrl-kb add`` all read these
+lists together with ``taxonomy.yaml``; nothing else spells out record fields.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+PLACEHOLDER = "TODO"
+KEY_PATTERN = r"^[a-z0-9][a-z0-9-]*[a-z0-9]$"
+EXCLUSION_ID_PATTERN = r"^E[0-9]{3,}$"
+# New-style ids (YYMM.NNNN[N]) or old-style archive/YYMMNNN; no version suffix.
+ARXIV_ID_PATTERN = r"^(?:[0-9]{2}(?:0[1-9]|1[0-2])\.[0-9]{4,5}|[a-z-]+(?:\.[A-Z]{2})?/[0-9]{7})$"
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of a record.
+
+    ``kind`` is one of: text, int, bool, date, url, urls, strings, axis,
+    arxiv_id, pattern, decisions, citation.
+    """
+
+    name: str
+    kind: str
+    doc: str
+    required: bool = True
+    axis: str | None = None
+    pattern: str | None = None
+
+
+PAPER_FIELDS: tuple[Field, ...] = (
+    Field("key", "pattern", "Short unique id; equals the file name.", pattern=KEY_PATTERN),
+    Field("title", "text", "Title exactly as published."),
+    Field("authors", "strings", "Authors as 'Family, Given', in publication order."),
+    Field("authors_truncated", "bool", "True when the list stops short ('and others').", False),
+    Field("year", "int", "Year of publication."),
+    Field("venue", "text", "Where it appeared (arXiv, NeurIPS 2025, Tech Blog...)."),
+    Field("arxiv_id", "arxiv_id", "arXiv identifier without version, e.g. '2508.04652'.", False),
+    Field("url", "url", "Canonical http(s) link."),
+    Field("extra_urls", "urls", "Further http(s) links.", False),
+    Field("affiliation", "text", "Lead affiliation ('unknown' when not stated)."),
+    Field("category", "axis", "Kind of work.", axis="category"),
+    Field("is_rl", "axis", "Whether RL is used.", axis="is_rl"),
+    Field("reward_type", "axis", "Reward tag (its family is derived).", axis="reward_type"),
+    Field("credit_unit", "axis", "Finest credit unit, broad reading.", axis="credit_unit"),
+    Field("topology", "axis", "Team topology.", axis="topology"),
+    Field("scenario", "axis", "Task domain.", axis="scenario"),
+    Field("pool_role", "axis", "Role in the survey's argument.", axis="pool_role"),
+    Field("verified", "axis", "How far the metadata was checked.", axis="verified"),
+    Field("credit_strict", "bool", "Explicit credit estimator at credit_unit (strict reading)."),
+    Field("decisions", "decisions", "Orchestration decisions touched: {id, learned, why}."),
+    Field("added", "date", "Day the record entered the pool (YYYY-MM-DD, unquoted)."),
+    Field("summary", "text", "One or two sentences in the curators' own words."),
+    Field("notes", "text", "Curators' remarks and recorded doubts.", False),
+    Field("citation", "citation", "What BibTeX export needs."),
+)
+
+DECISION_FIELDS: tuple[Field, ...] = (
+    Field("id", "axis", "Decision id, O1..O5.", axis="decision"),
+    Field("learned", "bool", "True when an RL or post-training update acts on it."),
+    Field("why", "text", "One line: what in the work makes this decision."),
+)
+
+CITATION_FIELDS: tuple[Field, ...] = (
+    Field("bibtex_key", "pattern", "The survey's BibTeX key.", pattern=r"^[A-Za-z0-9_:.+-]+$"),
+    Field("entry_type", "axis", "BibTeX entry type.", axis="entry_type"),
+    Field("journal", "text", "Journal field (articles).", False),
+    Field("booktitle", "text", "Proceedings title (inproceedings).", False),
+    Field("volume", "text", "Volume.", False),
+    Field("number", "text", "Issue number.", False),
+    Field("pages", "text", "Page range.", False),
+    Field("publisher", "text", "Publisher.", False),
+)
+
+EXCLUSION_FIELDS: tuple[Field, ...] = (
+    Field("id", "pattern", "Log id E001...; equals the file name.", pattern=EXCLUSION_ID_PATTERN),
+    Field("title", "text", "Title or label of the screened record."),
+    Field("identifier", "text", "arXiv:..., OpenReview:..., ACL:... or a label for docs."),
+    Field("url", "url", "http(s) link to the screened record."),
+    Field("source", "axis", "Where it was found.", axis="exclusion_source"),
+    Field("query_family", "axis", "Query family that surfaced it.", axis="query_family"),
+    Field("screened", "date", "Screening date (YYYY-MM-DD, unquoted)."),
+    Field("stage", "axis", "Screening stage that excluded it.", axis="exclusion_stage"),
+    Field("reason", "axis", "Exclusion reason code.", axis="exclusion_reason"),
+    Field("note", "text", "Why, in the curators' own words."),
+)
+
+TAG_FIELDS: tuple[str, ...] = tuple(f.name for f in PAPER_FIELDS if f.kind == "axis")

@@ -1,0 +1,30 @@
+"""Where the knowledge base's data lives."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+ENV_ROOT = "MASRL_KB_ROOT"
+
+
+def find_root(root: str | os.PathLike[str] | None = None) -> Path:
+    """Return the data root: the folder holding ``taxonomy.yaml``.
+
+    Order: the ``root`` argument, the ``MASRL_KB_ROOT`` environment variable,
+    the clone the package was installed from, then the current directory and
+    its parents. A clone-installed package therefore works from any directory.
+    """
+    if root is not None:
+        return Path(root)
+    if os.environ.get(ENV_ROOT):
+        return Path(os.environ[ENV_ROOT])
+    clone = Path(__file__).resolve().parent.parent
+    if (clone / "taxonomy.yaml").is_file():
+        return clone
+    for folder in (Path.cwd(), *Path.cwd().parents):
+        if (folder / "taxonomy.yaml").is_file():
+            return folder
+    raise FileNotFoundError(
+        "no taxonomy.yaml found: pass root=..., set MASRL_KB_ROOT, or run inside a clone"
+    )

@@ -1,0 +1,241 @@
+"""The pandas API: records as DataFrames, the tag matrix and cross-tabs.
+
+Load once (``papers = load_papers()``) and pass ``papers=`` to the other
+functions; each of them loads the records itself only when it is not given.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+import pandas as pd
+
+from masrl_kb.fields import EXCLUSION_FIELDS, PAPER_FIELDS, TAG_FIELDS
+from masrl_kb.records import read_records
+from masrl_kb.taxonomy import Taxonomy, load_taxonomy
+from masrl_kb.validate import Problem, arxiv_ids_of, validate_records
+
+PathLike = str | os.PathLike[str] | None
+DECISION_AXES = ("decision", "decision_learned")
+EXCLUSION_TAGS = {
+    "source": "exclusion_source",
+    "query_family": "query_family",
+    "stage": "exclusion_stage",
+    "reason": "exclusion_reason",
+}
+
+
+class InvalidRecordsError(ValueError):
+    """Raised when records fail validation; ``problems`` lists every one."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = problems
+        shown = "\n".join(str(p) for p in problems[:20])
+        more = f"\n... and {len(problems) - 20} more" if len(problems) > 20 else ""
+        super().__init__(f"{len(problems)} invalid record problem(s):\n{shown}{more}")
+
+
+def _categorical(values: Iterable[object], ids: list[str]) -> pd.Categorical:
+    return pd.Categorical(list(values), categories=ids, ordered=True)
+
+
+def _valid_records(root: PathLike):
+    records = read_records(root)
+    tax = load_taxonomy(records.root)
+    problems = validate_records(records, tax)
+    if problems:
+        raise InvalidRecordsError(problems)
+    return records, tax
+
+
+def _paper_row(data: dict) -> dict:
+    row = {k: v for k, v in data.items() if k != "citation"}
+    citation = data["citation"]
+    row["bibtex_key"] = citation["bibtex_key"]
+    row["entry_type"] = citation["entry_type"]
+    row["citation"] = dict(citation)
+    row["decisions"] = [dict(d) for d in data["decisions"]]
+    for d in data["decisions"]:
+        row[d["id"]] = "learned" if d["learned"] else "present"
+    return row
+
+
+def _paper_frame(rows: list[dict], tax: Taxonomy) -> pd.DataFrame:
+    frame = pd.DataFrame(rows)
+    defaults = {"arxiv_id": None, "notes": None, "authors_truncated": False, "extra_urls": None}
+    for column, default in defaults.items():
+        if column not in frame:
+            frame[column] = default
+    frame["authors_truncated"] = frame["authors_truncated"].fillna(False).astype(bool)
+    frame["extra_urls"] = [u if isinstance(u, list) else [] for u in frame["extra_urls"]]
+    frame["reward_family"] = [tax.family_of(r) for r in frame["reward_type"]]
+    for name in TAG_FIELDS:
+        frame[name] = _categorical(frame[name], tax[name].ids)
+    frame["reward_family"] = _categorical(frame["reward_family"], tax["reward_family"].ids)
+    frame["entry_type"] = _categorical(frame["entry_type"], tax["entry_type"].ids)
+    status = tax["decision_status"].ids
+    for did in tax["decision"].ids:
+        column = frame[did] if did in frame else pd.Series([None] * len(frame))
+        frame[did] = _categorical(column.fillna("absent"), status)
+    frame["added"] = pd.to_datetime(frame["added"])
+    frame["year"] = frame["year"].astype(int)
+    frame["credit_strict"] = frame["credit_strict"].astype(bool)
+    return frame.set_index("key").sort_index()
+
+
+def load_papers(root: PathLike = None) -> pd.DataFrame:
+    """One row per pooled paper, indexed by ``key``.
+
+    Tag columns are ordered categoricals in taxonomy order (unused values
+    stay as categories). Derived columns: ``reward_family``, ``bibtex_key``,
+    ``entry_type`` and one ``O1``..``O5`` column each holding absent /
+    present / learned. Raises :class:`InvalidRecordsError` on invalid records.
+    """
+    records, tax = _valid_records(root)
+    frame = _paper_frame([_paper_row(r.data) for r in records.papers], tax)
+    columns = [f.name for f in _paper_columns(tax)]
+    return frame[[c for c in columns if c in frame] + [c for c in frame if c not in columns]]
+
+
+def _paper_columns(tax: Taxonomy):
+    from masrl_kb.fields import PAPER_FIELDS
+
+    return [f for f in PAPER_FIELDS if f.name != "key"]
+
+
+def load_exclusions(root: PathLike = None) -> pd.DataFrame:
+    """One row per excluded record, indexed by ``id``; tags are categoricals."""
+    records, tax = _valid_records(root)
+    rows = []
+    for rec in records.exclusions:
+        row = dict(rec.data)
+        ids = sorted(arxiv_ids_of(rec.data))
+        row["arxiv_id"] = ids[0] if ids else None
+        rows.append(row)
+    frame = pd.DataFrame(rows, columns=[*_exclusion_columns(), "arxiv_id"])
+    for column, axis in EXCLUSION_TAGS.items():
+        frame[column] = _categorical(frame[column], tax[axis].ids)
+    frame["screened"] = pd.to_datetime(frame["screened"])
+    return frame.set_index("id").sort_index()
+
+
+def _exclusion_columns() -> list[str]:
+    return [f.name for f in EXCLUSION_FIELDS]
+
+
+# ---------------------------------------------------------------- axes
+
+
+def axis_values(axis: str, papers: pd.DataFrame, tax: Taxonomy | None = None) -> list:
+    """The values an axis takes in tables, in order (zeros included)."""
+    if axis in DECISION_AXES:
+        return _decision_ids(papers)
+    if axis == "year":
+        years = papers["year"]
+        return list(range(int(years.min()), int(years.max()) + 1)) if len(years) else []
+    column = papers[axis]
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return list(column.cat.categories)
+    return sorted(column.dropna().unique())
+
+
+def _decision_ids(papers: pd.DataFrame) -> list[str]:
+    return [c for c in papers.columns if c.startswith("O") and c[1:].isdigit()]
+
+
+def axis_mask(papers: pd.DataFrame, axis: str, value: object) -> pd.Series:
+    """Which papers fall under ``axis == value`` (decision axes included)."""
+    if axis == "decision":
+        return papers[value] != "absent"
+    if axis == "decision_learned":
+        return papers[value] == "learned"
+    return papers[axis] == value
+
+
+def _strict_filter(papers: pd.DataFrame, strict: bool) -> pd.DataFrame:
+    return papers[papers["credit_strict"]] if strict else papers
+
+
+def crosstab(
+    rows: str,
+    cols: str,
+    strict: bool = False,
+    papers: pd.DataFrame | None = None,
+    root: PathLike = None,
+) -> pd.DataFrame:
+    """Paper counts for two axes, in taxonomy order, empty rows/columns kept.
+
+    Axes: any tag column (``reward_type``, ``reward_family``, ``credit_unit``,
+    ``topology``, ``category``, ``scenario``...), ``year``, ``decision``
+    (touched: present or learned) and ``decision_learned``. A paper touching
+    several decisions counts once per decision. ``strict=True`` counts only
+    papers whose credit tag holds under the strict reading (``credit_strict``).
+    """
+    papers = load_papers(root) if papers is None else papers
+    subset = _strict_filter(papers, strict)
+    row_values = axis_values(rows, papers)
+    col_values = axis_values(cols, papers)
+    col_masks = {c: axis_mask(subset, cols, c) for c in col_values}
+    table = pd.DataFrame(
+        [
+            [int((axis_mask(subset, rows, r) & col_masks[c]).sum()) for c in col_values]
+            for r in row_values
+        ],
+        index=pd.Index(row_values, name=rows),
+        columns=pd.Index(col_values, name=cols),
+    )
+    return table
+
+
+def cell_papers(
+    rows: str,
+    row_value: object,
+    cols: str,
+    col_value: object,
+    strict: bool = False,
+    papers: pd.DataFrame | None = None,
+    root: PathLike = None,
+) -> pd.DataFrame:
+    """The papers counted in one cross-tab cell."""
+    papers = load_papers(root) if papers is None else papers
+    subset = _strict_filter(papers, strict)
+    return subset[axis_mask(subset, rows, row_value) & axis_mask(subset, cols, col_value)]
+
+
+def value_counts(axis: str, papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.Series:
+    """Paper count per value of one axis, in taxonomy order, zeros kept."""
+    papers = load_papers(root) if papers is None else papers
+    values = axis_values(axis, papers)
+    counts = [int(axis_mask(papers, axis, v).sum()) for v in values]
+    return pd.Series(counts, index=pd.Index(values, name=axis), name="papers")
+
+
+def tag_matrix(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.DataFrame:
+    """One row per paper, one boolean column per (axis, value).
+
+    Columns are a two-level index: every tag axis and ``reward_family``,
+    ``credit_strict`` (per credit unit), ``decision`` (touched) and
+    ``decision_learned``.
+    """
+    papers = load_papers(root) if papers is None else papers
+    columns = {}
+    for axis in (*TAG_FIELDS, "reward_family", *DECISION_AXES):
+        for value in axis_values(axis, papers):
+            columns[(axis, value)] = axis_mask(papers, axis, value)
+    for unit in axis_values("credit_unit", papers):
+        columns[("credit_strict", unit)] = (papers["credit_unit"] == unit) & papers["credit_strict"]
+    frame = pd.DataFrame(columns, index=papers.index)
+    frame.columns = pd.MultiIndex.from_tuples(frame.columns, names=["axis", "value"])
+    return frame.astype(bool)
+
+
+def select(where: str | None, papers: pd.DataFrame | None = None, root: PathLike = None):
+    """Papers matching a pandas ``DataFrame.query`` expression (all when empty).
+
+    Example: ``select('credit_unit == "message" and credit_strict')``.
+    """
+    papers = load_papers(root) if papers is None else papers
+    if not where or not where.strip():
+        return papers
+    return papers.query(where, engine="python")

@@ -1,0 +1,91 @@
+"""Synthetic, valid records for benchmarks and tests."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import random
+import shutil
+from pathlib import Path
+
+import yaml
+
+from masrl_kb.paths import find_root
+from masrl_kb.records import EXCLUSIONS_DIR, PAPERS_DIR
+from masrl_kb.taxonomy import TAXONOMY_FILE, Taxonomy, load_taxonomy
+
+
+def synthetic_paper(i: int, tax: Taxonomy, rng: random.Random) -> dict:
+    """A valid paper record number ``i`` with random tags."""
+    pick = lambda axis: rng.choice(tax[axis].ids)  # noqa: E731
+    unit = pick("credit_unit")
+    decisions = [
+        {"id": d, "learned": rng.random() < 0.3, "why": f"Synthetic decision {d} of paper {i}."}
+        for d in tax["decision"].ids
+        if rng.random() < 0.25
+    ]
+    return {
+        "key": f"synthetic-{i:05d}",
+        "title": f"Synthetic Paper Number {i} on Multi-Agent Credit",
+        "authors": [f"Author, Number{i}", "Second, Person"],
+        "year": rng.randint(2015, 2026),
+        "venue": "arXiv",
+        "arxiv_id": f"25{(i % 12) + 1:02d}.{10000 + i:05d}",
+        "url": f"https://example.org/papers/{i}",
+        "affiliation": "Synthetic University",
+        "category": pick("category"),
+        "is_rl": pick("is_rl"),
+        "reward_type": pick("reward_type"),
+        "credit_unit": unit,
+        "topology": pick("topology"),
+        "scenario": pick("scenario"),
+        "pool_role": pick("pool_role"),
+        "verified": pick("verified"),
+        "credit_strict": unit != "NA" and rng.random() < 0.5,
+        "decisions": decisions,
+        "added": dt.date(2026, 5, 4) + dt.timedelta(days=i % 200),
+        "summary": f"A synthetic record used to measure the tools at scale (number {i}).",
+        "citation": {"bibtex_key": f"synthetic{i}", "entry_type": "article",
+                     "journal": f"arXiv preprint arXiv:25{(i % 12) + 1:02d}.{10000 + i:05d}"},
+    }
+
+
+def synthetic_exclusion(i: int, tax: Taxonomy, rng: random.Random) -> dict:
+    """A valid exclusion record number ``i``."""
+    return {
+        "id": f"E{i:05d}",
+        "title": f"Synthetic Excluded Record {i}",
+        "identifier": f"SYNTH-{i}",
+        "url": f"https://example.org/excluded/{i}",
+        "source": rng.choice(tax["exclusion_source"].ids),
+        "query_family": rng.choice(tax["query_family"].ids),
+        "screened": dt.date(2026, 4, 26),
+        "stage": rng.choice(tax["exclusion_stage"].ids),
+        "reason": rng.choice(tax["exclusion_reason"].ids),
+        "note": f"Synthetic exclusion {i}.",
+    }
+
+
+def dump_record(data: dict) -> str:
+    """YAML text of a record, in field order."""
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=88)
+
+
+def write_synthetic_root(
+    target: str | os.PathLike[str], papers: int, exclusions: int = 0, seed: int = 0
+) -> Path:
+    """Create a data root with ``papers`` and ``exclusions`` synthetic records."""
+    target = Path(target)
+    source = find_root()
+    (target / PAPERS_DIR).mkdir(parents=True, exist_ok=True)
+    (target / EXCLUSIONS_DIR).mkdir(parents=True, exist_ok=True)
+    shutil.copy(source / TAXONOMY_FILE, target / TAXONOMY_FILE)
+    tax = load_taxonomy(source)
+    rng = random.Random(seed)
+    for i in range(papers):
+        rec = synthetic_paper(i, tax, rng)
+        (target / PAPERS_DIR / f"{rec['key']}.yaml").write_text(dump_record(rec))
+    for i in range(exclusions):
+        rec = synthetic_exclusion(i + 1, tax, rng)
+        (target / EXCLUSIONS_DIR / f"{rec['id']}.yaml").write_text(dump_record(rec))
+    return target

@@ -1,0 +1,387 @@
+"""Validation of records against the field lists and the taxonomy.
+
+Every rule reports a :class:`Problem` (``path:line: field: message``); a run
+collects all of them rather than stopping at the first.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import os
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from masrl_kb.fields import (
+    ARXIV_ID_PATTERN,
+    CITATION_FIELDS,
+    DECISION_FIELDS,
+    EXCLUSION_FIELDS,
+    PAPER_FIELDS,
+    PLACEHOLDER,
+    Field,
+)
+from masrl_kb.records import RecordFile, RecordSet, read_records
+from masrl_kb.taxonomy import Taxonomy, load_taxonomy
+from masrl_kb.yamlio import LineDict
+
+MIN_YEAR = 1950
+_ARXIV_RE = re.compile(ARXIV_ID_PATTERN)
+_ARXIV_IN_TEXT = re.compile(
+    r"(?:arxiv\.org/(?:abs|pdf)/|arxiv:)([0-9]{4}\.[0-9]{4,5}|[a-z-]+(?:\.[A-Z]{2})?/[0-9]{7})",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One validation problem, printable as ``path:line: field: message``."""
+
+    path: str
+    line: int
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.field}: {self.message}"
+
+
+@dataclass
+class Report:
+    """What ``validate`` found."""
+
+    problems: list[Problem]
+    papers: int
+    exclusions: int
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def summary(self) -> str:
+        if self.ok:
+            return f"ok: {self.papers} papers and {self.exclusions} exclusions are valid"
+        files = len({p.path for p in self.problems})
+        return f"{len(self.problems)} problem(s) in {files} file(s)"
+
+
+# ---------------------------------------------------------------- values
+
+
+def describe(value: object) -> str:
+    """How a value reads in an error message."""
+    if value is None:
+        return "an empty value"
+    if isinstance(value, bool):
+        return f"boolean {str(value).lower()}"
+    if isinstance(value, int | float):
+        return f"number {value!r}"
+    if isinstance(value, dt.date):
+        return f"date {value.isoformat()}"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return f"{value!r}"
+
+
+def _allowed(ids: Iterable[str]) -> str:
+    return "allowed: " + ", ".join(ids)
+
+
+def _bool_hint(value: object) -> str:
+    return (
+        f"got {describe(value)}: YAML reads unquoted yes/no/on/off/true/false as booleans; "
+        "put the word in quotes"
+    )
+
+
+def _check_text(value: object) -> str | None:
+    if isinstance(value, bool):
+        return _bool_hint(value)
+    if not isinstance(value, str):
+        return f"expected text, got {describe(value)}"
+    if not value.strip():
+        return "must not be empty"
+    return None
+
+
+def _check_url(value: object) -> str | None:
+    problem = _check_text(value)
+    if problem:
+        return problem
+    parts = urlsplit(value.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return f"{value!r} is not an http(s) URL"
+    return None
+
+
+def _check_axis(value: object, f: Field, tax: Taxonomy) -> str | None:
+    ids = tax[f.axis].ids
+    if isinstance(value, bool):
+        return f"{_bool_hint(value)}; {_allowed(ids)}"
+    if not isinstance(value, str) or value not in ids:
+        return f"unknown value {describe(value)}; {_allowed(ids)}"
+    return None
+
+
+def _check_arxiv(value: object) -> str | None:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return (
+            f"got {describe(value)}: quote arXiv ids (e.g. '2508.04652'); "
+            "unquoted they are read as numbers and lose trailing zeros"
+        )
+    problem = _check_text(value)
+    if problem:
+        return problem
+    if not _ARXIV_RE.match(value):
+        return f"malformed arXiv id {value!r}: expected YYMM.NNNNN (e.g. 2508.04652), no version"
+    return None
+
+
+def _check_int(value: object, f: Field) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        return f"expected a whole number, got {describe(value)}"
+    if f.name == "year":
+        last = dt.date.today().year + 1
+        if not MIN_YEAR <= value <= last:
+            return f"year {value} is outside {MIN_YEAR}..{last}"
+    return None
+
+
+def _check_bool(value: object) -> str | None:
+    if not isinstance(value, bool):
+        return f"expected true or false, got {describe(value)}"
+    return None
+
+
+def _check_date(value: object) -> str | None:
+    if isinstance(value, dt.datetime) or not isinstance(value, dt.date):
+        return f"expected a date written YYYY-MM-DD without quotes, got {describe(value)}"
+    return None
+
+
+def _check_strings(value: object) -> str | None:
+    if not isinstance(value, list) or not value:
+        return f"expected a non-empty list of names, got {describe(value)}"
+    for i, item in enumerate(value):
+        problem = _check_text(item)
+        if problem:
+            return f"item {i + 1}: {problem}"
+    return None
+
+
+def _check_urls(value: object) -> str | None:
+    if not isinstance(value, list):
+        return f"expected a list of URLs, got {describe(value)}"
+    for i, item in enumerate(value):
+        problem = _check_url(item)
+        if problem:
+            return f"item {i + 1}: {problem}"
+    return None
+
+
+def _check_pattern(value: object, f: Field) -> str | None:
+    problem = _check_text(value)
+    if problem:
+        return problem
+    if not re.match(f.pattern, value):
+        return f"{value!r} does not match {f.pattern}"
+    return None
+
+
+_SIMPLE = {
+    "text": lambda v, f, t: _check_text(v),
+    "url": lambda v, f, t: _check_url(v),
+    "urls": lambda v, f, t: _check_urls(v),
+    "axis": lambda v, f, t: _check_axis(v, f, t),
+    "arxiv_id": lambda v, f, t: _check_arxiv(v),
+    "int": lambda v, f, t: _check_int(v, f),
+    "bool": lambda v, f, t: _check_bool(v),
+    "date": lambda v, f, t: _check_date(v),
+    "strings": lambda v, f, t: _check_strings(v),
+    "pattern": lambda v, f, t: _check_pattern(v, f),
+}
+
+# ---------------------------------------------------------------- mappings
+
+Found = tuple[int, str, str]  # (line, field, message)
+
+
+def _check_mapping(
+    data: object, fields: tuple[Field, ...], tax: Taxonomy, prefix: str, line: int
+) -> Iterator[Found]:
+    if not isinstance(data, LineDict):
+        yield line, prefix.rstrip(".") or "record", (
+            f"expected a mapping of field: value, got {describe(data)}"
+        )
+        return
+    known = {f.name: f for f in fields}
+    for key in data:
+        if key not in known:
+            yield data.line_of(key), f"{prefix}{key}", _unknown_field(key, known)
+    for f in fields:
+        if f.name not in data:
+            if f.required:
+                yield data.line, f"{prefix}{f.name}", f"missing required field ({f.doc})"
+            continue
+        yield from _check_value(data[f.name], f, tax, prefix, data.line_of(f.name))
+
+
+def _unknown_field(key: object, known: dict[str, Field]) -> str:
+    close = difflib.get_close_matches(str(key), list(known), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"unknown field {key!r}{hint}; allowed fields: {', '.join(known)}"
+
+
+def _check_value(value: object, f: Field, tax: Taxonomy, prefix: str, line: int) -> Iterator[Found]:
+    name = f"{prefix}{f.name}"
+    if value == PLACEHOLDER:
+        yield line, name, f"unfinished: replace the {PLACEHOLDER} placeholder ({f.doc})"
+    elif f.kind == "decisions":
+        yield from _check_decisions(value, tax, name, line)
+    elif f.kind == "citation":
+        yield from _check_mapping(value, CITATION_FIELDS, tax, f"{name}.", line)
+    else:
+        problem = _SIMPLE[f.kind](value, f, tax)
+        if problem:
+            yield line, name, problem
+
+
+def _check_decisions(value: object, tax: Taxonomy, name: str, line: int) -> Iterator[Found]:
+    if not isinstance(value, list):
+        yield line, name, f"expected a list of {{id, learned, why}} entries, got {describe(value)}"
+        return
+    seen: dict[str, int] = {}
+    for i, item in enumerate(value):
+        item_line = item.line if isinstance(item, LineDict) else line
+        yield from _check_mapping(item, DECISION_FIELDS, tax, f"{name}[{i}].", item_line)
+        if not isinstance(item, dict):
+            continue
+        did = item.get("id")
+        if isinstance(did, str) and did in seen:
+            yield item_line, f"{name}[{i}].id", (
+                f"decision {did} listed twice (first on line {seen[did]})"
+            )
+        elif isinstance(did, str):
+            seen[did] = item_line
+
+
+# ---------------------------------------------------------------- records
+
+
+def _record_problems(rec: RecordFile, tax: Taxonomy) -> Iterator[Problem]:
+    for p in rec.problems:
+        yield Problem(rec.rel, p.line, p.field, p.message)
+    if rec.problems and rec.data is None:
+        return
+    fields = PAPER_FIELDS if rec.kind == "paper" else EXCLUSION_FIELDS
+    for line, name, message in _check_mapping(rec.data, fields, tax, "", 1):
+        yield Problem(rec.rel, line, name, message)
+    yield from _semantic_problems(rec)
+
+
+def _semantic_problems(rec: RecordFile) -> Iterator[Problem]:
+    data = rec.data
+    if not isinstance(data, dict):
+        return
+    id_field = "key" if rec.kind == "paper" else "id"
+    rid = data.get(id_field)
+    if isinstance(rid, str) and rid != rec.stem:
+        yield Problem(
+            rec.rel, rec.line(id_field), id_field,
+            f"{id_field} {rid!r} differs from the file name {rec.stem!r}",
+        )
+    if data.get("credit_strict") is True and data.get("credit_unit") == "NA":
+        yield Problem(
+            rec.rel, rec.line("credit_strict"), "credit_strict",
+            "true needs a credit unit, but credit_unit is NA",
+        )
+
+
+# ---------------------------------------------------------------- uniqueness
+
+
+def normalise_title(title: str) -> str:
+    """Title reduced to lower-case words, for duplicate checks."""
+    return " ".join(re.findall(r"[a-z0-9]+", title.lower()))
+
+
+def normalise_url(url: str) -> str:
+    """URL without scheme, ``www.``, case of host, query-less trailing slash."""
+    parts = urlsplit(url.strip())
+    host = parts.netloc.lower().removeprefix("www.")
+    path = parts.path.rstrip("/")
+    query = f"?{parts.query}" if parts.query else ""
+    return f"{host}{path}{query}"
+
+
+def arxiv_ids_of(data: dict) -> set[str]:
+    """Every arXiv id a record names (id field, identifier or URLs), without version."""
+    found = set()
+    if isinstance(data.get("arxiv_id"), str):
+        found.add(data["arxiv_id"])
+    for name in ("identifier", "url"):
+        text = data.get(name)
+        if isinstance(text, str):
+            found.update(m.group(1) for m in _ARXIV_IN_TEXT.finditer(text))
+    return found
+
+
+def _identities(rec: RecordFile) -> Iterator[tuple[str, str, str]]:
+    """(field, kind of identity, normalised value) for duplicate checks."""
+    data = rec.data
+    if not isinstance(data, dict):
+        return
+    id_field = "key" if rec.kind == "paper" else "id"
+    if isinstance(data.get(id_field), str):
+        yield id_field, "key", data[id_field]
+    for aid in sorted(arxiv_ids_of(data)):
+        yield ("arxiv_id" if "arxiv_id" in data else "url"), "arXiv id", aid
+    if isinstance(data.get("url"), str):
+        yield "url", "URL", normalise_url(data["url"])
+    if isinstance(data.get("title"), str) and data["title"].strip():
+        yield "title", "title", normalise_title(data["title"])
+
+
+def _duplicate_problems(records: list[RecordFile]) -> Iterator[Problem]:
+    first: dict[tuple[str, str], tuple[RecordFile, str]] = {}
+    for rec in records:
+        for field_name, what, value in _identities(rec):
+            slot = (what, value)
+            if slot not in first:
+                first[slot] = (rec, field_name)
+                continue
+            other, other_field = first[slot]
+            if other is rec:
+                continue
+            where = f"{other.rel}:{other.line(other_field)}"
+            if other.kind != rec.kind:
+                message = f"pooled and excluded at once: same {what} as {where}"
+            else:
+                message = f"duplicate {what}: same as {where}"
+            yield Problem(rec.rel, rec.line(field_name), field_name, message)
+
+
+# ---------------------------------------------------------------- entry points
+
+
+def validate_records(records: RecordSet, tax: Taxonomy) -> list[Problem]:
+    """All problems in a parsed record set, sorted by file and line."""
+    problems = [
+        Problem(rel, 1, "file", "record files must end in .yaml") for rel in records.stray
+    ]
+    for rec in records.papers + records.exclusions:
+        problems.extend(_record_problems(rec, tax))
+    problems.extend(_duplicate_problems(records.papers + records.exclusions))
+    return sorted(set(problems))
+
+
+def validate(root: str | os.PathLike[str] | None = None) -> Report:
+    """Validate every record under the data root."""
+    records = read_records(root)
+    tax = load_taxonomy(records.root)
+    problems = validate_records(records, tax)
+    return Report(problems, len(records.papers), len(records.exclusions))
