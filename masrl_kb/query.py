@@ -94,14 +94,21 @@ def load_papers(root: PathLike = None) -> pd.DataFrame:
     """
     records, tax = _valid_records(root)
     frame = _paper_frame([_paper_row(r.data) for r in records.papers], tax)
-    columns = [f.name for f in _paper_columns(tax)]
-    return frame[[c for c in columns if c in frame] + [c for c in frame if c not in columns]]
+    return frame[_paper_columns(tax)]
 
 
-def _paper_columns(tax: Taxonomy):
-    from masrl_kb.fields import PAPER_FIELDS
-
-    return [f for f in PAPER_FIELDS if f.name != "key"]
+def _paper_columns(tax: Taxonomy) -> list[str]:
+    """Record fields in field-list order, each derived column after its source."""
+    columns: list[str] = []
+    for f in PAPER_FIELDS[1:]:
+        columns.append(f.name)
+        if f.name == "reward_type":
+            columns.append("reward_family")
+        if f.name == "decisions":
+            columns.extend(tax["decision"].ids)
+        if f.name == "citation":
+            columns.extend(["bibtex_key", "entry_type"])
+    return columns
 
 
 def load_exclusions(root: PathLike = None) -> pd.DataFrame:
@@ -141,7 +148,7 @@ def axis_values(axis: str, papers: pd.DataFrame, tax: Taxonomy | None = None) ->
 
 
 def _decision_ids(papers: pd.DataFrame) -> list[str]:
-    return [c for c in papers.columns if c.startswith("O") and c[1:].isdigit()]
+    return sorted(c for c in papers.columns if c.startswith("O") and c[1:].isdigit())
 
 
 def axis_mask(papers: pd.DataFrame, axis: str, value: object) -> pd.Series:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,6 +13,9 @@ from masrl_kb.yamlio import LineDict, YamlProblem, load_yaml_file
 PAPERS_DIR = "papers"
 EXCLUSIONS_DIR = "exclusions"
 RECORD_SUFFIX = ".yaml"
+# Parsing is CPU-bound Python work; below this many files a process pool costs
+# more than it saves.
+PARALLEL_THRESHOLD = 2000
 
 
 @dataclass
@@ -44,20 +48,31 @@ class RecordSet:
     stray: list[str]  # files in the record folders that are not *.yaml
 
 
+def _parse_all(paths: list[Path]) -> list:
+    workers = min(os.cpu_count() or 1, 8)
+    if len(paths) < PARALLEL_THRESHOLD or workers < 2:
+        return [load_yaml_file(p) for p in paths]
+    chunk = max(1, len(paths) // (workers * 4))
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(load_yaml_file, paths, chunksize=chunk))
+
+
 def _read_dir(root: Path, folder: str, kind: str) -> tuple[list[RecordFile], list[str]]:
     base = root / folder
     if not base.is_dir():
         return [], []
-    records, stray = [], []
+    paths, stray = [], []
     for path in sorted(base.iterdir()):
-        rel = f"{folder}/{path.name}"
         if path.name.startswith(".") or path.is_dir():
             continue
         if path.suffix != RECORD_SUFFIX:
-            stray.append(rel)
+            stray.append(f"{folder}/{path.name}")
             continue
-        loaded = load_yaml_file(path)
-        records.append(RecordFile(kind, rel, loaded.data, loaded.problems))
+        paths.append(path)
+    records = [
+        RecordFile(kind, f"{folder}/{path.name}", loaded.data, loaded.problems)
+        for path, loaded in zip(paths, _parse_all(paths), strict=True)
+    ]
     return records, stray
 
 

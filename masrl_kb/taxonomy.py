@@ -31,11 +31,11 @@ class Axis:
     label: str
     description: str
     values: tuple[Value, ...]
+    ids: tuple[str, ...] = field(init=False)
 
-    @property
-    def ids(self) -> list[str]:
-        """Value ids in taxonomy order."""
-        return [v.id for v in self.values]
+    def __post_init__(self) -> None:
+        # Validation asks for the ids once per field per record: compute them once.
+        object.__setattr__(self, "ids", tuple(v.id for v in self.values))
 
     def value(self, value_id: str) -> Value:
         """The value with this id (KeyError if unknown)."""

@@ -99,6 +99,8 @@ def _bool_hint(value: object) -> str:
 
 
 def _check_text(value: object) -> str | None:
+    if value is None:
+        return "must not be empty"
     if isinstance(value, bool):
         return _bool_hint(value)
     if not isinstance(value, str):
@@ -208,26 +210,34 @@ _SIMPLE = {
 # ---------------------------------------------------------------- mappings
 
 Found = tuple[int, str, str]  # (line, field, message)
+_KNOWN: dict[int, dict[str, Field]] = {}
+
+
+def _known(fields: tuple[Field, ...]) -> dict[str, Field]:
+    known = _KNOWN.get(id(fields))
+    if known is None:
+        known = _KNOWN[id(fields)] = {f.name: f for f in fields}
+    return known
 
 
 def _check_mapping(
     data: object, fields: tuple[Field, ...], tax: Taxonomy, prefix: str, line: int
-) -> Iterator[Found]:
+) -> list[Found]:
     if not isinstance(data, LineDict):
-        yield line, prefix.rstrip(".") or "record", (
-            f"expected a mapping of field: value, got {describe(data)}"
-        )
-        return
-    known = {f.name: f for f in fields}
-    for key in data:
-        if key not in known:
-            yield data.line_of(key), f"{prefix}{key}", _unknown_field(key, known)
+        name = prefix.rstrip(".") or "record"
+        return [(line, name, f"expected a mapping of field: value, got {describe(data)}")]
+    known = _known(fields)
+    found: list[Found] = [
+        (data.line_of(key), f"{prefix}{key}", _unknown_field(key, known))
+        for key in data
+        if key not in known
+    ]
     for f in fields:
-        if f.name not in data:
-            if f.required:
-                yield data.line, f"{prefix}{f.name}", f"missing required field ({f.doc})"
-            continue
-        yield from _check_value(data[f.name], f, tax, prefix, data.line_of(f.name))
+        if f.name in data:
+            found.extend(_check_value(data, f, tax, prefix))
+        elif f.required:
+            found.append((data.line, f"{prefix}{f.name}", f"missing required field ({f.doc})"))
+    return found
 
 
 def _unknown_field(key: object, known: dict[str, Field]) -> str:
@@ -236,37 +246,37 @@ def _unknown_field(key: object, known: dict[str, Field]) -> str:
     return f"unknown field {key!r}{hint}; allowed fields: {', '.join(known)}"
 
 
-def _check_value(value: object, f: Field, tax: Taxonomy, prefix: str, line: int) -> Iterator[Found]:
+def _check_value(data: LineDict, f: Field, tax: Taxonomy, prefix: str) -> list[Found]:
+    value = data[f.name]
     name = f"{prefix}{f.name}"
     if value == PLACEHOLDER:
-        yield line, name, f"unfinished: replace the {PLACEHOLDER} placeholder ({f.doc})"
-    elif f.kind == "decisions":
-        yield from _check_decisions(value, tax, name, line)
-    elif f.kind == "citation":
-        yield from _check_mapping(value, CITATION_FIELDS, tax, f"{name}.", line)
-    else:
-        problem = _SIMPLE[f.kind](value, f, tax)
-        if problem:
-            yield line, name, problem
+        message = f"unfinished: replace the {PLACEHOLDER} placeholder ({f.doc})"
+        return [(data.line_of(f.name), name, message)]
+    if f.kind == "decisions":
+        return _check_decisions(value, tax, name, data.line_of(f.name))
+    if f.kind == "citation":
+        return _check_mapping(value, CITATION_FIELDS, tax, f"{name}.", data.line_of(f.name))
+    problem = _SIMPLE[f.kind](value, f, tax)
+    return [(data.line_of(f.name), name, problem)] if problem else []
 
 
-def _check_decisions(value: object, tax: Taxonomy, name: str, line: int) -> Iterator[Found]:
+def _check_decisions(value: object, tax: Taxonomy, name: str, line: int) -> list[Found]:
     if not isinstance(value, list):
-        yield line, name, f"expected a list of {{id, learned, why}} entries, got {describe(value)}"
-        return
+        return [(line, name, f"expected a list of {{id, learned, why}} entries, got {describe(value)}")]
+    found: list[Found] = []
     seen: dict[str, int] = {}
     for i, item in enumerate(value):
         item_line = item.line if isinstance(item, LineDict) else line
-        yield from _check_mapping(item, DECISION_FIELDS, tax, f"{name}[{i}].", item_line)
-        if not isinstance(item, dict):
+        found.extend(_check_mapping(item, DECISION_FIELDS, tax, f"{name}[{i}].", item_line))
+        did = item.get("id") if isinstance(item, dict) else None
+        if not isinstance(did, str):
             continue
-        did = item.get("id")
-        if isinstance(did, str) and did in seen:
-            yield item_line, f"{name}[{i}].id", (
-                f"decision {did} listed twice (first on line {seen[did]})"
-            )
-        elif isinstance(did, str):
+        if did in seen:
+            message = f"decision {did} listed twice (first on line {seen[did]})"
+            found.append((item_line, f"{name}[{i}].id", message))
+        else:
             seen[did] = item_line
+    return found
 
 
 # ---------------------------------------------------------------- records
@@ -318,16 +328,21 @@ def normalise_url(url: str) -> str:
     return f"{host}{path}{query}"
 
 
-def arxiv_ids_of(data: dict) -> set[str]:
-    """Every arXiv id a record names (id field, identifier or URLs), without version."""
-    found = set()
+def _arxiv_sources(data: dict) -> list[tuple[str, str]]:
+    """(field, arXiv id) for every arXiv id a record names, without version."""
+    found = []
     if isinstance(data.get("arxiv_id"), str):
-        found.add(data["arxiv_id"])
+        found.append(("arxiv_id", data["arxiv_id"]))
     for name in ("identifier", "url"):
         text = data.get(name)
-        if isinstance(text, str):
-            found.update(m.group(1) for m in _ARXIV_IN_TEXT.finditer(text))
+        if isinstance(text, str) and "arxiv" in text.lower():
+            found.extend((name, m.group(1)) for m in _ARXIV_IN_TEXT.finditer(text))
     return found
+
+
+def arxiv_ids_of(data: dict) -> set[str]:
+    """Every arXiv id a record names (id field, identifier or URL), without version."""
+    return {aid for _, aid in _arxiv_sources(data)}
 
 
 def _identities(rec: RecordFile) -> Iterator[tuple[str, str, str]]:
@@ -338,8 +353,11 @@ def _identities(rec: RecordFile) -> Iterator[tuple[str, str, str]]:
     id_field = "key" if rec.kind == "paper" else "id"
     if isinstance(data.get(id_field), str):
         yield id_field, "key", data[id_field]
-    for aid in sorted(arxiv_ids_of(data)):
-        yield ("arxiv_id" if "arxiv_id" in data else "url"), "arXiv id", aid
+    seen = set()
+    for field_name, aid in _arxiv_sources(data):
+        if aid not in seen:
+            seen.add(aid)
+            yield field_name, "arXiv id", aid
     if isinstance(data.get("url"), str):
         yield "url", "URL", normalise_url(data["url"])
     if isinstance(data.get("title"), str) and data["title"].strip():

@@ -1,0 +1,134 @@
+"""The survey's claims (``claims.yaml``) re-checked on the current records."""
+
+from __future__ import annotations
+
+import operator
+import os
+from dataclasses import dataclass
+
+import pandas as pd
+
+from masrl_kb.paths import find_root
+from masrl_kb.query import load_exclusions, load_papers
+from masrl_kb.yamlio import load_yaml_file
+
+CLAIMS_FILE = "claims.yaml"
+TABLES = ("papers", "exclusions", "audited")
+OPERATORS = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+
+
+class ClaimsFileError(ValueError):
+    """``claims.yaml`` is malformed; the message names file, line and field."""
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim: count ``table`` rows matching ``where``, compare with ``expected``."""
+
+    id: str
+    statement: str
+    table: str
+    where: str | None
+    op: str
+    expected: int
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """A claim with its value on the current records."""
+
+    claim: Claim
+    value: int
+    holds: bool
+    keys: tuple[str, ...]  # the matching records (empty for counts of whole tables)
+
+
+def _claim_error(path: str, line: int, field: str, message: str) -> ClaimsFileError:
+    return ClaimsFileError(f"{path}:{line}: {field}: {message}")
+
+
+def _parse_claim(raw: object, path: str) -> Claim:
+    line = getattr(raw, "line", 1)
+    if not isinstance(raw, dict):
+        raise _claim_error(path, line, "claims", "each claim must be a mapping")
+    for name in ("id", "statement", "table", "op", "expected"):
+        if name not in raw:
+            raise _claim_error(path, line, name, "missing required field")
+    if raw["table"] not in TABLES:
+        allowed = ", ".join(TABLES)
+        raise _claim_error(path, raw.line_of("table"), "table", f"allowed: {allowed}")
+    if raw["op"] not in OPERATORS:
+        allowed = ", ".join(OPERATORS)
+        raise _claim_error(path, raw.line_of("op"), "op", f"allowed: {allowed}")
+    if isinstance(raw["expected"], bool) or not isinstance(raw["expected"], int):
+        raise _claim_error(path, raw.line_of("expected"), "expected", "must be a whole number")
+    return Claim(
+        str(raw["id"]), str(raw["statement"]), raw["table"], raw.get("where"), raw["op"],
+        raw["expected"],
+    )
+
+
+def load_claims(root: str | os.PathLike[str] | None = None) -> list[Claim]:
+    """Read and check ``claims.yaml``."""
+    path = find_root(root) / CLAIMS_FILE
+    loaded = load_yaml_file(path)
+    if loaded.problems:
+        p = loaded.problems[0]
+        raise _claim_error(CLAIMS_FILE, p.line, p.field, p.message)
+    raws = loaded.data.get("claims") if isinstance(loaded.data, dict) else None
+    if not isinstance(raws, list):
+        raise _claim_error(CLAIMS_FILE, 1, "claims", "expected a list of claims")
+    return [_parse_claim(raw, CLAIMS_FILE) for raw in raws]
+
+
+def _matching(claim: Claim, papers: pd.DataFrame, exclusions: pd.DataFrame) -> pd.Index:
+    if claim.table == "audited":
+        return papers.index.append(exclusions.index)
+    table = papers if claim.table == "papers" else exclusions
+    if not claim.where:
+        return table.index
+    try:
+        return table.query(claim.where, engine="python").index
+    except Exception as err:  # pandas raises many types for a bad expression
+        raise ClaimsFileError(f"{CLAIMS_FILE}: claim {claim.id}: bad where {claim.where!r}: {err}")
+
+
+def evaluate_claims(
+    claims: list[Claim] | None = None,
+    papers: pd.DataFrame | None = None,
+    exclusions: pd.DataFrame | None = None,
+    root: str | os.PathLike[str] | None = None,
+) -> list[ClaimResult]:
+    """Each claim's current value and whether it holds."""
+    claims = load_claims(root) if claims is None else claims
+    papers = load_papers(root) if papers is None else papers
+    exclusions = load_exclusions(root) if exclusions is None else exclusions
+    results = []
+    for claim in claims:
+        index = _matching(claim, papers, exclusions)
+        value = len(index)
+        keys = tuple(index) if claim.where else ()
+        results.append(ClaimResult(claim, value, OPERATORS[claim.op](value, claim.expected), keys))
+    return results
+
+
+def claims_frame(results: list[ClaimResult]) -> pd.DataFrame:
+    """Claim results as a table: id, statement, expected, value, holds."""
+    rows = [
+        {
+            "id": r.claim.id,
+            "statement": r.claim.statement,
+            "expected": f"{r.claim.op} {r.claim.expected}",
+            "value": r.value,
+            "holds": r.holds,
+        }
+        for r in results
+    ]
+    return pd.DataFrame(rows, columns=["id", "statement", "expected", "value", "holds"])

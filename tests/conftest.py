@@ -1,0 +1,63 @@
+"""Shared fixtures: a small valid data root to break one rule at a time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from masrl_kb.synthetic import write_synthetic_root
+
+REPO = Path(__file__).resolve().parent.parent
+
+# A valid paper record; tests replace one line at a time. Line numbers matter:
+# the expected messages name them.
+GOOD_PAPER = """\
+key: bad
+title: A Deliberately Broken Record
+authors:
+  - Doe, Jane
+year: 2025
+venue: arXiv
+arxiv_id: "2501.00001"
+url: https://arxiv.org/abs/2501.00001
+affiliation: Nowhere University
+category: rl_method
+is_rl: "yes"
+reward_type: shared
+credit_unit: agent
+topology: centralized
+scenario: general
+pool_role: core
+verified: "yes"
+credit_strict: false
+decisions:
+  - id: O2
+    learned: true
+    why: The trained policy picks the next agent.
+added: 2026-05-04
+summary: A record used by the tests.
+citation:
+  bibtex_key: bad2025
+  entry_type: article
+  journal: arXiv preprint arXiv:2501.00001
+"""
+
+GOOD_EXCLUSION = """\
+id: E900
+title: A Screened Record That Was Left Out
+identifier: arXiv:2502.00002
+url: https://arxiv.org/abs/2502.00002
+source: arxiv
+query_family: orchestration
+screened: 2026-04-26
+stage: abstract_screen
+reason: out_of_scope
+note: Left out for the tests.
+"""
+
+
+@pytest.fixture
+def mini_root(tmp_path: Path) -> Path:
+    """A data root with three valid synthetic papers and two exclusions."""
+    return write_synthetic_root(tmp_path / "kb", papers=3, exclusions=2)

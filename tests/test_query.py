@@ -1,0 +1,149 @@
+"""The pandas API on the real records and on small synthetic roots."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import masrl_kb
+from masrl_kb.query import InvalidRecordsError, axis_mask
+from masrl_kb.taxonomy import load_taxonomy
+from tests.conftest import GOOD_PAPER
+
+
+@pytest.fixture(scope="module")
+def papers() -> pd.DataFrame:
+    return masrl_kb.load_papers()
+
+
+def test_one_row_per_record_file(papers: pd.DataFrame) -> None:
+    files = sorted(p.stem for p in (Path(masrl_kb.__file__).parent.parent / "papers").glob("*.yaml"))
+    assert list(papers.index) == files
+    assert papers.index.name == "key"
+
+
+def test_tag_columns_are_categoricals_in_taxonomy_order(papers: pd.DataFrame) -> None:
+    tax = load_taxonomy()
+    for axis in ("category", "reward_type", "credit_unit", "topology", "reward_family"):
+        dtype = papers[axis].dtype
+        assert isinstance(dtype, pd.CategoricalDtype) and dtype.ordered
+        assert list(dtype.categories) == list(tax[axis].ids)
+
+
+def test_unused_value_still_exists(papers: pd.DataFrame) -> None:
+    counts = papers["reward_family"].value_counts(sort=False)
+    assert "R5" in counts.index
+    assert counts["R5"] == int((papers["reward_type"] == "tool").sum())
+
+
+def test_reward_family_follows_reward_type(papers: pd.DataFrame) -> None:
+    tax = load_taxonomy()
+    for rtype, family in zip(papers["reward_type"], papers["reward_family"], strict=True):
+        assert tax.family_of(rtype) == family
+    assert set(papers.loc[papers["reward_type"].isin(["debate", "verifier"]), "reward_family"]) <= {
+        "R6"
+    }
+
+
+def test_decision_columns_match_the_decision_lists(papers: pd.DataFrame) -> None:
+    for key, row in papers.iterrows():
+        listed = {d["id"]: d["learned"] for d in row["decisions"]}
+        for did in ("O1", "O2", "O3", "O4", "O5"):
+            expected = "absent" if did not in listed else ("learned" if listed[did] else "present")
+            assert row[did] == expected, (key, did)
+
+
+def test_crosstab_keeps_empty_rows_and_columns(papers: pd.DataFrame) -> None:
+    table = masrl_kb.crosstab("reward_family", "credit_unit", papers=papers)
+    tax = load_taxonomy()
+    assert list(table.index) == list(tax["reward_family"].ids)
+    assert list(table.columns) == list(tax["credit_unit"].ids)
+    assert table.loc["R5"].sum() == int((papers["reward_family"] == "R5").sum())
+    assert table["token"].sum() == int((papers["credit_unit"] == "token").sum())
+    assert table.to_numpy().sum() == len(papers)
+
+
+def test_crosstab_cell_equals_cell_papers(papers: pd.DataFrame) -> None:
+    table = masrl_kb.crosstab("topology", "credit_unit", papers=papers)
+    for topology in table.index:
+        for unit in table.columns:
+            cell = masrl_kb.cell_papers("topology", topology, "credit_unit", unit, papers=papers)
+            assert len(cell) == table.loc[topology, unit]
+            assert (cell["topology"] == topology).all() and (cell["credit_unit"] == unit).all()
+
+
+def test_strict_crosstab_counts_only_strict_papers(papers: pd.DataFrame) -> None:
+    broad = masrl_kb.crosstab("reward_family", "credit_unit", papers=papers)
+    strict = masrl_kb.crosstab("reward_family", "credit_unit", strict=True, papers=papers)
+    assert strict.to_numpy().sum() == int(papers["credit_strict"].sum())
+    assert (strict <= broad).to_numpy().all()
+    message = papers[papers["credit_unit"] == "message"]
+    assert strict["message"].sum() == int(message["credit_strict"].sum())
+
+
+def test_decision_axis_counts_each_touched_decision(papers: pd.DataFrame) -> None:
+    table = masrl_kb.crosstab("decision", "topology", papers=papers)
+    learned = masrl_kb.crosstab("decision_learned", "topology", papers=papers)
+    for did in table.index:
+        assert table.loc[did].sum() == int((papers[did] != "absent").sum())
+        assert learned.loc[did].sum() == int((papers[did] == "learned").sum())
+
+
+def test_year_axis_covers_every_year(papers: pd.DataFrame) -> None:
+    table = masrl_kb.crosstab("category", "year", papers=papers)
+    years = list(table.columns)
+    assert years == list(range(papers["year"].min(), papers["year"].max() + 1))
+    assert table.to_numpy().sum() == len(papers)
+
+
+def test_tag_matrix_is_boolean_and_consistent(papers: pd.DataFrame) -> None:
+    matrix = masrl_kb.tag_matrix(papers=papers)
+    assert matrix.shape[0] == len(papers)
+    assert all(dtype == bool for dtype in matrix.dtypes)
+    assert (matrix["credit_unit"].sum(axis=1) == 1).all()
+    assert matrix[("decision_learned", "O5")].sum() == int((papers["O5"] == "learned").sum())
+    strict = matrix["credit_strict"]
+    assert (strict.to_numpy() <= matrix["credit_unit"].to_numpy()).all()
+
+
+def test_select_uses_pandas_query(papers: pd.DataFrame) -> None:
+    chosen = masrl_kb.select('credit_unit == "message" and credit_strict', papers=papers)
+    expected = papers[(papers["credit_unit"] == "message") & papers["credit_strict"]]
+    assert list(chosen.index) == list(expected.index)
+    assert len(masrl_kb.select("", papers=papers)) == len(papers)
+
+
+def test_value_counts_in_taxonomy_order(papers: pd.DataFrame) -> None:
+    counts = masrl_kb.value_counts("credit_unit", papers=papers)
+    assert list(counts.index) == list(load_taxonomy()["credit_unit"].ids)
+    assert counts.sum() == len(papers)
+    assert counts["message"] == int(axis_mask(papers, "credit_unit", "message").sum())
+
+
+def test_exclusions_frame() -> None:
+    exclusions = masrl_kb.load_exclusions()
+    assert exclusions.index.name == "id"
+    assert isinstance(exclusions["stage"].dtype, pd.CategoricalDtype)
+    assert exclusions.loc["E001", "arxiv_id"] == "2305.14325"
+
+
+def test_works_from_any_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("MASRL_KB_ROOT", raising=False)
+    assert len(masrl_kb.load_papers()) == len(list(Path(masrl_kb.__file__).parent.parent.glob("papers/*.yaml")))
+
+
+def test_root_from_environment(mini_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MASRL_KB_ROOT", os.fspath(mini_root))
+    assert len(masrl_kb.load_papers()) == 3
+
+
+def test_invalid_records_raise_with_every_problem(mini_root: Path) -> None:
+    (mini_root / "papers" / "bad.yaml").write_text(GOOD_PAPER.replace("year: 2025", "year: x"))
+    with pytest.raises(InvalidRecordsError) as err:
+        masrl_kb.load_papers(mini_root)
+    assert "papers/bad.yaml:5: year: expected a whole number, got 'x'" in str(err.value)
+    assert len(err.value.problems) == 1

@@ -1,0 +1,63 @@
+"""The line-keeping YAML loader agrees with yaml.safe_load and refuses unsafe input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from masrl_kb.yamlio import LineDict, load_yaml_file, load_yaml_text
+
+REPO = Path(__file__).resolve().parent.parent
+
+SCALARS = [
+    "a: yes", "a: No", "a: ~", "a: null", "a: 1.5", "a: .inf", "a: 0x1F", "a: 0o17",
+    "a: 2026-01-01", "a: 2026-01-01 10:00:00", "a: 'yes'", 'a: "1"', "a: -1", "a: +1",
+    "a: 1_000", "a: 190:20:30", "a: Éclair", "a:", "a: [1, b, {c: d}]", "a: |\n  x\n  y\n",
+    "x: &anchor {b: 1}\ny: *anchor",
+]
+
+
+@pytest.mark.parametrize("text", SCALARS)
+def test_same_values_as_safe_load(text: str) -> None:
+    assert load_yaml_text(text).data == yaml.safe_load(text)
+
+
+def test_same_values_on_every_record() -> None:
+    files = [*REPO.glob("papers/*.yaml"), *REPO.glob("exclusions/*.yaml"), REPO / "taxonomy.yaml"]
+    for path in files:
+        assert load_yaml_file(path).data == yaml.safe_load(path.read_text()), path
+
+
+def test_lines_of_keys_and_nested_mappings() -> None:
+    data = load_yaml_text("a: 1\nb:\n  - c: 2\n    d: 3\n").data
+    assert isinstance(data, LineDict)
+    assert data.line_of("b") == 2
+    assert data["b"][0].line == 3 and data["b"][0].line_of("d") == 4
+
+
+def test_duplicate_keys_are_reported_at_every_depth() -> None:
+    loaded = load_yaml_text("a: 1\nb:\n  c: 1\n  c: 2\na: 3\n")
+    assert [(p.line, p.field, p.message) for p in loaded.problems] == [
+        (4, "c", "key given twice (first on line 3)"),
+        (5, "a", "key given twice (first on line 1)"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("a: !!python/name:os.system x", "is not allowed (safe loading only)"),
+        ("a: !!python/object/new:dict {}", "is not allowed (safe loading only)"),
+        ("a: !!set {x}", "is not allowed (safe loading only)"),
+        ("x: &a {b: 1}\n<<: *a", "merge keys (<<) are not supported in records"),
+        ("a: *missing", "found undefined alias 'missing'"),
+        ("a: 1\n---\nb: 2", "expected one YAML document, found a second one"),
+        ("? [1, 2]\n: x", "a mapping key must be a plain value"),
+    ],
+)
+def test_refused_input(text: str, message: str) -> None:
+    loaded = load_yaml_text(text)
+    assert loaded.data is None
+    assert message in loaded.problems[0].message
