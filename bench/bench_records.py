@@ -31,8 +31,9 @@ def main() -> None:
     parser.add_argument("--exclusions", type=int, default=0)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        root = _timed("write records", lambda: write_synthetic_root(
-            tmp, args.papers, args.exclusions))
+        root = _timed(
+            "write records", lambda: write_synthetic_root(tmp, args.papers, args.exclusions)
+        )
         report = _timed("validate", lambda: validate(root))
         print(f"  {report.summary()}")
         frame = _timed("load_papers", lambda: load_papers(root))

@@ -70,7 +70,11 @@ def _parse_claim(raw: object, path: str) -> Claim:
     if isinstance(raw["expected"], bool) or not isinstance(raw["expected"], int):
         raise _claim_error(path, raw.line_of("expected"), "expected", "must be a whole number")
     return Claim(
-        str(raw["id"]), str(raw["statement"]), raw["table"], raw.get("where"), raw["op"],
+        str(raw["id"]),
+        str(raw["statement"]),
+        raw["table"],
+        raw.get("where"),
+        raw["op"],
         raw["expected"],
     )
 
@@ -97,7 +101,8 @@ def _matching(claim: Claim, papers: pd.DataFrame, exclusions: pd.DataFrame) -> p
     try:
         return table.query(claim.where, engine="python").index
     except Exception as err:  # pandas raises many types for a bad expression
-        raise ClaimsFileError(f"{CLAIMS_FILE}: claim {claim.id}: bad where {claim.where!r}: {err}")
+        message = f"{CLAIMS_FILE}: claim {claim.id}: bad where {claim.where!r}: {err}"
+        raise ClaimsFileError(message) from None
 
 
 def evaluate_claims(

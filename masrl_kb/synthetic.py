@@ -45,8 +45,11 @@ def synthetic_paper(i: int, tax: Taxonomy, rng: random.Random) -> dict:
         "decisions": decisions,
         "added": dt.date(2026, 5, 4) + dt.timedelta(days=i % 200),
         "summary": f"A synthetic record used to measure the tools at scale (number {i}).",
-        "citation": {"bibtex_key": f"synthetic{i}", "entry_type": "article",
-                     "journal": f"arXiv preprint arXiv:25{(i % 12) + 1:02d}.{10000 + i:05d}"},
+        "citation": {
+            "bibtex_key": f"synthetic{i}",
+            "entry_type": "article",
+            "journal": f"arXiv preprint arXiv:25{(i % 12) + 1:02d}.{10000 + i:05d}",
+        },
     }
 
 

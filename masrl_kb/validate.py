@@ -262,7 +262,9 @@ def _check_value(data: LineDict, f: Field, tax: Taxonomy, prefix: str) -> list[F
 
 def _check_decisions(value: object, tax: Taxonomy, name: str, line: int) -> list[Found]:
     if not isinstance(value, list):
-        return [(line, name, f"expected a list of {{id, learned, why}} entries, got {describe(value)}")]
+        return [
+            (line, name, f"expected a list of {{id, learned, why}} entries, got {describe(value)}")
+        ]
     found: list[Found] = []
     seen: dict[str, int] = {}
     for i, item in enumerate(value):
@@ -301,12 +303,16 @@ def _semantic_problems(rec: RecordFile) -> Iterator[Problem]:
     rid = data.get(id_field)
     if isinstance(rid, str) and rid != rec.stem:
         yield Problem(
-            rec.rel, rec.line(id_field), id_field,
+            rec.rel,
+            rec.line(id_field),
+            id_field,
             f"{id_field} {rid!r} differs from the file name {rec.stem!r}",
         )
     if data.get("credit_strict") is True and data.get("credit_unit") == "NA":
         yield Problem(
-            rec.rel, rec.line("credit_strict"), "credit_strict",
+            rec.rel,
+            rec.line("credit_strict"),
+            "credit_strict",
             "true needs a credit unit, but credit_unit is NA",
         )
 
@@ -388,9 +394,7 @@ def _duplicate_problems(records: list[RecordFile]) -> Iterator[Problem]:
 
 def validate_records(records: RecordSet, tax: Taxonomy) -> list[Problem]:
     """All problems in a parsed record set, sorted by file and line."""
-    problems = [
-        Problem(rel, 1, "file", "record files must end in .yaml") for rel in records.stray
-    ]
+    problems = [Problem(rel, 1, "file", "record files must end in .yaml") for rel in records.stray]
     for rec in records.papers + records.exclusions:
         problems.extend(_record_problems(rec, tax))
     problems.extend(_duplicate_problems(records.papers + records.exclusions))

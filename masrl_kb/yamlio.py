@@ -120,7 +120,9 @@ class _Builder:
                 raise _error("a mapping key must be a plain value", mark) from None
             if seen:
                 self.duplicates.append(
-                    YamlProblem(mark.line + 1, str(key), f"key given twice (first on line {lines[key]})")
+                    YamlProblem(
+                        mark.line + 1, str(key), f"key given twice (first on line {lines[key]})"
+                    )
                 )
             value[key] = self.node()
             lines[key] = mark.line + 1

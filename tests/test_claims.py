@@ -31,7 +31,9 @@ def test_credit_claims_follow_the_strict_flag(results) -> None:
     message = papers[papers["credit_unit"] == "message"]
     assert results["message-credit-broad"].value == len(message)
     assert results["message-credit-strict"].value == int(message["credit_strict"].sum())
-    assert set(results["message-credit-strict"].keys) == set(message.index[message["credit_strict"]])
+    assert set(results["message-credit-strict"].keys) == set(
+        message.index[message["credit_strict"]]
+    )
 
 
 def test_holds_is_the_comparison(results) -> None:
@@ -47,9 +49,18 @@ def test_holds_is_the_comparison(results) -> None:
 def test_the_survey_claims_are_all_listed() -> None:
     ids = {c.id for c in load_claims()}
     assert {
-        "pool-size", "exclusions-logged", "records-audited", "o5-never-learned",
-        "message-credit-broad", "message-credit-strict", "orchestrator-credit-broad",
-        "orchestrator-credit-strict", "o1-learned", "o2-learned", "o3-learned", "o4-learned",
+        "pool-size",
+        "exclusions-logged",
+        "records-audited",
+        "o5-never-learned",
+        "message-credit-broad",
+        "message-credit-strict",
+        "orchestrator-credit-broad",
+        "orchestrator-credit-strict",
+        "o1-learned",
+        "o2-learned",
+        "o3-learned",
+        "o4-learned",
         "r5-tool-reward-empty",
     } <= ids
 
@@ -60,13 +71,16 @@ def _root_with_claims(mini_root: Path, text: str) -> Path:
 
 
 def test_a_broken_claim_is_shown_and_fails_check(mini_root: Path, capsys) -> None:
-    _root_with_claims(mini_root, (
-        "claims:\n"
-        "  - id: three-papers\n    statement: Three papers.\n    table: papers\n"
-        "    op: '=='\n    expected: 3\n"
-        "  - id: wrong\n    statement: Four papers.\n    table: papers\n"
-        "    op: '=='\n    expected: 4\n"
-    ))
+    _root_with_claims(
+        mini_root,
+        (
+            "claims:\n"
+            "  - id: three-papers\n    statement: Three papers.\n    table: papers\n"
+            "    op: '=='\n    expected: 3\n"
+            "  - id: wrong\n    statement: Four papers.\n    table: papers\n"
+            "    op: '=='\n    expected: 4\n"
+        ),
+    )
     assert main(["--root", str(mini_root), "claims"]) == 0
     out = capsys.readouterr().out
     assert "holds   three-papers  value   3  expected == 3" in out
@@ -76,18 +90,22 @@ def test_a_broken_claim_is_shown_and_fails_check(mini_root: Path, capsys) -> Non
 
 
 def test_bad_claims_file_names_line_and_field(mini_root: Path) -> None:
-    _root_with_claims(mini_root, (
-        "claims:\n  - id: x\n    statement: s\n    table: papers\n    op: '~'\n    expected: 1\n"
-    ))
+    _root_with_claims(
+        mini_root,
+        ("claims:\n  - id: x\n    statement: s\n    table: papers\n    op: '~'\n    expected: 1\n"),
+    )
     with pytest.raises(ClaimsFileError, match=r"claims.yaml:5: op: allowed: ==, !=, <, <=, >, >="):
         load_claims(mini_root)
 
 
 def test_bad_query_is_a_clear_error(mini_root: Path) -> None:
-    _root_with_claims(mini_root, (
-        "claims:\n  - id: q\n    statement: s\n    table: papers\n    where: nosuch == 1\n"
-        "    op: '=='\n    expected: 1\n"
-    ))
+    _root_with_claims(
+        mini_root,
+        (
+            "claims:\n  - id: q\n    statement: s\n    table: papers\n    where: nosuch == 1\n"
+            "    op: '=='\n    expected: 1\n"
+        ),
+    )
     with pytest.raises(ClaimsFileError, match="claim q: bad where 'nosuch == 1'"):
         evaluate_claims(root=mini_root)
 

@@ -20,7 +20,9 @@ def papers() -> pd.DataFrame:
 
 
 def test_one_row_per_record_file(papers: pd.DataFrame) -> None:
-    files = sorted(p.stem for p in (Path(masrl_kb.__file__).parent.parent / "papers").glob("*.yaml"))
+    files = sorted(
+        p.stem for p in (Path(masrl_kb.__file__).parent.parent / "papers").glob("*.yaml")
+    )
     assert list(papers.index) == files
     assert papers.index.name == "key"
 
@@ -102,7 +104,7 @@ def test_year_axis_covers_every_year(papers: pd.DataFrame) -> None:
 def test_tag_matrix_is_boolean_and_consistent(papers: pd.DataFrame) -> None:
     matrix = masrl_kb.tag_matrix(papers=papers)
     assert matrix.shape[0] == len(papers)
-    assert all(dtype == bool for dtype in matrix.dtypes)
+    assert all(pd.api.types.is_bool_dtype(dtype) for dtype in matrix.dtypes)
     assert (matrix["credit_unit"].sum(axis=1) == 1).all()
     assert matrix[("decision_learned", "O5")].sum() == int((papers["O5"] == "learned").sum())
     strict = matrix["credit_strict"]
@@ -133,7 +135,9 @@ def test_exclusions_frame() -> None:
 def test_works_from_any_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("MASRL_KB_ROOT", raising=False)
-    assert len(masrl_kb.load_papers()) == len(list(Path(masrl_kb.__file__).parent.parent.glob("papers/*.yaml")))
+    assert len(masrl_kb.load_papers()) == len(
+        list(Path(masrl_kb.__file__).parent.parent.glob("papers/*.yaml"))
+    )
 
 
 def test_root_from_environment(mini_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:

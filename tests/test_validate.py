@@ -90,9 +90,7 @@ SINGLE_RULE_CASES = {
         f"papers/bad.yaml:5: year: year {NEXT_YEAR + 1} is outside 1950..{NEXT_YEAR}",
     ),
     "url not http": (
-        GOOD_PAPER.replace(
-            "url: https://arxiv.org/abs/2501.00001", "url: javascript:alert(1)"
-        ),
+        GOOD_PAPER.replace("url: https://arxiv.org/abs/2501.00001", "url: javascript:alert(1)"),
         "papers/bad.yaml:8: url: 'javascript:alert(1)' is not an http(s) URL",
     ),
     "extra url not http": (
@@ -100,9 +98,7 @@ SINGLE_RULE_CASES = {
         "papers/bad.yaml:9: extra_urls: item 1: 'ftp://example.org/x' is not an http(s) URL",
     ),
     "decision listed twice": (
-        GOOD_PAPER.replace(
-            "added:", "  - id: O2\n    learned: false\n    why: Again.\nadded:"
-        ),
+        GOOD_PAPER.replace("added:", "  - id: O2\n    learned: false\n    why: Again.\nadded:"),
         "papers/bad.yaml:23: decisions[1].id: decision O2 listed twice (first on line 20)",
     ),
     "decision outside taxonomy": (
@@ -167,9 +163,7 @@ def test_single_rule(mini_root: Path, case: str) -> None:
 def test_unknown_field_suggests_the_close_name(mini_root: Path) -> None:
     _write(mini_root, "papers/bad.yaml", GOOD_PAPER.replace("title:", "titel:"))
     found = problems(mini_root)
-    assert found[0].startswith(
-        "papers/bad.yaml:1: title: missing required field"
-    ), found
+    assert found[0].startswith("papers/bad.yaml:1: title: missing required field"), found
     assert found[1].startswith(
         "papers/bad.yaml:2: titel: unknown field 'titel' (did you mean 'title'?); "
         "allowed fields: key, title, authors,"
@@ -236,7 +230,11 @@ def test_stray_file_in_record_folder(mini_root: Path) -> None:
 
 def test_every_problem_is_reported_in_one_run(mini_root: Path) -> None:
     _write(mini_root, "papers/bad.yaml", GOOD_PAPER.replace("topology: centralized", "topology: x"))
-    _write(mini_root, "exclusions/E900.yaml", GOOD_EXCLUSION.replace("reason: out_of_scope", "reason: y"))
+    _write(
+        mini_root,
+        "exclusions/E900.yaml",
+        GOOD_EXCLUSION.replace("reason: out_of_scope", "reason: y"),
+    )
     report = validate(mini_root)
     assert [p.path for p in report.problems] == ["exclusions/E900.yaml", "papers/bad.yaml"]
     assert report.summary() == "2 problem(s) in 2 file(s)"

@@ -12,9 +12,26 @@ from masrl_kb.yamlio import LineDict, load_yaml_file, load_yaml_text
 REPO = Path(__file__).resolve().parent.parent
 
 SCALARS = [
-    "a: yes", "a: No", "a: ~", "a: null", "a: 1.5", "a: .inf", "a: 0x1F", "a: 0o17",
-    "a: 2026-01-01", "a: 2026-01-01 10:00:00", "a: 'yes'", 'a: "1"', "a: -1", "a: +1",
-    "a: 1_000", "a: 190:20:30", "a: Éclair", "a:", "a: [1, b, {c: d}]", "a: |\n  x\n  y\n",
+    "a: yes",
+    "a: No",
+    "a: ~",
+    "a: null",
+    "a: 1.5",
+    "a: .inf",
+    "a: 0x1F",
+    "a: 0o17",
+    "a: 2026-01-01",
+    "a: 2026-01-01 10:00:00",
+    "a: 'yes'",
+    'a: "1"',
+    "a: -1",
+    "a: +1",
+    "a: 1_000",
+    "a: 190:20:30",
+    "a: Éclair",
+    "a:",
+    "a: [1, b, {c: d}]",
+    "a: |\n  x\n  y\n",
     "x: &anchor {b: 1}\ny: *anchor",
 ]
 
