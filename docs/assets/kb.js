@@ -1,0 +1,185 @@
+/* masrl-kb: the papers table's filters and sorting. No framework, no network.
+ *
+ * Filter state lives in the query string so a view can be shared:
+ *   ?category=rl_method,framework&-topology=debate&year=2025&text=credit&sort=-year
+ * A parameter lists included values (any of them matches); the same name with
+ * a leading "-" lists excluded values. Across parameters every condition holds.
+ * Free text is "text", not "q": Material's own search reads "q" from the URL.
+ */
+(function () {
+  "use strict";
+
+  function readState() {
+    var state = { include: {}, exclude: {}, q: "", sort: "" };
+    new URLSearchParams(window.location.search).forEach(function (value, name) {
+      if (name === "text") { state.q = value; return; }
+      if (name === "sort") { state.sort = value; return; }
+      var bucket = name.charAt(0) === "-" ? state.exclude : state.include;
+      var key = name.replace(/^-/, "");
+      value.split(",").filter(Boolean).forEach(function (v) {
+        (bucket[key] = bucket[key] || []).push(v);
+      });
+    });
+    return state;
+  }
+
+  function writeState(state) {
+    var params = new URLSearchParams();
+    Object.keys(state.include).sort().forEach(function (k) {
+      if (state.include[k].length) params.set(k, state.include[k].join(","));
+    });
+    Object.keys(state.exclude).sort().forEach(function (k) {
+      if (state.exclude[k].length) params.set("-" + k, state.exclude[k].join(","));
+    });
+    if (state.q) params.set("text", state.q);
+    if (state.sort) params.set("sort", state.sort);
+    var query = params.toString().replace(/%2C/g, ",");
+    var url = window.location.pathname + (query ? "?" + query : "") + window.location.hash;
+    window.history.replaceState(window.history.state, "", url);
+  }
+
+  function values(row, param) {
+    var raw = row.getAttribute("data-" + param);
+    return raw ? raw.split(" ") : [];
+  }
+
+  function matches(row, state) {
+    var ok = Object.keys(state.include).every(function (param) {
+      var wanted = state.include[param];
+      return !wanted.length || values(row, param).some(function (v) {
+        return wanted.indexOf(v) >= 0;
+      });
+    });
+    ok = ok && Object.keys(state.exclude).every(function (param) {
+      return !values(row, param).some(function (v) {
+        return state.exclude[param].indexOf(v) >= 0;
+      });
+    });
+    if (ok && state.q) {
+      var text = row.getAttribute("data-text") || "";
+      ok = state.q.toLowerCase().split(/\s+/).filter(Boolean).every(function (word) {
+        return text.indexOf(word) >= 0;
+      });
+    }
+    return ok;
+  }
+
+  function toggle(list, value, on) {
+    var i = list.indexOf(value);
+    if (on && i < 0) list.push(value);
+    if (!on && i >= 0) list.splice(i, 1);
+  }
+
+  function chipState(state, param, value) {
+    if ((state.include[param] || []).indexOf(value) >= 0) return "include";
+    if ((state.exclude[param] || []).indexOf(value) >= 0) return "exclude";
+    return "none";
+  }
+
+  function sortRows(table, sort) {
+    var body = table.tBodies[0];
+    var heads = table.tHead.rows[0].cells;
+    var key = sort.replace(/^-/, "");
+    var dir = sort.charAt(0) === "-" ? -1 : 1;
+    var index = -1;
+    for (var i = 0; i < heads.length; i++) {
+      var match = heads[i].getAttribute("data-sort-key") === key;
+      heads[i].setAttribute("aria-sort", match ? (dir > 0 ? "ascending" : "descending") : "none");
+      if (match) index = i;
+    }
+    var rows = Array.prototype.slice.call(body.rows);
+    rows.sort(function (a, b) {
+      if (index < 0) return a.getAttribute("data-order") - b.getAttribute("data-order");
+      var x = a.cells[index].getAttribute("data-sort");
+      var y = b.cells[index].getAttribute("data-sort");
+      var nx = parseFloat(x), ny = parseFloat(y);
+      var cmp = !isNaN(nx) && !isNaN(ny) ? nx - ny : x.localeCompare(y);
+      return cmp * dir || a.getAttribute("data-order") - b.getAttribute("data-order");
+    });
+    rows.forEach(function (row) { body.appendChild(row); });
+  }
+
+  function init(panel, table) {
+    var state = readState();
+    var input = panel.querySelector("[data-kb-q]");
+    var chips = panel.querySelectorAll(".kb-chip");
+    var rows = Array.prototype.slice.call(table.tBodies[0].rows);
+    rows.forEach(function (row, i) { row.setAttribute("data-order", i); });
+
+    function apply() {
+      var shown = 0;
+      rows.forEach(function (row) {
+        var visible = matches(row, state);
+        row.hidden = !visible;
+        if (visible) shown++;
+      });
+      chips.forEach(function (chip) {
+        var param = chip.getAttribute("data-param"), value = chip.getAttribute("data-value");
+        var n = rows.filter(function (row) {
+          return !row.hidden && values(row, param).indexOf(value) >= 0;
+        }).length;
+        var st = chipState(state, param, value);
+        chip.classList.toggle("is-include", st === "include");
+        chip.classList.toggle("is-exclude", st === "exclude");
+        chip.classList.toggle("is-empty", n === 0);
+        chip.setAttribute("aria-pressed", st === "none" ? "false" : "true");
+        chip.querySelector(".kb-n").textContent = n;
+      });
+      panel.querySelector("[data-kb-shown]").textContent = shown;
+      sortRows(table, state.sort);
+      writeState(state);
+    }
+
+    input.value = state.q;
+    input.addEventListener("input", function () { state.q = input.value.trim(); apply(); });
+    chips.forEach(function (chip) {
+      chip.addEventListener("click", function () {
+        var param = chip.getAttribute("data-param"), value = chip.getAttribute("data-value");
+        var st = chipState(state, param, value);
+        state.include[param] = state.include[param] || [];
+        state.exclude[param] = state.exclude[param] || [];
+        toggle(state.include[param], value, st === "none");
+        toggle(state.exclude[param], value, st === "include");
+        apply();
+      });
+    });
+    table.tHead.querySelectorAll("th[data-sort-key] button").forEach(function (button) {
+      button.addEventListener("click", function () {
+        var key = button.parentNode.getAttribute("data-sort-key");
+        state.sort = state.sort === key ? "-" + key : state.sort === "-" + key ? "" : key;
+        apply();
+      });
+    });
+    panel.querySelector("[data-kb-reset]").addEventListener("click", function () {
+      state = { include: {}, exclude: {}, q: "", sort: "" };
+      input.value = "";
+      apply();
+    });
+    panel.querySelector("[data-kb-copy]").addEventListener("click", function (event) {
+      var button = event.currentTarget;
+      if (navigator.clipboard) navigator.clipboard.writeText(window.location.href);
+      button.textContent = "Link copied";
+      window.setTimeout(function () { button.textContent = "Copy link"; }, 1500);
+    });
+    apply();
+  }
+
+  function setup() {
+    var panel = document.querySelector("[data-kb-filter]");
+    var table = document.querySelector("[data-kb-table]");
+    if (panel && table && !table.hasAttribute("data-kb-ready")) {
+      table.setAttribute("data-kb-ready", "");
+      init(panel, table);
+    }
+  }
+
+  // Material's instant navigation swaps pages without a reload: re-run on
+  // each page it shows; fall back to DOMContentLoaded without Material.
+  if (typeof document$ !== "undefined") {
+    document$.subscribe(setup);
+  } else if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", setup);
+  } else {
+    setup();
+  }
+})();

@@ -1,0 +1,85 @@
+"""Exports of the pool as data: CSV and JSON text (BibTeX: :mod:`masrl_kb.bibtex`).
+
+Every function takes the DataFrames of :mod:`masrl_kb.query` (load once, pass
+them in) and returns text, so the site and the command line share one export.
+Output is deterministic: rows in index order, columns in API order.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+
+import pandas as pd
+
+
+def _plain(value: object) -> object:
+    """A JSON-ready value: dates as ISO days, NaN and NA as None."""
+    if isinstance(value, pd.Timestamp):
+        return value.date().isoformat()
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if hasattr(value, "item"):  # numpy scalars
+        return value.item()
+    return value
+
+
+def frame_records(frame: pd.DataFrame, index_name: str) -> list[dict]:
+    """Rows as plain dicts, the index first under ``index_name``."""
+    records = []
+    for key, row in frame.iterrows():
+        record = {index_name: key}
+        record.update({column: _plain(row[column]) for column in frame.columns})
+        records.append(record)
+    return records
+
+
+def papers_records(papers: pd.DataFrame) -> list[dict]:
+    """The pool as plain dicts (``key`` first), ready for JSON."""
+    return frame_records(papers, "key")
+
+
+def exclusions_records(exclusions: pd.DataFrame) -> list[dict]:
+    """The exclusion log as plain dicts (``id`` first), ready for JSON."""
+    return frame_records(exclusions, "id")
+
+
+def records_json(records: list[dict]) -> str:
+    """JSON text of records, two-space indented, ending in a newline."""
+    return json.dumps(records, indent=2, ensure_ascii=False) + "\n"
+
+
+def records_csv(records: list[dict]) -> str:
+    """CSV text of records; lists and mappings become JSON text in their cell."""
+    if not records:
+        return ""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(records[0]), lineterminator="\n")
+    writer.writeheader()
+    for record in records:
+        writer.writerow({k: _csv_cell(v) for k, v in record.items()})
+    return out.getvalue()
+
+
+def _csv_cell(value: object) -> object:
+    if isinstance(value, list | dict):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "" if value is None else value
+
+
+def to_csv(papers: pd.DataFrame) -> str:
+    """The pool as CSV text."""
+    return records_csv(papers_records(papers))
+
+
+def to_json(papers: pd.DataFrame) -> str:
+    """The pool as JSON text (a list of records)."""
+    return records_json(papers_records(papers))

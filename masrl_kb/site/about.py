@@ -1,0 +1,148 @@
+"""Downloads, how to contribute, how to cite, and the trace format."""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+
+from masrl_kb.bibtex import to_bibtex
+from masrl_kb.export import exclusions_records, records_csv, records_json, to_csv, to_json
+from masrl_kb.fields import EXCLUSION_FIELDS, PAPER_FIELDS
+from masrl_kb.site import urls
+from masrl_kb.site.components import Page
+from masrl_kb.site.context import SURVEY, Context
+from masrl_kb.site.html import esc
+from masrl_kb.traces.render import trace_page_markdown
+from masrl_kb.traces.schema import SCHEMA_PATH
+
+DERIVED_DOCS = {
+    "reward_family": "Reward family R1..R8 or NA, derived from reward_type.",
+    "O1..O5": "One column per orchestration decision: absent, present or learned.",
+    "bibtex_key": "The citation key (from citation).",
+    "entry_type": "The BibTeX entry type (from citation).",
+}
+
+
+def download_files(ctx: Context) -> dict[str, str]:
+    """The data files written into the site, by site path."""
+    exclusions = exclusions_records(ctx.exclusions)
+    return {
+        "downloads/papers.csv": to_csv(ctx.papers),
+        "downloads/papers.json": to_json(ctx.papers),
+        "downloads/papers.bib": to_bibtex(ctx.papers),
+        "downloads/exclusions.csv": records_csv(exclusions),
+        "downloads/exclusions.json": records_json(exclusions),
+    }
+
+
+def downloads_page(ctx: Context, files: dict[str, str]) -> Page:
+    page = Page(urls.DOWNLOADS, "Downloads")
+    described = {
+        "papers.csv": "the pool, one row a paper; list and mapping fields as JSON text",
+        "papers.json": "the pool as a JSON list of records",
+        "papers.bib": "BibTeX for every pooled paper",
+        "exclusions.csv": "the exclusion log, one row a record",
+        "exclusions.json": "the exclusion log as a JSON list",
+    }
+    items = []
+    for path, text in files.items():
+        name = path.rsplit("/", 1)[-1]
+        size = len(text.encode("utf-8")) / 1024
+        items.append(f"<li>{page.link(path, name)} ({size:.0f} KB): {esc(described[name])}</li>")
+    fields = [(f.name, f.doc) for f in PAPER_FIELDS] + list(DERIVED_DOCS.items())
+    rows = "".join(f"<tr><td><code>{esc(n)}</code></td><td>{esc(d)}</td></tr>" for n, d in fields)
+    excl = "".join(f"<tr><td><code>{esc(f.name)}</code></td><td>{esc(f.doc)}</td></tr>"
+                   for f in EXCLUSION_FIELDS)
+    page.add("# Downloads",
+             "<p>The data behind every page, written when the site is built (CC0-1.0). "
+             "The same columns as <code>masrl_kb.load_papers()</code>.</p>",
+             f'<ul class="kb-links">{"".join(items)}</ul>',
+             "## Paper columns", _doc_table(rows), "## Exclusion columns", _doc_table(excl))
+    return page
+
+
+def _doc_table(rows: str) -> str:
+    return ('<div class="kb-scroll"><table class="kb-table"><thead><tr><th>Column</th>'
+            f"<th>Meaning</th></tr></thead><tbody>{rows}</tbody></table></div>")
+
+
+def contribute_page(ctx: Context) -> Page:
+    """CONTRIBUTING.md as a page (trusted repository text, rendered as Markdown)."""
+    page = Page(urls.CONTRIBUTE, "How to contribute")
+    source = ctx.source_file("CONTRIBUTING.md")
+    text = source.read_text(encoding="utf-8") if source else "# How to contribute\n"
+    page.add(text.strip())
+    return page
+
+
+def _fence(text: str, lang: str) -> str:
+    """A code fence longer than any backtick run in the text."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{lang}\n{text.rstrip()}\n{fence}"
+
+
+def _cff_person(person: dict) -> str:
+    if "name" in person:
+        return "{" + str(person["name"]) + "}"
+    return f"{person.get('family-names', '')}, {person.get('given-names', '')}".strip(", ")
+
+
+def _bib_key(entry: dict, fallback: str) -> str:
+    """A key like zhang2026reinforcement: first author, year, first title word."""
+    people = entry.get("authors") or [{}]
+    family = str(people[0].get("family-names") or people[0].get("name") or fallback)
+    year = str(entry.get("year") or entry.get("date-released") or "")[:4]
+    word = next(iter(re.findall(r"[A-Za-z]+", str(entry.get("title", "")))), "")
+    return re.sub(r"[^a-z0-9]", "", f"{family}{year}{word}".lower()) or fallback
+
+
+def _bib(entry_type: str, key: str, fields: list[tuple[str, object]]) -> str:
+    body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields if value)
+    return f"@{entry_type}{{{key},\n{body}\n}}"
+
+
+def cff_bibtex(cff: dict) -> list[str]:
+    """BibTeX for the knowledge base and for each reference of a CITATION.cff."""
+    year = str(cff.get("date-released", ""))[:4]
+    out = [_bib("misc", "masrlkb", [
+        ("title", "{" + str(cff.get("title", "")) + "}"),
+        ("author", " and ".join(_cff_person(a) for a in cff.get("authors", []))),
+        ("year", year), ("version", cff.get("version")), ("url", cff.get("url")),
+    ])]
+    for ref in cff.get("references", []):
+        out.append(_bib("article", _bib_key(ref, "survey"), [
+            ("title", "{" + str(ref.get("title", "")) + "}"),
+            ("author", " and ".join(_cff_person(a) for a in ref.get("authors", []))),
+            ("journal", ref.get("journal")), ("year", ref.get("year")), ("url", ref.get("url")),
+        ]))
+    return out
+
+
+def cite_page(ctx: Context) -> Page:
+    page = Page(urls.CITE, "How to cite")
+    page.add("# How to cite")
+    source = ctx.source_file("CITATION.cff")
+    if source is None:
+        page.add("<p>This data root has no <code>CITATION.cff</code>.</p>")
+        return page
+    text = source.read_text(encoding="utf-8")
+    survey = f"https://arxiv.org/abs/{SURVEY['arxiv_id']}"
+    page.add(f"<p>Cite the knowledge base, and the survey whose pool it curates "
+             f"(<a href=\"{esc(survey)}\">arXiv:{esc(SURVEY['arxiv_id'])}</a>). "
+             "BibTeX for both:</p>",
+             _fence("\n\n".join(cff_bibtex(yaml.safe_load(text))), "bibtex"),
+             "## CITATION.cff", "<p>The repository's citation file:</p>", _fence(text, "yaml"))
+    return page
+
+
+def traces_page(ctx: Context) -> Page:
+    """The orchestration-trace format page, written by ``masrl_kb.traces.render``."""
+    page = Page(urls.TRACES, "Orchestration traces")
+    if not (ctx.root / SCHEMA_PATH).is_file():  # a bare data root carries no trace format
+        page.add("# Orchestration traces",
+                 f"<p>This data root has no <code>{esc(SCHEMA_PATH.as_posix())}</code>.</p>")
+        return page
+    page.add(trace_page_markdown().strip())
+    return page

@@ -1,0 +1,110 @@
+"""Small, safe HTML and Markdown emitters for the generated pages.
+
+Every piece of record text goes through :func:`esc` and is emitted inside an
+HTML element, so neither HTML nor Markdown in a title or summary can take
+effect. Links go through :func:`safe_url`: only http(s) URLs become hrefs.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import posixpath
+import re
+from functools import lru_cache
+from urllib.parse import urlsplit
+
+# Characters Python-Markdown treats as syntax; escaped in the few places
+# (headings) where text is written as Markdown rather than inside HTML.
+_MD_SPECIALS = re.compile(r"([\\`*_{}\[\]()+\-.!])")
+_SLUG_UNSAFE = re.compile(r"[^A-Za-z0-9_.]+")
+
+
+def esc(value: object) -> str:
+    """HTML-escape any value's text (quotes included, for attributes)."""
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def safe_url(url: object) -> str | None:
+    """The URL if it is an absolute http(s) URL with a host, else None."""
+    if not isinstance(url, str):
+        return None
+    text = url.strip()
+    if any(ord(c) < 0x21 for c in text):  # control characters or spaces hide schemes
+        return None
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        return None
+    return text
+
+
+def ext_link(url: object, text: object | None = None) -> str:
+    """An outbound link when the URL is http(s); otherwise the text alone."""
+    label = esc(url if text is None else text)
+    target = safe_url(url)
+    if target is None:
+        return f"<span>{label}</span>"
+    return f'<a href="{esc(target)}" rel="noopener">{label}</a>'
+
+
+def md_text(text: object) -> str:
+    """Text for a Markdown heading: HTML-escaped, Markdown syntax backslashed."""
+    out = _MD_SPECIALS.sub(r"\\\1", html.escape(str(text), quote=False))
+    return out.replace("#", "&#35;")  # a bare # could close an ATX heading
+
+
+def slug(value: object) -> str:
+    """A value id as a URL path segment."""
+    return _SLUG_UNSAFE.sub("-", str(value)).strip("-") or "x"
+
+
+def rel(from_url: str, to_url: str) -> str:
+    """A relative href from one site URL to another (both site-relative).
+
+    Site URLs are directory URLs like ``papers/x/`` (``""`` is home) or file
+    URLs like ``downloads/papers.csv``; a ``#fragment`` or ``?query`` on the
+    target is kept (so ``#x`` alone is an anchor on the home page). Relative
+    hrefs keep the site working under any base path.
+    """
+    path, sep, rest = _split_suffix(to_url)
+    base = from_url if from_url.endswith("/") or not from_url else posixpath.dirname(from_url)
+    return _rel_path(base, path) + sep + rest
+
+
+@lru_cache(maxsize=65536)
+def _rel_path(base: str, path: str) -> str:
+    rel_path = posixpath.relpath(path.rstrip("/") or ".", base.rstrip("/") or ".")
+    if path.endswith("/") or not path:
+        rel_path = "./" if rel_path == "." else rel_path + "/"
+    return rel_path
+
+
+def _split_suffix(url: str) -> tuple[str, str, str]:
+    cut = min((i for i in (url.find("?"), url.find("#")) if i >= 0), default=-1)
+    if cut < 0:
+        return url, "", ""
+    return url[:cut], url[cut], url[cut + 1:]
+
+
+def link(from_url: str, to_url: str, text: object, title: object | None = None) -> str:
+    """An internal link with escaped text."""
+    tip = f' title="{esc(title)}"' if title else ""
+    return f'<a href="{esc(rel(from_url, to_url))}"{tip}>{esc(text)}</a>'
+
+
+def front_matter(title: str, **meta: object) -> str:
+    """YAML front matter; the title is HTML-escaped because themes print it raw."""
+    lines = ["---", f"title: {json.dumps(esc(title))}"]
+    lines += [f"{key}: {json.dumps(value)}" for key, value in meta.items()]
+    return "\n".join([*lines, "---", ""])
+
+
+def mermaid_label(text: object) -> str:
+    """Text safe inside a quoted Mermaid label (entity codes, no raw markup)."""
+    out = str(text)
+    for char, code in (("#", "#35;"), ('"', "#quot;"), ("<", "#lt;"), (">", "#gt;")):
+        out = out.replace(char, code)
+    return out.replace("[", "#91;").replace("]", "#93;").replace("\n", " ")

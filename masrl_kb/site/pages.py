@@ -1,0 +1,76 @@
+"""Every generated file of the site, as ``{docs path: text}``.
+
+:func:`site_files` is pure (no MkDocs needed), so tests can look at the pages
+without building; :func:`write_generated` hands them to mkdocs-gen-files.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+from masrl_kb.paths import ENV_ROOT
+from masrl_kb.site import urls
+from masrl_kb.site.about import (
+    cite_page,
+    contribute_page,
+    download_files,
+    downloads_page,
+    traces_page,
+)
+from masrl_kb.site.components import Page
+from masrl_kb.site.context import Context, load_context
+from masrl_kb.site.crosstabs import cell_pages, crosstab_pages
+from masrl_kb.site.exclusion_pages import exclusions_page
+from masrl_kb.site.feeds import atom_feed, new_page
+from masrl_kb.site.gaps import gaps_page
+from masrl_kb.site.home import home_page
+from masrl_kb.site.paper_pages import paper_pages
+from masrl_kb.site.taxonomy_pages import taxonomy_pages
+
+
+def all_pages(ctx: Context, downloads: dict[str, str]) -> Iterator[Page]:
+    """Every Markdown page, section pages first."""
+    yield home_page(ctx)
+    yield gaps_page(ctx)
+    yield from crosstab_pages(ctx)
+    yield from taxonomy_pages(ctx)
+    yield exclusions_page(ctx)
+    yield new_page(ctx)
+    yield downloads_page(ctx, downloads)
+    yield contribute_page(ctx)
+    yield cite_page(ctx)
+    yield traces_page(ctx)
+    yield from paper_pages(ctx)
+    yield from cell_pages(ctx)
+
+
+def site_files(root: object = None, site_url: str = "") -> dict[str, str]:
+    """Load the records once and render every generated file."""
+    return render_files(load_context(root, site_url))
+
+
+def render_files(ctx: Context) -> dict[str, str]:
+    """Every generated file of one loaded context."""
+    downloads = download_files(ctx)
+    files = {urls.source_path(p.url): p.render() for p in all_pages(ctx, downloads)}
+    files.update(downloads)
+    files[urls.FEED] = atom_feed(ctx)
+    return files
+
+
+def write_generated() -> None:
+    """Write every generated file through mkdocs-gen-files (called by the gen script)."""
+    import mkdocs_gen_files
+
+    config = mkdocs_gen_files.config
+    ctx = load_context(os.environ.get(ENV_ROOT) or None, config.site_url or "")
+    if len(ctx.papers):
+        # Reproducible builds: MkDocs dates the sitemap from SOURCE_DATE_EPOCH when set,
+        # so the only date in the output is the newest record's.
+        newest = ctx.papers["added"].max().tz_localize("UTC")
+        os.environ.setdefault("SOURCE_DATE_EPOCH", str(int(newest.timestamp())))
+    for path, text in render_files(ctx).items():
+        with mkdocs_gen_files.open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        mkdocs_gen_files.set_edit_path(path, None)  # generated: no "edit this page" link

@@ -1,0 +1,122 @@
+"""Stable site URLs and display labels for axes and values.
+
+URLs are site-relative directory URLs (``papers/<key>/``); pages turn them
+into relative hrefs with :func:`masrl_kb.site.html.rel`.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from masrl_kb.site.context import Context, Cross
+from masrl_kb.site.html import slug
+
+HOME = ""
+GAPS = "gaps/"
+PAPERS = "papers/"
+CROSSTABS = "crosstabs/"
+TAXONOMY = "taxonomy/"
+EXCLUSIONS = "exclusions/"
+NEW = "new/"
+FEED = "feed.xml"
+DOWNLOADS = "downloads/"
+CONTRIBUTE = "contribute/"
+CITE = "cite/"
+TRACES = "traces/"
+DECISION_AXES = ("decision", "decision_learned")
+
+
+def source_path(url: str) -> str:
+    """The Markdown file that MkDocs turns into this directory URL."""
+    return f"{url}index.md"
+
+
+def paper(key: str) -> str:
+    return f"papers/{key}/"
+
+
+def taxonomy_axis(axis: str) -> str | None:
+    """The taxonomy page an axis is described on (None for year)."""
+    if axis in DECISION_AXES:
+        return "decision"
+    if axis == "reward_type":
+        return "reward_family"
+    return None if axis == "year" else axis
+
+
+def axis_page(axis: str) -> str:
+    return f"taxonomy/{taxonomy_axis(axis)}/"
+
+
+def value(axis: str, value_id: object) -> str:
+    """A value's section on its axis page (the papers table for years)."""
+    if axis == "year":
+        return filtered({"year": value_id})
+    return f"{axis_page(axis)}#{anchor(axis, value_id)}"
+
+
+def anchor(axis: str, value_id: object) -> str:
+    prefix = "type-" if axis == "reward_type" else "v-"
+    return prefix + slug(value_id)
+
+
+def crosstab(cross: Cross) -> str:
+    return f"crosstabs/{cross.slug}/"
+
+
+def cell(cross: Cross, row_value: object, col_value: object) -> str:
+    name = f"{cross.rows}-{slug(row_value)}--{cross.cols}-{slug(col_value)}"
+    return f"cells/{name}{'--strict' if cross.strict else ''}/"
+
+
+# The papers table's URL parameter per axis (see docs/assets/kb.js).
+FILTER_PARAM = {"decision": "decision", "decision_learned": "learned"}
+
+
+def filtered(filters: dict[str, object]) -> str:
+    """The papers table filtered to ``{axis: value}`` (include filters)."""
+    params = {FILTER_PARAM.get(axis, axis): str(v) for axis, v in filters.items()}
+    return f"{PAPERS}?{urlencode(params)}"
+
+
+def cell_filter(cross: Cross, row_value: object, col_value: object) -> str:
+    """The papers table filtered to one cell."""
+    filters: dict[str, object] = {cross.rows: row_value, cross.cols: col_value}
+    if cross.strict:
+        filters["credit_strict"] = "yes"
+    return filtered(filters)
+
+
+# ---------------------------------------------------------------- labels
+
+
+def axis_label(ctx: Context, axis: str) -> str:
+    if axis == "year":
+        return "Year"
+    if axis == "decision_learned":
+        return f"{ctx.tax['decision'].label} (learned)"
+    return ctx.tax[axis].label
+
+
+def value_label(ctx: Context, axis: str, value_id: object) -> str:
+    """A value's display label; ids are kept where they are the survey's names."""
+    if axis == "year":
+        return str(value_id)
+    name = taxonomy_axis(axis) if axis in DECISION_AXES else axis
+    label = ctx.tax[name].label_of(str(value_id))
+    if name in ("decision", "reward_family") and value_id != "NA":
+        return f"{value_id} {label}"
+    return label
+
+
+def cross_title(ctx: Context, cross: Cross) -> str:
+    reading = " (strict reading)" if cross.strict else ""
+    return f"{axis_label(ctx, cross.rows)} × {axis_label(ctx, cross.cols)}{reading}"
+
+
+def cell_title(ctx: Context, cross: Cross, row_value: object, col_value: object) -> str:
+    reading = ", strict reading" if cross.strict else ""
+    rows = value_label(ctx, cross.rows, row_value)
+    cols = value_label(ctx, cross.cols, col_value)
+    return f"{rows} × {cols} ({axis_label(ctx, cross.rows)} × {axis_label(ctx, cross.cols)}" \
+        f"{reading})"

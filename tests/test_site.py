@@ -1,0 +1,264 @@
+"""The built site shows exactly what the pandas API computes, and its links hold."""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+import pytest
+
+from masrl_kb.claims import evaluate_claims
+from masrl_kb.csv_io import records_from_csv
+from masrl_kb.export import papers_records
+from masrl_kb.paths import find_root
+from masrl_kb.query import cell_papers, crosstab, load_exclusions, load_papers, select, value_counts
+from masrl_kb.site import site_files
+from masrl_kb.site import urls as site_urls
+from masrl_kb.site.context import all_crosses
+from masrl_kb.site.feeds import FEED_ENTRIES
+from tests.test_site_support import page, parse, real_site, with_attr
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    return real_site(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def papers():
+    return load_papers()
+
+
+@pytest.fixture(scope="module")
+def exclusions():
+    return load_exclusions()
+
+
+def _stat(site: Path, name: str) -> int:
+    (element,) = with_attr(parse(page(site, "")), "data-kb-stat", name)
+    return int(element.text)
+
+
+def test_home_shows_the_headline_numbers(site, papers, exclusions) -> None:
+    assert _stat(site, "pooled") == len(papers)
+    assert _stat(site, "excluded") == len(exclusions)
+    assert _stat(site, "audited") == len(papers) + len(exclusions)
+
+
+def test_home_shows_every_claim_with_its_value(site, papers, exclusions) -> None:
+    elements = parse(page(site, ""))
+    results = evaluate_claims(papers=papers, exclusions=exclusions)
+    assert results, "claims.yaml holds claims"
+    for result in results:
+        (row,) = with_attr(elements, "data-claim", result.claim.id)
+        assert row.get("data-holds") == str(result.holds).lower()
+        value = next(e for e in elements[elements.index(row) :] if "data-kb-claim-value" in e.attrs)
+        assert int(value.text) == result.value
+        assert ("does not hold" in row.text) is (not result.holds)
+
+
+def test_a_broken_claim_links_the_papers_behind_its_value(site, papers, exclusions) -> None:
+    html = page(site, "").read_text()
+    for result in evaluate_claims(papers=papers, exclusions=exclusions):
+        if not result.holds:
+            for key in result.keys:
+                assert f'href="{site_urls.paper(key)}"' in html
+
+
+def _heat_cells(site: Path, cross) -> dict[tuple[str, str], tuple[int, str | None]]:
+    elements = parse(page(site, site_urls.crosstab(cross)))
+    cells = {}
+    for td in with_attr(elements, "data-count"):
+        anchor = next((e for e in elements[elements.index(td) + 1 :][:1] if e.tag == "a"), None)
+        cells[(td.get("data-row"), td.get("data-col"))] = (
+            int(td.get("data-count")),
+            anchor.get("href") if anchor else None,
+        )
+    return cells
+
+
+@pytest.mark.parametrize("cross", all_crosses(), ids=lambda c: c.slug)
+def test_crosstab_cells_equal_the_api_and_link_to_exactly_their_papers(site, papers, cross):
+    table = crosstab(cross.rows, cross.cols, strict=cross.strict, papers=papers)
+    cells = _heat_cells(site, cross)
+    assert len(cells) == table.size
+    base = site_urls.crosstab(cross)
+    for rv in table.index:
+        for cv in table.columns:
+            count, href = cells[(str(rv), str(cv))]
+            assert count == table.at[rv, cv]
+            if count == 0:
+                assert href is None
+                continue
+            target = posixpath.normpath(posixpath.join(base, href)) + "/"
+            assert target == site_urls.cell(cross, rv, cv)
+            listed = [e.get("data-key") for e in with_attr(parse(page(site, target)), "data-key")]
+            expected = list(
+                cell_papers(
+                    cross.rows, rv, cross.cols, cv, strict=cross.strict, papers=papers
+                ).index
+            )
+            assert listed == expected
+
+
+def test_zero_cells_are_marked_as_gaps(site) -> None:
+    html = page(site, "crosstabs/reward_family-x-credit_unit/").read_text()
+    assert 'class="kb-cell kb-gap" data-row="R5" data-col="token" data-count="0"' in html
+
+
+@pytest.mark.parametrize(
+    "axis", ["reward_family", "credit_unit", "topology", "category", "scenario"]
+)
+def test_taxonomy_pages_count_each_value(site, papers, axis) -> None:
+    elements = parse(page(site, f"taxonomy/{axis}/"))
+    counts = value_counts(axis, papers=papers)
+    rows = with_attr(elements, "data-value")
+    assert [r.get("data-value") for r in rows] == [str(v) for v in counts.index]
+    shown = [int(e.text) for e in with_attr(elements, "data-kb-count", "Papers")]
+    assert shown == [int(n) for n in counts]
+
+
+def test_decision_page_counts_touched_and_learned(site, papers) -> None:
+    elements = parse(page(site, "taxonomy/decision/"))
+    touched = [int(e.text) for e in with_attr(elements, "data-kb-count", "Touched")]
+    learned = [int(e.text) for e in with_attr(elements, "data-kb-count", "Learned")]
+    assert touched == list(value_counts("decision", papers=papers))
+    assert learned == list(value_counts("decision_learned", papers=papers))
+
+
+def test_papers_table_lists_every_paper_with_its_tags(site, papers) -> None:
+    rows = with_attr(parse(page(site, "papers/")), "data-key")
+    assert [r.get("data-key") for r in rows] == list(papers.index)
+    for row in rows:
+        paper = papers.loc[row.get("data-key")]
+        assert row.get("data-category") == paper["category"]
+        assert row.get("data-year") == str(paper["year"])
+        learned = [d for d in ("O1", "O2", "O3", "O4", "O5") if paper[d] == "learned"]
+        assert row.get("data-learned") == " ".join(learned)
+
+
+def test_every_paper_has_a_page_with_its_citation(site, papers) -> None:
+    for key, paper in papers.iterrows():
+        html = page(site, site_urls.paper(key)).read_text()
+        assert f"{{{paper['bibtex_key']}," in html
+
+
+def test_gaps_page_shows_o5_with_the_computed_count_and_papers(site, papers) -> None:
+    elements = parse(page(site, "gaps/"))
+    learners = select('O5 == "learned"', papers=papers)
+    (number,) = with_attr(elements, "data-kb-gap", "o5-stop:0")
+    assert int(number.text) == len(learners)
+    html = page(site, "gaps/").read_text()
+    for key in select('O5 == "present"', papers=papers).index:
+        assert f'href="../{site_urls.paper(key)}"' in html
+
+
+def test_exclusions_flow_numbers(site, papers, exclusions) -> None:
+    elements = parse(page(site, "exclusions/"))
+    flow = {e.get("data-kb-flow"): int(e.text) for e in with_attr(elements, "data-kb-flow")}
+    assert flow["screened"] == len(papers) + len(exclusions)
+    assert flow["retained"] == len(papers)
+    assert flow["excluded"] == len(exclusions)
+    for stage, n in value_counts("stage", papers=exclusions).items():
+        assert flow[f"stage-{stage}"] == n
+    assert 'class="mermaid"' in page(site, "exclusions/").read_text()
+    assert len(with_attr(elements, "data-exclusion")) == len(exclusions)
+
+
+def test_downloads_hold_the_pool(site, papers) -> None:
+    data = json.loads((site / "downloads" / "papers.json").read_text())
+    assert data == papers_records(papers)
+    rows = records_from_csv((site / "downloads" / "papers.csv").read_text())
+    assert [r["key"] for r in rows] == list(papers.index)
+    assert (site / "downloads" / "papers.bib").read_text().count("@") == len(papers)
+
+
+def test_atom_feed_lists_the_newest_additions(site, papers) -> None:
+    ns = {"a": "http://www.w3.org/2005/Atom"}
+    feed = ET.parse(site / "feed.xml").getroot()
+    newest = papers["added"].max().date().isoformat()
+    assert feed.find("a:updated", ns).text.startswith(newest)
+    entries = feed.findall("a:entry", ns)
+    assert len(entries) == min(len(papers), FEED_ENTRIES)
+    assert len({e.find("a:id", ns).text for e in entries}) == len(entries)
+
+
+def _html_files(site: Path) -> list[Path]:
+    return sorted(site.rglob("*.html"))
+
+
+def test_every_href_is_relative_or_http(site) -> None:
+    for path in _html_files(site):
+        for element in parse(path):
+            for name in ("href", "src"):
+                value = element.get(name)
+                if value is None:
+                    continue
+                scheme = urlsplit(value).scheme
+                assert scheme in ("", "http", "https"), f"{path}: {name}={value!r}"
+
+
+def test_internal_links_and_anchors_resolve(site) -> None:
+    ids: dict[Path, set[str]] = {}
+    for path in _html_files(site):
+        if path.name == "404.html":
+            continue
+        url = "http://x/" + path.relative_to(site).as_posix()
+        for element in with_attr(parse(path), "href"):
+            href = element.get("href")
+            if urlsplit(href).scheme or href.startswith("#") and len(href) == 1:
+                continue
+            target = urlsplit(urljoin(url, href))
+            file = site / target.path.lstrip("/")
+            file = file / "index.html" if target.path.endswith("/") else file
+            assert file.is_file(), f"{path}: broken link {href}"
+            if target.fragment and file.suffix == ".html":
+                if file not in ids:
+                    ids[file] = {e.get("id") for e in with_attr(parse(file), "id")}
+                assert target.fragment in ids[file], f"{path}: missing anchor {href}"
+
+
+def test_generated_pages_are_deterministic_and_not_committed() -> None:
+    root = find_root()
+    assert site_files(root) == site_files(root)
+    docs = {p.relative_to(REPO / "docs").as_posix() for p in (REPO / "docs").rglob("*.md")}
+    assert not docs & {"index.md", "papers/index.md", "gaps/index.md"}
+
+
+def test_cli_contract_exit_code(tmp_path) -> None:
+    from masrl_kb.site import build_site
+
+    # A root without records fails validation inside the build, so MkDocs exits non-zero.
+    (tmp_path / "taxonomy.yaml").write_text((find_root() / "taxonomy.yaml").read_text())
+    (tmp_path / "papers").mkdir()
+    (tmp_path / "papers" / "broken.yaml").write_text("key: broken\n")
+    assert build_site(tmp_path, site_dir=tmp_path / "site") != 0
+
+
+def test_sitemap_dates_are_the_newest_record_date(site, papers) -> None:
+    newest = papers["added"].max().date().isoformat()
+    dates = set(re.findall(r"<lastmod>([^<]*)</lastmod>", (site / "sitemap.xml").read_text()))
+    assert dates == {newest}
+
+
+def test_per_paper_and_cell_pages_stay_out_of_the_navigation(site, papers) -> None:
+    for url in ("", "papers/", site_urls.paper(papers.index[0])):
+        nav = [
+            e.get("href") or ""
+            for e in parse(page(site, url))
+            if "md-nav__link" in (e.get("class") or "")
+        ]
+        assert nav, "the page has a navigation"
+        assert not [h for h in nav if "cells/" in h or re.search(r"papers/[^/]+/$", h)]
+
+
+def test_nav_lists_every_crosstab_page() -> None:
+    config = (REPO / "mkdocs.yml").read_text()
+    listed = re.findall(r"crosstabs/([^/\s]+)/index\.md", config)
+    assert listed == [c.slug for c in all_crosses()]

@@ -1,0 +1,103 @@
+"""Free text renders as text, and only http(s) links are ever emitted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from masrl_kb.site import safe_url
+from masrl_kb.site.html import esc, md_text, mermaid_label
+from masrl_kb.synthetic import dump_record
+from masrl_kb.validate import validate
+from tests.test_site_support import (
+    BREAKOUT,
+    KEY,
+    MARKDOWN,
+    SCRIPT,
+    build_hostile_site,
+    page,
+    parse,
+)
+
+
+@pytest.mark.parametrize(
+    "url, expected",
+    [
+        ("https://arxiv.org/abs/2505.19591", "https://arxiv.org/abs/2505.19591"),
+        ("http://example.org/x?a=1&b=2", "http://example.org/x?a=1&b=2"),
+        ("  https://example.org/  ", "https://example.org/"),
+        ("HTTPS://EXAMPLE.ORG/", "HTTPS://EXAMPLE.ORG/"),
+        ("javascript:alert(1)", None),
+        ("JavaScript:alert(1)", None),
+        ("java\tscript:alert(1)", None),
+        ("data:text/html,<script>alert(1)</script>", None),
+        ("vbscript:msgbox(1)", None),
+        ("//evil.example/x", None),
+        ("/relative/path", None),
+        ("https:///no-host", None),
+        ("https://exa mple.org/", None),
+        ("", None),
+        (None, None),
+        (42, None),
+    ],
+)
+def test_safe_url_lets_only_http_urls_through(url, expected) -> None:
+    assert safe_url(url) == expected
+
+
+def test_escapers_neutralise_markup() -> None:
+    assert esc(SCRIPT) == "&lt;script&gt;alert(1)&lt;/script&gt;"
+    assert esc('"x"') == "&quot;x&quot;"
+    heading = md_text(MARKDOWN)
+    assert "\\*emph\\*" in heading and "\\[click\\]" in heading and "&#35;" in heading
+    label = mermaid_label('A "quoted" [label] <b>')
+    assert not set('"[]<>') & set(label)
+
+
+def test_validation_rejects_a_javascript_url(mini_root: Path) -> None:
+    path = mini_root / "papers" / f"{KEY}.yaml"
+    record = yaml.safe_load(path.read_text())
+    record["extra_urls"] = ["javascript:alert(1)"]
+    path.write_text(dump_record(record))
+    report = validate(mini_root)
+    assert not report.ok
+    assert any("extra_urls" in p.field for p in report.problems)
+
+
+@pytest.fixture(scope="module")
+def hostile_site(tmp_path_factory) -> Path:
+    return build_hostile_site(tmp_path_factory)
+
+
+def _all_html(site: Path) -> list[tuple[Path, str]]:
+    return [(p, p.read_text(encoding="utf-8")) for p in sorted(site.rglob("*.html"))]
+
+
+def test_payloads_never_reach_the_html_as_markup(hostile_site: Path) -> None:
+    for path, html in _all_html(hostile_site):
+        assert "<script>alert" not in html, path
+        assert "<img src=x" not in html, path
+        assert '="javascript:' not in html.lower(), path  # as text it is harmless
+        assert "</title><script>" not in html, path
+
+
+def test_payloads_render_as_text(hostile_site: Path) -> None:
+    html = page(hostile_site, f"papers/{KEY}/").read_text()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html
+    elements = parse(page(hostile_site, f"papers/{KEY}/"))
+    (h1,) = [e for e in elements if e.tag == "h1"]
+    assert SCRIPT in h1.text and "*emph*" in h1.text and "[click](javascript:" in h1.text
+    assert not [e for e in elements if e.tag in ("em", "img") and "kb" not in str(e.attrs)]
+    (title,) = [e for e in elements if e.tag == "title"]
+    assert BREAKOUT in title.text  # shown as text in the browser tab, not parsed
+
+
+def test_every_href_in_the_hostile_site_is_http_or_relative(hostile_site: Path) -> None:
+    for path, _ in _all_html(hostile_site):
+        for element in parse(path):
+            href = element.get("href")
+            if href is not None:
+                assert not href.lower().startswith(("javascript:", "data:", "vbscript:")), path

@@ -1,0 +1,159 @@
+"""Shared helpers for the site tests: one real build per session, HTML parsing.
+
+This module holds no tests; the site test modules import from it.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from html.parser import HTMLParser
+from pathlib import Path
+
+import yaml
+
+from masrl_kb.paths import find_root
+from masrl_kb.site import build_site
+from masrl_kb.synthetic import dump_record, write_synthetic_root
+from masrl_kb.validate import validate
+
+_BUILT: dict[str, Path] = {}
+SCRIPT = "<script>alert(1)</script>"
+IMG = "<img src=x onerror=alert(1)>"
+MARKDOWN = "*emph* [click](javascript:alert(1)) `code` # not a heading"
+BREAKOUT = "</title><script>alert(2)</script>"
+KEY = "synthetic-00000"  # the hostile record
+
+
+def real_site(tmp_path_factory) -> Path:
+    """The repository's site, built once per session (``mkdocs build --strict``)."""
+    if "real" not in _BUILT:
+        target = tmp_path_factory.mktemp("real-site") / "site"
+        code = build_site(find_root(), strict=True, site_dir=target)
+        assert code == 0, f"mkdocs build --strict exited {code}"
+        _BUILT["real"] = target
+    return _BUILT["real"]
+
+
+def build_hostile_site(tmp_path_factory) -> Path:
+    """A site from a synthetic root whose first records carry HTML and Markdown payloads."""
+    if "hostile" in _BUILT:
+        return _BUILT["hostile"]
+    root = write_synthetic_root(tmp_path_factory.mktemp("hostile") / "kb", papers=4, exclusions=2)
+    _rewrite(
+        root / "papers" / f"{KEY}.yaml",
+        {
+            "title": f"{BREAKOUT} {SCRIPT} {MARKDOWN}",
+            "authors": [f"Evil, {IMG}", "Doe, Jane"],
+            "summary": f"{IMG} {SCRIPT} {MARKDOWN}",
+            "notes": f"{SCRIPT} <a href='javascript:alert(3)'>x</a>",
+            "venue": IMG,
+            "affiliation": SCRIPT,
+            "decisions": [{"id": "O1", "learned": True, "why": f"{SCRIPT} {IMG}"}],
+        },
+    )
+    _rewrite(
+        root / "exclusions" / "E00001.yaml",
+        {"title": SCRIPT, "note": IMG, "identifier": f'"{SCRIPT}'},
+    )
+    assert validate(root).ok
+    site = tmp_path_factory.mktemp("hostile-site") / "site"
+    assert build_site(root, site_dir=site) == 0
+    _BUILT["hostile"] = site
+    return site
+
+
+def _rewrite(path: Path, fields: dict) -> None:
+    record = yaml.safe_load(path.read_text())
+    record.update(fields)
+    path.write_text(dump_record(record))
+
+
+class Element:
+    """A start tag with its attributes and the text inside it."""
+
+    def __init__(self, tag: str, attrs: dict[str, str | None]) -> None:
+        self.tag = tag
+        self.attrs = attrs
+        self.text = ""
+
+    def get(self, name: str) -> str | None:
+        return self.attrs.get(name)
+
+
+class _Collector(HTMLParser):
+    VOID = {
+        "area",
+        "base",
+        "br",
+        "col",
+        "embed",
+        "hr",
+        "img",
+        "input",
+        "link",
+        "meta",
+        "source",
+        "track",
+        "wbr",
+    }
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.elements: list[Element] = []
+        self.open: list[Element] = []
+
+    def handle_starttag(self, tag, attrs) -> None:
+        element = Element(tag, dict(attrs))
+        self.elements.append(element)
+        if tag not in self.VOID:
+            self.open.append(element)
+
+    def handle_endtag(self, tag) -> None:
+        for i in range(len(self.open) - 1, -1, -1):
+            if self.open[i].tag == tag:
+                del self.open[i:]
+                break
+
+    def handle_data(self, data) -> None:
+        for element in self.open:
+            element.text += data
+
+
+def parse(path: Path) -> list[Element]:
+    """Every element of an HTML file, in document order."""
+    collector = _Collector()
+    collector.feed(path.read_text(encoding="utf-8"))
+    return collector.elements
+
+
+def page(site: Path, url: str) -> Path:
+    """The file behind a site URL (``papers/x/`` -> ``papers/x/index.html``)."""
+    path = site / url
+    return path / "index.html" if url.endswith("/") or not url else path
+
+
+def with_attr(elements: list[Element], name: str, value: str | None = None) -> list[Element]:
+    return [e for e in elements if name in e.attrs and (value is None or e.get(name) == value)]
+
+
+@contextmanager
+def serve(site: Path) -> Iterator[str]:
+    """Serve a built site on 127.0.0.1 (a free port) for the length of the block."""
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args) -> None:
+            pass
+
+    handler = functools.partial(Quiet, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/"
+    finally:
+        server.shutdown()
+        server.server_close()
