@@ -57,8 +57,10 @@ def cmd_claims(args: argparse.Namespace) -> int:
     width = max(len(c) for c in frame["id"])
     for row in frame.itertuples():
         status = "holds " if row.holds else "BROKEN"
-        print(f"{status}  {row.id:<{width}}  value {row.value:>3}  expected {row.expected:<5}  "
-              f"{row.statement}")
+        print(
+            f"{status}  {row.id:<{width}}  value {row.value:>3}  expected {row.expected:<5}  "
+            f"{row.statement}"
+        )
     broken = int((~frame["holds"]).sum())
     print(f"{len(frame) - broken} of {len(frame)} claims hold")
     return 1 if args.check and broken else 0
@@ -100,8 +102,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _register_optional(sub) -> None:
+    """Command groups that live beside their own modules."""
+    from masrl_kb.contrib_cli import register as register_contrib
     from masrl_kb.traces.cli import register as register_traces
 
+    register_contrib(sub)
     register_traces(sub)
 
 

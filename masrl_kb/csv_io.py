@@ -1,0 +1,131 @@
+"""Reading a CSV or JSON export (``masrl-kb export csv|json``) back into records.
+
+The exports of :mod:`masrl_kb.export` hold one row per paper: every record
+field, list and mapping fields as JSON text (CSV) or JSON values, plus the
+columns the pandas API derives (``reward_family``, one column per decision
+id such as ``O1``, ``bibtex_key``, ``entry_type``). Reading one back gives
+the record mappings a ``papers/<key>.yaml`` file holds, in field order. The
+decision columns, ``bibtex_key`` and ``entry_type`` are checked against the
+record fields they come from, so an edited cell that no longer agrees is
+reported instead of silently dropped; ``reward_family`` (which needs the
+taxonomy) is dropped unchecked.
+
+Cells are read as text with no missing-value guessing: ``NA`` is a real tag
+value, not a missing one. Only empty cells of optional fields are missing.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import json
+import re
+
+from masrl_kb.fields import PAPER_FIELDS, Field
+
+_FIELDS = {f.name: f for f in PAPER_FIELDS}
+_JSON_KINDS = ("strings", "urls", "decisions", "citation")
+DERIVED_COLUMNS = ("reward_family", "bibtex_key", "entry_type")
+_DECISION_COLUMN = re.compile(r"^O[0-9]+$")  # one column per decision id (O1..O5)
+
+
+class CsvImportError(ValueError):
+    """A row of an export cannot be turned back into a record."""
+
+
+def canonical_record(data: dict) -> dict:
+    """A paper record in field order with empty optional fields dropped.
+
+    ``authors_truncated: false`` and ``extra_urls: []`` say the same as the
+    field's absence; both sides of a round-trip comparison go through this.
+    """
+    out = {}
+    for f in PAPER_FIELDS:
+        if f.name not in data:
+            continue
+        value = data[f.name]
+        if not f.required and value in (None, "", [], False):
+            continue
+        if f.kind == "decisions" and isinstance(value, list):
+            value = [dict(d) for d in value]
+        elif f.kind == "citation" and isinstance(value, dict):
+            value = dict(value)
+        elif isinstance(value, list):
+            value = list(value)
+        out[f.name] = value
+    return out
+
+
+def _cell_value(f: Field, cell: object, where: str) -> object:
+    """One cell (CSV text, or a JSON value) as the record field's value."""
+    try:
+        if f.kind in _JSON_KINDS:
+            return json.loads(cell) if isinstance(cell, str) else cell
+        if not isinstance(cell, str):
+            if f.kind == "date" and cell is not None:
+                raise ValueError(f"expected an ISO date, got {cell!r}")
+            return cell
+        if f.kind == "int":
+            return int(cell)
+        if f.kind == "bool":
+            if cell.lower() not in ("true", "false"):
+                raise ValueError(f"expected true or false, got {cell!r}")
+            return cell.lower() == "true"
+        if f.kind == "date":
+            return dt.date.fromisoformat(cell)
+        return cell
+    except ValueError as err:  # json.JSONDecodeError is a ValueError
+        raise CsvImportError(f"{where}: {f.name}: {err}") from None
+
+
+def _is_derived(column: str) -> bool:
+    return column in DERIVED_COLUMNS or bool(_DECISION_COLUMN.match(column))
+
+
+def _derived(record: dict, columns) -> dict[str, str]:
+    status = {d["id"]: "learned" if d["learned"] else "present" for d in record["decisions"]}
+    derived = {c: status.get(c, "absent") for c in columns if _DECISION_COLUMN.match(c)}
+    derived["bibtex_key"] = record["citation"]["bibtex_key"]
+    derived["entry_type"] = record["citation"]["entry_type"]
+    return derived
+
+
+def row_to_record(row: dict, where: str = "row") -> dict:
+    """One exported row as a paper record (derived columns checked, then dropped)."""
+    unknown = [c for c in row if c not in _FIELDS and not _is_derived(str(c))]
+    if unknown:
+        raise CsvImportError(f"{where}: unknown column(s): {', '.join(map(str, unknown))}")
+    record = {}
+    for f in PAPER_FIELDS:
+        cell = row.get(f.name)
+        if cell is None or cell == "":
+            if f.required:
+                raise CsvImportError(f"{where}: {f.name}: missing ({f.doc})")
+            continue
+        record[f.name] = _cell_value(f, cell, where)
+    try:
+        derived = _derived(record, row)
+    except (KeyError, TypeError) as err:
+        raise CsvImportError(f"{where}: decisions or citation malformed: {err}") from None
+    for column, expected in derived.items():
+        if column in row and str(row[column]) != expected:
+            raise CsvImportError(
+                f"{where}: {column} is {row[column]!r} but the record fields give {expected!r}; "
+                "edit the source field, not the derived column"
+            )
+    return canonical_record(record)
+
+
+def records_from_csv(text: str) -> list[dict]:
+    """Paper records from the text of ``masrl-kb export csv``."""
+    reader = csv.DictReader(io.StringIO(text))
+    return [row_to_record(row, f"line {reader.line_num}") for row in reader]
+
+
+def records_from_json(text: str) -> list[dict]:
+    """Paper records from the text of ``masrl-kb export json``."""
+    rows = json.loads(text)
+    if not isinstance(rows, list):
+        raise CsvImportError("expected a JSON list of records")
+    return [row_to_record(row, f"record {i + 1}") for i, row in enumerate(rows)]

@@ -1,0 +1,409 @@
+"""``masrl-kb diff <git-ref>``: what a change does to the knowledge base.
+
+Compares the records of a git ref (``papers/``, ``exclusions/``,
+``taxonomy.yaml`` and ``claims.yaml``, extracted with ``git archive``) with
+the working tree of the data root and prints Markdown: papers added, removed
+or retagged (field by field, old -> new), exclusions added, removed or
+changed, the cross-tab cells whose counts change, and the claims whose value
+or status changes. CI posts it as the job summary of every pull request, so
+each contribution says which cell or claim it moves.
+
+Record-level changes are computed from the files themselves; cells and
+claims need valid records on both sides and are skipped, with a clear note,
+when a side fails validation.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import tarfile
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from masrl_kb.claims import CLAIMS_FILE, ClaimResult, ClaimsFileError, evaluate_claims, load_claims
+from masrl_kb.fields import TAG_FIELDS
+from masrl_kb.paths import find_root
+from masrl_kb.query import crosstab, load_exclusions, load_papers
+from masrl_kb.records import EXCLUSIONS_DIR, PAPERS_DIR, read_records
+from masrl_kb.schema import to_json_compatible
+from masrl_kb.taxonomy import TAXONOMY_FILE, load_taxonomy
+from masrl_kb.validate import Problem, validate_records
+
+DATA_PATHS = (PAPERS_DIR, EXCLUSIONS_DIR, TAXONOMY_FILE, CLAIMS_FILE)
+# (rows, columns, strict): the survey's cross-tabs, as the site shows them.
+CROSSTABS: tuple[tuple[str, str, bool], ...] = (
+    ("reward_family", "credit_unit", False),
+    ("reward_family", "credit_unit", True),
+    ("topology", "credit_unit", False),
+    ("topology", "credit_unit", True),
+    ("decision", "topology", False),
+    ("decision_learned", "topology", False),
+    ("decision", "reward_family", False),
+    ("decision_learned", "reward_family", False),
+    ("category", "year", False),
+)
+JUDGEMENT_FIELDS = (*TAG_FIELDS, "credit_strict")
+SHOWN_PROBLEMS = 10
+
+
+class DiffError(Exception):
+    """The ref cannot be read (not a git repository, unknown ref...)."""
+
+
+# ---------------------------------------------------------------- git
+
+
+def _git(root: Path, *args: str) -> bytes:
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), *args], capture_output=True, check=False, timeout=120
+        )
+    except FileNotFoundError:
+        raise DiffError("git is not installed or not on PATH") from None
+    if done.returncode != 0:
+        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise DiffError(f"git {' '.join(args)}: {message[-1] if message else 'failed'}")
+    return done.stdout
+
+
+def extract_ref(root: Path, ref: str, dest: Path) -> None:
+    """Write the ref's data files (those that exist there) under ``dest``."""
+    try:
+        prefix = _git(root, "rev-parse", "--show-prefix").decode().strip()
+    except DiffError:
+        raise DiffError(f"{root} is not inside a git repository") from None
+    try:
+        _git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+    except DiffError:
+        raise DiffError(
+            f"unknown git ref {ref!r} (fetch it first, e.g. git fetch origin)"
+        ) from None
+    tree = f"{ref}:{prefix}" if prefix else ref
+    listed = _git(root, "ls-tree", "--name-only", tree).decode().splitlines()
+    present = [p for p in DATA_PATHS if p in listed]
+    dest.mkdir(parents=True, exist_ok=True)
+    if not present:
+        return
+    archive = _git(root, "archive", "--format=tar", tree, "--", *present)
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(dest, filter="data")
+
+
+# ---------------------------------------------------------------- one side
+
+
+@dataclass
+class Side:
+    """One side of the comparison: its records and, when valid, its tables."""
+
+    label: str
+    papers_raw: dict[str, dict]
+    exclusions_raw: dict[str, dict]
+    problems: list[Problem]
+    taxonomy_text: str | None
+    papers: pd.DataFrame | None = None
+    exclusions: pd.DataFrame | None = None
+    claims: list[ClaimResult] | None = None
+    claims_error: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def valid(self) -> bool:
+        return self.papers is not None
+
+
+def _raw(records, id_field: str) -> dict[str, dict]:
+    out = {}
+    for rec in records:
+        if isinstance(rec.data, dict):
+            out[str(rec.data.get(id_field, rec.stem))] = to_json_compatible(rec.data)
+    return out
+
+
+def load_side(root: Path, label: str, claims_root: Path | None = None) -> Side:
+    """Read and, when it is valid, tabulate one data root."""
+    tax_path = root / TAXONOMY_FILE
+    if not tax_path.is_file():
+        return Side(label, {}, {}, [Problem(TAXONOMY_FILE, 1, "file", "missing")], None)
+    records = read_records(root)
+    tax = load_taxonomy(root)
+    problems = validate_records(records, tax)
+    side = Side(
+        label,
+        _raw(records.papers, "key"),
+        _raw(records.exclusions, "id"),
+        problems,
+        tax_path.read_text(encoding="utf-8"),
+    )
+    if problems:
+        return side
+    side.papers = load_papers(root)
+    side.exclusions = load_exclusions(root)
+    source = root if (root / CLAIMS_FILE).is_file() else claims_root
+    if source is None:
+        side.claims_error = f"no {CLAIMS_FILE}"
+        return side
+    if source != root:
+        side.notes.append(
+            f"{label} has no {CLAIMS_FILE}: its records are checked against the new claims"
+        )
+    try:
+        side.claims = evaluate_claims(
+            load_claims(source), papers=side.papers, exclusions=side.exclusions
+        )
+    except ClaimsFileError as err:
+        side.claims_error = str(err)
+    return side
+
+
+# ---------------------------------------------------------------- comparing
+
+
+def _status(record: dict) -> dict[str, str]:
+    decisions = record.get("decisions")
+    if not isinstance(decisions, list):
+        return {}
+    return {
+        str(d.get("id")): "learned" if d.get("learned") is True else "present"
+        for d in decisions
+        if isinstance(d, dict)
+    }
+
+
+def _show(value: object) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    return "—" if value is None else str(value)
+
+
+def paper_changes(old: dict, new: dict) -> tuple[list[str], list[str]]:
+    """(tag changes as 'field: old → new', names of other edited fields)."""
+    tags = [
+        f"`{name}` {_show(old.get(name))} → {_show(new.get(name))}"
+        for name in JUDGEMENT_FIELDS
+        if old.get(name) != new.get(name)
+    ]
+    before, after = _status(old), _status(new)
+    moved = [
+        did
+        for did in sorted(set(before) | set(after))
+        if before.get(did, "absent") != after.get(did, "absent")
+    ]
+    tags += [f"`{d}` {before.get(d, 'absent')} → {after.get(d, 'absent')}" for d in moved]
+    edited = sorted(
+        name
+        for name in set(old) | set(new)
+        if name not in JUDGEMENT_FIELDS and name != "decisions" and old.get(name) != new.get(name)
+    )
+    if old.get("decisions") != new.get("decisions") and not moved:
+        edited.append("decisions (reasons)")
+    return tags, edited
+
+
+@dataclass(frozen=True)
+class CellChange:
+    table: str
+    row: object
+    column: object
+    before: int
+    after: int
+
+
+def _table_name(rows: str, cols: str, strict: bool) -> str:
+    return f"{rows} × {cols}" + (" (strict)" if strict else "")
+
+
+def cell_changes(old: pd.DataFrame, new: pd.DataFrame) -> list[CellChange]:
+    """Cells of the survey's cross-tabs whose counts differ."""
+    changes = []
+    for rows, cols, strict in CROSSTABS:
+        a = crosstab(rows, cols, strict=strict, papers=old)
+        b = crosstab(rows, cols, strict=strict, papers=new)
+        index = list(dict.fromkeys([*a.index, *b.index]))
+        columns = list(dict.fromkeys([*a.columns, *b.columns]))
+        a = a.reindex(index=index, columns=columns, fill_value=0)
+        b = b.reindex(index=index, columns=columns, fill_value=0)
+        for r in index:
+            for c in columns:
+                before, after = int(a.at[r, c]), int(b.at[r, c])
+                if before != after:
+                    changes.append(CellChange(_table_name(rows, cols, strict), r, c, before, after))
+    return changes
+
+
+def _claim_text(result: ClaimResult | None) -> str:
+    if result is None:
+        return "—"
+    return f"{result.value} ({'holds' if result.holds else 'broken'})"
+
+
+def claim_changes(old: list[ClaimResult], new: list[ClaimResult]) -> list[tuple[str, str, str]]:
+    """(claim id, before, after) for claims whose value or status changes."""
+    a = {r.claim.id: r for r in old}
+    b = {r.claim.id: r for r in new}
+    out = []
+    for cid in list(dict.fromkeys([*a, *b])):
+        x, y = a.get(cid), b.get(cid)
+        if x is None or y is None or (x.value, x.holds) != (y.value, y.holds):
+            out.append((cid, _claim_text(x), _claim_text(y)))
+    return out
+
+
+# ---------------------------------------------------------------- report
+
+
+def _cell(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _paper_line(key: str, data: dict) -> str:
+    title = _cell(data.get("title", ""))
+    tags = ", ".join(
+        f"{name} {_show(data.get(name))}" for name in ("reward_type", "credit_unit", "topology")
+    )
+    learned = [d for d, s in _status(data).items() if s == "learned"]
+    extra = f"; learns {', '.join(learned)}" if learned else ""
+    return f"- `{key}` — {title} ({tags}{extra})"
+
+
+def _signed(n: int) -> str:
+    return f"+{n}" if n > 0 else f"−{-n}"
+
+
+def _problems_note(side: Side) -> list[str]:
+    lines = [
+        f"**{side.label} fails validation** ({len(side.problems)} problem(s)); "
+        "cross-tab and claim changes are not computed:",
+        "",
+    ]
+    lines += [f"- `{p}`" for p in side.problems[:SHOWN_PROBLEMS]]
+    if len(side.problems) > SHOWN_PROBLEMS:
+        lines.append(f"- … and {len(side.problems) - SHOWN_PROBLEMS} more")
+    return [*lines, ""]
+
+
+def render(old: Side, new: Side, ref: str) -> str:
+    """The Markdown report."""
+    out = [f"## Knowledge-base changes against `{ref}`", ""]
+    added = sorted(set(new.papers_raw) - set(old.papers_raw))
+    removed = sorted(set(old.papers_raw) - set(new.papers_raw))
+    retagged, edited = [], []
+    for key in sorted(set(old.papers_raw) & set(new.papers_raw)):
+        tags, other = paper_changes(old.papers_raw[key], new.papers_raw[key])
+        if tags:
+            retagged.append((key, tags, other))
+        elif other:
+            edited.append((key, other))
+    ex_added = sorted(set(new.exclusions_raw) - set(old.exclusions_raw))
+    ex_removed = sorted(set(old.exclusions_raw) - set(new.exclusions_raw))
+    ex_changed = [
+        (eid, _changed_fields(old.exclusions_raw[eid], new.exclusions_raw[eid]))
+        for eid in sorted(set(old.exclusions_raw) & set(new.exclusions_raw))
+        if old.exclusions_raw[eid] != new.exclusions_raw[eid]
+    ]
+    out.append(
+        f"**Papers:** {len(added)} added, {len(removed)} removed, {len(retagged)} retagged, "
+        f"{len(edited)} edited otherwise. **Exclusions:** {len(ex_added)} added, "
+        f"{len(ex_removed)} removed, {len(ex_changed)} changed."
+    )
+    out.append("")
+    for side in (old, new):
+        if side.problems:
+            out += _problems_note(side)
+        out += [f"_{note}_" for note in side.notes]
+    if old.taxonomy_text != new.taxonomy_text and old.taxonomy_text is not None:
+        out += ["`taxonomy.yaml` changes: check the values the changed records use.", ""]
+    out += _section("Papers added", [_paper_line(k, new.papers_raw[k]) for k in added])
+    out += _section("Papers removed", [_paper_line(k, old.papers_raw[k]) for k in removed])
+    out += _section(
+        "Papers retagged",
+        [
+            f"- `{k}`: {'; '.join(tags)}" + (f" (also edited: {', '.join(other)})" if other else "")
+            for k, tags, other in retagged
+        ],
+    )
+    out += _section("Papers edited", [f"- `{k}`: {', '.join(o)}" for k, o in edited])
+    out += _section(
+        "Exclusions added",
+        [f"- `{e}` — {_cell(new.exclusions_raw[e].get('title', ''))}" for e in ex_added],
+    )
+    out += _section(
+        "Exclusions removed",
+        [f"- `{e}` — {_cell(old.exclusions_raw[e].get('title', ''))}" for e in ex_removed],
+    )
+    out += _section("Exclusions changed", [f"- `{e}`: {', '.join(f)}" for e, f in ex_changed])
+    any_change = added or removed or retagged or edited or ex_added or ex_removed or ex_changed
+    if old.valid and new.valid:
+        cells = cell_changes(old.papers, new.papers)
+        if cells:
+            out += ["### Cross-tab cells that change", ""]
+            out += [
+                "| table | row | column | before | after | change |",
+                "| --- | --- | --- | ---: | ---: | ---: |",
+            ]
+            out += [
+                f"| {c.table} | {_cell(c.row)} | {_cell(c.column)} | {c.before} | {c.after} "
+                f"| {_signed(c.after - c.before)} |"
+                for c in cells
+            ]
+            out.append("")
+        claims = []
+        if old.claims is not None and new.claims is not None:
+            claims = claim_changes(old.claims, new.claims)
+        for side in (old, new):
+            if side.claims_error:
+                out += [f"_Claims of {side.label} not evaluated: {_cell(side.claims_error)}_", ""]
+        if claims:
+            out += [
+                "### Claims that change",
+                "",
+                "| claim | before | after |",
+                "| --- | --- | --- |",
+            ]
+            out += [f"| `{cid}` | {a} | {b} |" for cid, a, b in claims]
+            out.append("")
+        any_change = any_change or cells or claims
+    if not any_change:
+        out += ["No paper, exclusion, cross-tab cell or claim changes.", ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _changed_fields(old: dict, new: dict) -> list[str]:
+    out = []
+    for name in list(dict.fromkeys([*old, *new])):
+        if old.get(name) == new.get(name):
+            continue
+        if name in ("source", "query_family", "stage", "reason"):
+            out.append(f"`{name}` {_show(old.get(name))} → {_show(new.get(name))}")
+        else:
+            out.append(name)
+    return out
+
+
+def _section(title: str, lines: list[str]) -> list[str]:
+    return [f"### {title}", "", *lines, ""] if lines else []
+
+
+@dataclass
+class DiffResult:
+    """The report and whether the working tree side is valid."""
+
+    markdown: str
+    old: Side
+    new: Side
+
+
+def diff_against(ref: str, root: str | os.PathLike[str] | None = None) -> DiffResult:
+    """Compare the data root's working tree with the same files at ``ref``."""
+    base = find_root(root).resolve()
+    with tempfile.TemporaryDirectory(prefix="masrl-kb-diff-") as tmp:
+        ref_root = Path(tmp)
+        extract_ref(base, ref, ref_root)
+        old = load_side(ref_root, f"`{ref}`", claims_root=base)
+        new = load_side(base, "the working tree")
+        return DiffResult(render(old, new, ref), old, new)

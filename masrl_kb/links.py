@@ -1,0 +1,146 @@
+"""``masrl-kb check-links``: is every record's link still alive?
+
+Every ``url`` and ``extra_urls`` entry of papers and every exclusion ``url``
+is requested once (a URL several records share is fetched once): first with
+``HEAD``, and with ``GET`` when the server refuses ``HEAD`` or answers it
+with an error. Redirects are followed. A link is *broken* when the final
+answer is an HTTP error or no answer arrives (timeout, DNS or connection
+failure). Answers that mean "not for robots" (401, 403, 429) are reported as
+*blocked* and do not fail the run: the page may well exist.
+
+This command needs the network; it runs on a schedule, never on pull
+requests.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from masrl_kb.records import RecordSet, read_records
+
+DEFAULT_TIMEOUT = 15.0
+DEFAULT_WORKERS = 8
+USER_AGENT = "masrl-kb-check-links/1.0 (link checker of a curated paper list)"
+BLOCKED = frozenset({401, 403, 429})
+
+
+@dataclass(frozen=True)
+class Link:
+    """One link of one record."""
+
+    path: str  # record file, relative to the root
+    line: int
+    field: str
+    url: str
+
+
+@dataclass(frozen=True)
+class LinkResult:
+    """What requesting a URL gave: an HTTP status, or an error text."""
+
+    url: str
+    status: int | None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.status is not None and self.status < 400
+
+    @property
+    def blocked(self) -> bool:
+        return self.status in BLOCKED
+
+    @property
+    def broken(self) -> bool:
+        return not self.ok and not self.blocked
+
+    def describe(self) -> str:
+        return str(self.status) if self.error is None else self.error
+
+
+def record_links(records: RecordSet) -> Iterator[Link]:
+    """Every link in every record, in file order."""
+    for rec in records.papers + records.exclusions:
+        data = rec.data
+        if not isinstance(data, dict):
+            continue
+        if isinstance(data.get("url"), str):
+            yield Link(rec.rel, rec.line("url"), "url", data["url"].strip())
+        extra = data.get("extra_urls")
+        if isinstance(extra, list):
+            for url in extra:
+                if isinstance(url, str):
+                    yield Link(rec.rel, rec.line("extra_urls"), "extra_urls", url.strip())
+
+
+def _request(url: str, method: str, timeout: float) -> int:
+    request = urllib.request.Request(url, method=method, headers={"User-Agent": USER_AGENT})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            if method == "GET":
+                response.read(1024)
+            return response.status
+    except urllib.error.HTTPError as err:
+        err.close()
+        return err.code
+
+
+def _error_text(err: BaseException) -> str:
+    reason = getattr(err, "reason", err)
+    if isinstance(reason, socket.timeout | TimeoutError):
+        return "error: timed out"
+    text = str(reason).strip() or type(reason).__name__
+    return f"error: {text}"
+
+
+def check_url(url: str, timeout: float = DEFAULT_TIMEOUT) -> LinkResult:
+    """HEAD, then GET when HEAD fails; the final status or error."""
+    try:
+        status = _request(url, "HEAD", timeout)
+        if status < 400:
+            return LinkResult(url, status)
+    except (urllib.error.URLError, OSError, ValueError):
+        pass  # some servers drop HEAD requests: GET decides
+    try:
+        return LinkResult(url, _request(url, "GET", timeout))
+    except (urllib.error.URLError, OSError, ValueError) as err:
+        return LinkResult(url, None, _error_text(err))
+
+
+@dataclass
+class LinkReport:
+    """Every link with its result."""
+
+    links: list[tuple[Link, LinkResult]]
+
+    @property
+    def broken(self) -> list[tuple[Link, LinkResult]]:
+        return [(link, r) for link, r in self.links if r.broken]
+
+    @property
+    def blocked(self) -> list[tuple[Link, LinkResult]]:
+        return [(link, r) for link, r in self.links if r.blocked]
+
+
+def check_links(
+    root: str | os.PathLike[str] | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    workers: int = DEFAULT_WORKERS,
+) -> LinkReport:
+    """Check every record's links, a few at a time."""
+    links = list(record_links(read_records(root)))
+    urls = sorted({link.url for link in links})
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        results = dict(zip(urls, pool.map(lambda u: check_url(u, timeout), urls), strict=True))
+    return LinkReport([(link, results[link.url]) for link in links])
+
+
+def format_problem(link: Link, result: LinkResult) -> str:
+    """``path:line: url: status`` for one broken or blocked link."""
+    return f"{link.path}:{link.line}: {link.url}: {result.describe()}"

@@ -1,0 +1,115 @@
+"""``masrl-kb check-links`` against a loopback HTTP server (no network)."""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from masrl_kb.contrib_cli import register
+from masrl_kb.links import check_url
+from masrl_kb.synthetic import write_synthetic_root
+
+# path -> (status of HEAD, status of GET)
+ROUTES = {
+    "/good": (200, 200),
+    "/missing": (404, 404),
+    "/no-head": (405, 200),
+    "/robots-only": (403, 403),
+    "/moved": (301, 301),
+}
+
+
+def run(*argv: str) -> int:
+    parser = argparse.ArgumentParser(prog="masrl-kb")
+    parser.add_argument("--root")
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(list(argv))
+    return args.func(args)
+
+
+class Handler(BaseHTTPRequestHandler):
+    seen: list[tuple[str, str]] = []
+
+    def _answer(self, method: str) -> None:
+        Handler.seen.append((method, self.path))
+        head, get = ROUTES.get(self.path, (404, 404))
+        status = head if method == "HEAD" else get
+        body = b"ok" if status < 400 else b"no"
+        self.send_response(status)
+        if status == 301:
+            self.send_header("Location", "/good")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if method == "GET":
+            self.wfile.write(body)
+
+    def do_HEAD(self) -> None:  # noqa: N802 - http.server's naming
+        self._answer("HEAD")
+
+    def do_GET(self) -> None:  # noqa: N802
+        self._answer("GET")
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def site():
+    Handler.seen = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def _root_with_urls(tmp_path: Path, urls: list[str]) -> Path:
+    """A synthetic root whose records' URLs all point at the loopback server."""
+    root = write_synthetic_root(tmp_path / "kb", papers=len(urls))
+    for path, url in zip(sorted((root / "papers").glob("*.yaml")), urls, strict=True):
+        lines = path.read_text().splitlines()
+        lines = [f"url: {url}" if line.startswith("url: ") else line for line in lines]
+        path.write_text("\n".join(lines) + "\n")
+    return root
+
+
+def _url_line(path: Path) -> int:
+    return next(i for i, s in enumerate(path.read_text().splitlines(), 1) if s.startswith("url:"))
+
+
+def test_broken_links_are_reported_per_record(
+    tmp_path: Path, site: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    urls = [f"{site}/good", f"{site}/missing", f"{site}/no-head", f"{site}/robots-only"]
+    root = _root_with_urls(tmp_path, urls)
+    assert run("--root", str(root), "check-links", "--timeout", "5") == 1
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    missing = root / "papers" / "synthetic-00001.yaml"
+    assert lines[0] == f"papers/synthetic-00001.yaml:{_url_line(missing)}: {site}/missing: 404"
+    assert lines[1].endswith(f"{site}/robots-only: 403 (blocked for robots; not counted as broken)")
+    assert len(lines) == 2  # /good and /no-head (GET fallback) are fine
+    assert "1 broken link(s) of 4" in captured.err
+    assert ("GET", "/no-head") in Handler.seen  # HEAD refused, GET decided
+
+
+def test_all_links_alive(tmp_path: Path, site: str, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _root_with_urls(tmp_path, [f"{site}/good", f"{site}/moved", f"{site}/good"])
+    assert run("--root", str(root), "check-links") == 0
+    assert "0 broken link(s) of 3 in the records (2 distinct)" in capsys.readouterr().out
+    assert ("HEAD", "/moved") in Handler.seen
+    assert [path for _, path in Handler.seen].count("/good") == 2  # itself, and after /moved
+
+
+def test_unreachable_host_is_broken() -> None:
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    result = check_url(f"http://127.0.0.1:{port}/", timeout=5)
+    assert result.broken and result.describe().startswith("error: ")
