@@ -48,10 +48,10 @@ def _axis_help(axis: str, what: str) -> str:
 # ---------------------------------------------------------------- add / exclude
 
 
-def cmd_add(args: argparse.Namespace) -> int:
-    root = _root(args)
+def _write_record(root: Path, write: Callable[[], Path]) -> int:
+    """Run ``write``; report a duplicate or a failure the same way for add and exclude."""
     try:
-        written = add_paper(args.arxiv_id, root=root, key=args.key)
+        written = write()
     except AlreadyRecorded as err:
         for line in err.matches:
             print(line)
@@ -64,10 +64,16 @@ def cmd_add(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_add(args: argparse.Namespace) -> int:
+    root = _root(args)
+    return _write_record(root, lambda: add_paper(args.arxiv_id, root=root, key=args.key))
+
+
 def cmd_exclude(args: argparse.Namespace) -> int:
     root = _root(args)
-    try:
-        written = exclude_record(
+    return _write_record(
+        root,
+        lambda: exclude_record(
             args.reference,
             stage=args.stage,
             reason=args.reason,
@@ -77,17 +83,8 @@ def cmd_exclude(args: argparse.Namespace) -> int:
             note=args.note,
             title=args.title,
             identifier=args.identifier,
-        )
-    except AlreadyRecorded as err:
-        for line in err.matches:
-            print(line)
-        print("nothing written")
-        return EXIT_FAILED
-    except (ArxivImportError, OSError) as err:
-        _err(str(err))
-        return EXIT_FAILED
-    describe_written(written, root)
-    return 0
+        ),
+    )
 
 
 # ---------------------------------------------------------------- export

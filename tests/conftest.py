@@ -61,3 +61,10 @@ note: Left out for the tests.
 def mini_root(tmp_path: Path) -> Path:
     """A data root with three valid synthetic papers and two exclusions."""
     return write_synthetic_root(tmp_path / "kb", papers=3, exclusions=2)
+
+
+def run_cli(*argv: str) -> int:
+    """Run the real ``masrl-kb`` command line in-process; returns the exit code."""
+    from masrl_kb.cli import main
+
+    return main(list(argv))

@@ -7,7 +7,6 @@ at it. No test touches the network.
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import shutil
 import socket
@@ -20,23 +19,15 @@ import pytest
 
 from masrl_kb import arxiv_import
 from masrl_kb.arxiv_import import derive_key, family_given, parse_arxiv_id
-from masrl_kb.contrib_cli import register
 from masrl_kb.fields import PLACEHOLDER, TAG_FIELDS
 from masrl_kb.validate import validate
 from masrl_kb.yamlio import load_yaml_file
+from tests.conftest import run_cli as run
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "arxiv"
 # id_list value -> (HTTP status, fixture); any other id gets the empty feed.
 ERRORS = {"0801.00001": (400, "error-400.xml")}
-
-
-def run(*argv: str) -> int:
-    parser = argparse.ArgumentParser(prog="masrl-kb")
-    parser.add_argument("--root")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(list(argv))
-    return args.func(args)
 
 
 class ArxivStub:

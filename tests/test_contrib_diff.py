@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import subprocess
 from pathlib import Path
@@ -10,22 +9,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from masrl_kb.contrib_cli import register
 from masrl_kb.kbdiff import diff_against
 from masrl_kb.synthetic import dump_record, write_synthetic_root
 from masrl_kb.taxonomy import load_taxonomy
+from tests.conftest import run_cli as run
 
 REPO = Path(__file__).resolve().parent.parent
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-
-
-def run(*argv: str) -> int:
-    parser = argparse.ArgumentParser(prog="masrl-kb")
-    parser.add_argument("--root")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(list(argv))
-    return args.func(args)
 
 
 def git(root: Path, *args: str) -> None:

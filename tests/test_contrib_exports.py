@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 from pathlib import Path
@@ -14,20 +13,12 @@ import pytest
 import masrl_kb
 from masrl_kb.awesome import END_MARKER, START_MARKER, escape_markdown, github_anchor
 from masrl_kb.bibtex import protect_title, unprotect_title
-from masrl_kb.contrib_cli import register
 from masrl_kb.csv_io import CsvImportError, canonical_record, records_from_csv, records_from_json
 from masrl_kb.records import read_records
 from masrl_kb.synthetic import dump_record
+from tests.conftest import run_cli as run
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-def run(*argv: str) -> int:
-    parser = argparse.ArgumentParser(prog="masrl-kb")
-    parser.add_argument("--root")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(list(argv))
-    return args.func(args)
 
 
 @pytest.fixture(scope="module")

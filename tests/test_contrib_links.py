@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -10,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from masrl_kb.contrib_cli import register
 from masrl_kb.links import check_url
 from masrl_kb.synthetic import write_synthetic_root
+from tests.conftest import run_cli as run
 
 # path -> (status of HEAD, status of GET)
 ROUTES = {
@@ -22,14 +21,6 @@ ROUTES = {
     "/robots-only": (403, 403),
     "/moved": (301, 301),
 }
-
-
-def run(*argv: str) -> int:
-    parser = argparse.ArgumentParser(prog="masrl-kb")
-    parser.add_argument("--root")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(list(argv))
-    return args.func(args)
 
 
 class Handler(BaseHTTPRequestHandler):

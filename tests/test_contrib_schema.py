@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import copy
 import json
 import shutil
@@ -11,22 +10,14 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from masrl_kb.contrib_cli import register
 from masrl_kb.fields import EXCLUSION_FIELDS, PAPER_FIELDS
 from masrl_kb.records import read_records
 from masrl_kb.schema import SCHEMA_DIR, SCHEMA_FILES, schema_comment, to_json_compatible
 from masrl_kb.taxonomy import load_taxonomy
 from masrl_kb.yamlio import load_yaml_text
+from tests.conftest import run_cli as run
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-def run(*argv: str) -> int:
-    parser = argparse.ArgumentParser(prog="masrl-kb")
-    parser.add_argument("--root")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(list(argv))
-    return args.func(args)
 
 
 def _validator(kind: str) -> jsonschema.Draft202012Validator:

@@ -52,19 +52,28 @@ def downloads_page(ctx: Context, files: dict[str, str]) -> Page:
         items.append(f"<li>{page.link(path, name)} ({size:.0f} KB): {esc(described[name])}</li>")
     fields = [(f.name, f.doc) for f in PAPER_FIELDS] + list(DERIVED_DOCS.items())
     rows = "".join(f"<tr><td><code>{esc(n)}</code></td><td>{esc(d)}</td></tr>" for n, d in fields)
-    excl = "".join(f"<tr><td><code>{esc(f.name)}</code></td><td>{esc(f.doc)}</td></tr>"
-                   for f in EXCLUSION_FIELDS)
-    page.add("# Downloads",
-             "<p>The data behind every page, written when the site is built (CC0-1.0). "
-             "The same columns as <code>masrl_kb.load_papers()</code>.</p>",
-             f'<ul class="kb-links">{"".join(items)}</ul>',
-             "## Paper columns", _doc_table(rows), "## Exclusion columns", _doc_table(excl))
+    excl = "".join(
+        f"<tr><td><code>{esc(f.name)}</code></td><td>{esc(f.doc)}</td></tr>"
+        for f in EXCLUSION_FIELDS
+    )
+    page.add(
+        "# Downloads",
+        "<p>The data behind every page, written when the site is built (CC0-1.0). "
+        "The same columns as <code>masrl_kb.load_papers()</code>.</p>",
+        f'<ul class="kb-links">{"".join(items)}</ul>',
+        "## Paper columns",
+        _doc_table(rows),
+        "## Exclusion columns",
+        _doc_table(excl),
+    )
     return page
 
 
 def _doc_table(rows: str) -> str:
-    return ('<div class="kb-scroll"><table class="kb-table"><thead><tr><th>Column</th>'
-            f"<th>Meaning</th></tr></thead><tbody>{rows}</tbody></table></div>")
+    return (
+        '<div class="kb-scroll"><table class="kb-table"><thead><tr><th>Column</th>'
+        f"<th>Meaning</th></tr></thead><tbody>{rows}</tbody></table></div>"
+    )
 
 
 def contribute_page(ctx: Context) -> Page:
@@ -106,17 +115,33 @@ def _bib(entry_type: str, key: str, fields: list[tuple[str, object]]) -> str:
 def cff_bibtex(cff: dict) -> list[str]:
     """BibTeX for the knowledge base and for each reference of a CITATION.cff."""
     year = str(cff.get("date-released", ""))[:4]
-    out = [_bib("misc", "masrlkb", [
-        ("title", "{" + str(cff.get("title", "")) + "}"),
-        ("author", " and ".join(_cff_person(a) for a in cff.get("authors", []))),
-        ("year", year), ("version", cff.get("version")), ("url", cff.get("url")),
-    ])]
+    out = [
+        _bib(
+            "misc",
+            "masrlkb",
+            [
+                ("title", "{" + str(cff.get("title", "")) + "}"),
+                ("author", " and ".join(_cff_person(a) for a in cff.get("authors", []))),
+                ("year", year),
+                ("version", cff.get("version")),
+                ("url", cff.get("url")),
+            ],
+        )
+    ]
     for ref in cff.get("references", []):
-        out.append(_bib("article", _bib_key(ref, "survey"), [
-            ("title", "{" + str(ref.get("title", "")) + "}"),
-            ("author", " and ".join(_cff_person(a) for a in ref.get("authors", []))),
-            ("journal", ref.get("journal")), ("year", ref.get("year")), ("url", ref.get("url")),
-        ]))
+        out.append(
+            _bib(
+                "article",
+                _bib_key(ref, "survey"),
+                [
+                    ("title", "{" + str(ref.get("title", "")) + "}"),
+                    ("author", " and ".join(_cff_person(a) for a in ref.get("authors", []))),
+                    ("journal", ref.get("journal")),
+                    ("year", ref.get("year")),
+                    ("url", ref.get("url")),
+                ],
+            )
+        )
     return out
 
 
@@ -129,11 +154,15 @@ def cite_page(ctx: Context) -> Page:
         return page
     text = source.read_text(encoding="utf-8")
     survey = f"https://arxiv.org/abs/{SURVEY['arxiv_id']}"
-    page.add(f"<p>Cite the knowledge base, and the survey whose pool it curates "
-             f"(<a href=\"{esc(survey)}\">arXiv:{esc(SURVEY['arxiv_id'])}</a>). "
-             "BibTeX for both:</p>",
-             _fence("\n\n".join(cff_bibtex(yaml.safe_load(text))), "bibtex"),
-             "## CITATION.cff", "<p>The repository's citation file:</p>", _fence(text, "yaml"))
+    page.add(
+        f"<p>Cite the knowledge base, and the survey whose pool it curates "
+        f'(<a href="{esc(survey)}">arXiv:{esc(SURVEY["arxiv_id"])}</a>). '
+        "BibTeX for both:</p>",
+        _fence("\n\n".join(cff_bibtex(yaml.safe_load(text))), "bibtex"),
+        "## CITATION.cff",
+        "<p>The repository's citation file:</p>",
+        _fence(text, "yaml"),
+    )
     return page
 
 
@@ -141,8 +170,10 @@ def traces_page(ctx: Context) -> Page:
     """The orchestration-trace format page, written by ``masrl_kb.traces.render``."""
     page = Page(urls.TRACES, "Orchestration traces")
     if not (ctx.root / SCHEMA_PATH).is_file():  # a bare data root carries no trace format
-        page.add("# Orchestration traces",
-                 f"<p>This data root has no <code>{esc(SCHEMA_PATH.as_posix())}</code>.</p>")
+        page.add(
+            "# Orchestration traces",
+            f"<p>This data root has no <code>{esc(SCHEMA_PATH.as_posix())}</code>.</p>",
+        )
         return page
     page.add(trace_page_markdown().strip())
     return page

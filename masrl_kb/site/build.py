@@ -36,8 +36,17 @@ def build_site(
     data_root = find_root(root).resolve()
     config = config_file(data_root)
     target = Path(site_dir).resolve() if site_dir else data_root / "site"
-    command = [sys.executable, "-m", "mkdocs", "build", "--quiet", "-f", str(config),
-               "-d", str(target)]
+    command = [
+        sys.executable,
+        "-m",
+        "mkdocs",
+        "build",
+        "--quiet",
+        "-f",
+        str(config),
+        "-d",
+        str(target),
+    ]
     if strict:
         command.append("--strict")
     env = {**os.environ, ENV_ROOT: str(data_root), **QUIET}

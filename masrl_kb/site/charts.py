@@ -25,19 +25,23 @@ def _ticks(peak: int) -> list[int]:
 def _fallback(caption: str, head: list[str], rows: list[list[object]]) -> str:
     th = "".join(f"<th>{esc(h)}</th>" for h in head)
     body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in r) + "</tr>" for r in rows)
-    return (f'<details class="kb-chart-data"><summary>{esc(caption)}: the numbers</summary>'
-            f'<div class="kb-scroll"><table class="kb-table"><thead><tr>{th}</tr></thead>'
-            f"<tbody>{body}</tbody></table></div></details>")
+    return (
+        f'<details class="kb-chart-data"><summary>{esc(caption)}: the numbers</summary>'
+        f'<div class="kb-scroll"><table class="kb-table"><thead><tr>{th}</tr></thead>'
+        f"<tbody>{body}</tbody></table></div></details>"
+    )
 
 
 def _y_axis(ticks: list[int], scale: float) -> list[str]:
     parts = []
     for t in ticks:
         y = HEIGHT - PAD_BOTTOM - t * scale
-        parts.append(f'<line class="kb-grid" x1="{PAD_LEFT}" x2="{WIDTH - PAD_RIGHT}" '
-                     f'y1="{y:.1f}" y2="{y:.1f}"/>'
-                     f'<text class="kb-tick" x="{PAD_LEFT - 6}" y="{y + 4:.1f}" '
-                     f'text-anchor="end">{t}</text>')
+        parts.append(
+            f'<line class="kb-grid" x1="{PAD_LEFT}" x2="{WIDTH - PAD_RIGHT}" '
+            f'y1="{y:.1f}" y2="{y:.1f}"/>'
+            f'<text class="kb-tick" x="{PAD_LEFT - 6}" y="{y + 4:.1f}" '
+            f'text-anchor="end">{t}</text>'
+        )
     return parts
 
 
@@ -62,25 +66,34 @@ def year_chart(page: Page, ctx: Context) -> str:
                 h = n * scale
                 y -= h
                 tip = f"{year} · {ctx.tax['category'].label_of(category)}: {n}"
-                parts.append(f'<rect class="kb-c{j}" x="{x + slot * 0.15:.1f}" y="{y:.1f}" '
-                             f'width="{slot * 0.7:.1f}" height="{h:.1f}"><title>{esc(tip)}'
-                             "</title></rect>")
+                parts.append(
+                    f'<rect class="kb-c{j}" x="{x + slot * 0.15:.1f}" y="{y:.1f}" '
+                    f'width="{slot * 0.7:.1f}" height="{h:.1f}"><title>{esc(tip)}'
+                    "</title></rect>"
+                )
         if i % label_every == 0 or i == len(years) - 1:
-            parts.append(f'<text class="kb-tick" x="{x + slot / 2:.1f}" '
-                         f'y="{HEIGHT - PAD_BOTTOM + 16}" text-anchor="middle">{year}</text>')
+            parts.append(
+                f'<text class="kb-tick" x="{x + slot / 2:.1f}" '
+                f'y="{HEIGHT - PAD_BOTTOM + 16}" text-anchor="middle">{year}</text>'
+            )
     legend = "".join(
         f'<span class="kb-key-item"><span class="kb-swatch kb-c{j}"></span>'
         f"{page.link(urls.value('category', c), ctx.tax['category'].label_of(c))}</span>"
         for j, c in enumerate(table.index)
     )
-    svg = (f'<svg class="kb-chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
-           'aria-labelledby="kb-year-title"><title id="kb-year-title">Papers per year by '
-           f'category</title>{"".join(parts)}</svg>')
+    svg = (
+        f'<svg class="kb-chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
+        'aria-labelledby="kb-year-title"><title id="kb-year-title">Papers per year by '
+        f"category</title>{''.join(parts)}</svg>"
+    )
     head = ["Year", *[ctx.tax["category"].label_of(c) for c in table.index], "All"]
-    rows = [[y, *[int(table.at[c, y]) for c in table.index], int(totals[y])]
-            for y in years if totals[y]]
-    return (f'<figure class="kb-figure">{svg}<figcaption class="kb-legend">{legend}'
-            f'</figcaption></figure>{_fallback("Papers per year by category", head, rows)}')
+    rows = [
+        [y, *[int(table.at[c, y]) for c in table.index], int(totals[y])] for y in years if totals[y]
+    ]
+    return (
+        f'<figure class="kb-figure">{svg}<figcaption class="kb-legend">{legend}'
+        f"</figcaption></figure>{_fallback('Papers per year by category', head, rows)}"
+    )
 
 
 def decision_chart(page: Page, ctx: Context) -> str:
@@ -95,26 +108,46 @@ def decision_chart(page: Page, ctx: Context) -> str:
         y = 8 + i * row_h
         learned, present = int(counts[did]["learned"]), int(counts[did]["present"])
         label = f"{did} {ctx.tax['decision'].label_of(did)}"
-        parts.append(f'<text class="kb-tick" x="{label_w - 8}" y="{y + 15}" '
-                     f'text-anchor="end">{esc(label)}</text>')
+        parts.append(
+            f'<text class="kb-tick" x="{label_w - 8}" y="{y + 15}" '
+            f'text-anchor="end">{esc(label)}</text>'
+        )
         x = label_w
-        for cls, n, word in (("kb-learned-bar", learned, "learned"),
-                             ("kb-present-bar", present, "present")):
+        for cls, n, word in (
+            ("kb-learned-bar", learned, "learned"),
+            ("kb-present-bar", present, "present"),
+        ):
             w = bar_w * n / peak
-            parts.append(f'<rect class="{cls}" x="{x:.1f}" y="{y}" width="{w:.1f}" height="20">'
-                         f"<title>{esc(label)}: {n} {word}</title></rect>")
+            parts.append(
+                f'<rect class="{cls}" x="{x:.1f}" y="{y}" width="{w:.1f}" height="20">'
+                f"<title>{esc(label)}: {n} {word}</title></rect>"
+            )
             x += w
-        parts.append(f'<text class="kb-tick" x="{x + 6:.1f}" y="{y + 15}">{learned} learned · '
-                     f"{present} present</text>")
+        parts.append(
+            f'<text class="kb-tick" x="{x + 6:.1f}" y="{y + 15}">{learned} learned · '
+            f"{present} present</text>"
+        )
     height = 16 + len(ids) * row_h
-    svg = (f'<svg class="kb-chart" viewBox="0 0 {width} {height}" role="img" '
-           'aria-labelledby="kb-dec-title"><title id="kb-dec-title">Orchestration decisions: '
-           "papers that learn each one, and papers where it is fixed</title>"
-           f'{"".join(parts)}</svg>')
-    legend = ('<span class="kb-key-item"><span class="kb-swatch kb-learned-bar"></span>learned '
-              '(an RL update acts on it)</span><span class="kb-key-item"><span class="kb-swatch '
-              'kb-present-bar"></span>present (fixed, prompted or heuristic)</span>')
-    rows = [[f"{d} {ctx.tax['decision'].label_of(d)}", int(counts[d]["learned"]),
-             int(counts[d]["present"])] for d in ids]
-    return (f'<figure class="kb-figure">{svg}<figcaption class="kb-legend">{legend}</figcaption>'
-            f'</figure>{_fallback("Decisions", ["Decision", "Learned", "Present"], rows)}')
+    svg = (
+        f'<svg class="kb-chart" viewBox="0 0 {width} {height}" role="img" '
+        'aria-labelledby="kb-dec-title"><title id="kb-dec-title">Orchestration decisions: '
+        "papers that learn each one, and papers where it is fixed</title>"
+        f"{''.join(parts)}</svg>"
+    )
+    legend = (
+        '<span class="kb-key-item"><span class="kb-swatch kb-learned-bar"></span>learned '
+        '(an RL update acts on it)</span><span class="kb-key-item"><span class="kb-swatch '
+        'kb-present-bar"></span>present (fixed, prompted or heuristic)</span>'
+    )
+    rows = [
+        [
+            f"{d} {ctx.tax['decision'].label_of(d)}",
+            int(counts[d]["learned"]),
+            int(counts[d]["present"]),
+        ]
+        for d in ids
+    ]
+    return (
+        f'<figure class="kb-figure">{svg}<figcaption class="kb-legend">{legend}</figcaption>'
+        f"</figure>{_fallback('Decisions', ['Decision', 'Learned', 'Present'], rows)}"
+    )

@@ -68,8 +68,11 @@ def decision_badges(page: Page, ctx: Context, row: dict) -> str:
 
 
 def credit_cell(page: Page, ctx: Context, row: dict) -> str:
-    strict = ' <span class="kb-strict" title="strict reading: explicit credit estimator">' \
-        "strict</span>" if row["credit_strict"] else ""
+    strict = (
+        ' <span class="kb-strict" title="strict reading: explicit credit estimator">strict</span>'
+        if row["credit_strict"]
+        else ""
+    )
     return tag_link(page, ctx, "credit_unit", row["credit_unit"]) + strict
 
 
@@ -88,8 +91,9 @@ def paper_rows(page: Page, ctx: Context, keys: Iterable[str], extra=None) -> str
             decision_badges(page, ctx, row),
         ]
         cells += extra(key) if extra else []
-        out.append(f'<tr data-key="{esc(key)}">' + "".join(f"<td>{c}</td>" for c in cells)
-                   + "</tr>")
+        out.append(
+            f'<tr data-key="{esc(key)}">' + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
+        )
     return "".join(out)
 
 

@@ -107,8 +107,11 @@ def _fill_cells(ctx: Context) -> None:
             for cv in table.columns:
                 if table.at[rv, cv] == 0:
                     continue
-                keys = list(cell_papers(cross.rows, rv, cross.cols, cv, strict=cross.strict,
-                                        papers=ctx.papers).index)
+                keys = list(
+                    cell_papers(
+                        cross.rows, rv, cross.cols, cv, strict=cross.strict, papers=ctx.papers
+                    ).index
+                )
                 ctx.cells[(cross, rv, cv)] = keys
                 for key in keys:
                     by_paper[key].append((cross, rv, cv))

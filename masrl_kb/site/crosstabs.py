@@ -28,12 +28,14 @@ def twin_of(cross: Cross) -> Cross | None:
 
 def reading_note(ctx: Context, cross: Cross) -> str:
     if cross.strict:
-        return ("Strict reading: only papers with an explicit credit estimator at their credit "
-                "unit (<code>credit_strict</code>) are counted.")
+        return (
+            "Strict reading: only papers with an explicit credit estimator at their credit "
+            "unit (<code>credit_strict</code>) are counted."
+        )
     if cross.rows == "decision_learned":
         return "Learned: a paper counts under a decision only when an RL update acts on it."
     if cross.rows == "decision":
-        return ("Touched: a paper counts once under each decision it makes, fixed or learned.")
+        return "Touched: a paper counts once under each decision it makes, fixed or learned."
     if "credit_unit" in (cross.rows, cross.cols):
         return "Broad reading: the finest unit at which a paper exposes any credit signal."
     return ""
@@ -44,14 +46,17 @@ def _axis_header(page: Page, ctx: Context, axis: str, value_id: object) -> str:
     return page.link(urls.value(axis, value_id), label)
 
 
-def heat_cell(page: Page, ctx: Context, cross: Cross, rv: object, cv: object,
-              count: int, peak: int) -> str:
+def heat_cell(
+    page: Page, ctx: Context, cross: Cross, rv: object, cv: object, count: int, peak: int
+) -> str:
     """One shaded ``<td>``: zero cells are marked as gaps, others link to their papers."""
     data = f'data-row="{esc(rv)}" data-col="{esc(cv)}" data-count="{count}"'
     where = f"{urls.value_label(ctx, cross.rows, rv)} × {urls.value_label(ctx, cross.cols, cv)}"
     if count == 0:
-        return f'<td class="kb-cell kb-gap" {data} title="{esc("gap: no paper in " + where)}">' \
+        return (
+            f'<td class="kb-cell kb-gap" {data} title="{esc("gap: no paper in " + where)}">'
             "<span>0</span></td>"
+        )
     # Square root: one dominant cell (say None x None) must not wash out the rest.
     share = math.sqrt(count / peak) if peak else 0.0
     classes = "kb-cell" + (" kb-near" if count <= NEAR_EMPTY else "")
@@ -59,8 +64,10 @@ def heat_cell(page: Page, ctx: Context, cross: Cross, rv: object, cv: object,
     noun = "paper" if count == 1 else "papers"
     tip = f"{count} {noun}: {where}" + (" (near-empty)" if count <= NEAR_EMPTY else "")
     href = page.href(urls.cell(cross, rv, cv))
-    return f'<td class="{classes}" style="--h:{share:.3f}" {data}>' \
+    return (
+        f'<td class="{classes}" style="--h:{share:.3f}" {data}>'
         f'<a href="{esc(href)}" title="{esc(tip)}">{count}</a></td>'
+    )
 
 
 def heat_table(page: Page, ctx: Context, cross: Cross) -> str:
@@ -71,18 +78,21 @@ def heat_table(page: Page, ctx: Context, cross: Cross) -> str:
     corner = f"{esc(cols_label)} →<br>{esc(rows_label)} ↓"
     if cross.cols == "year":  # newest first: the field's recent years are what people look for
         table = table[table.columns[::-1]]
-    head = "".join(f'<th scope="col">{_axis_header(page, ctx, cross.cols, c)}</th>'
-                   for c in table.columns)
+    head = "".join(
+        f'<th scope="col">{_axis_header(page, ctx, cross.cols, c)}</th>' for c in table.columns
+    )
     rows = []
     for rv in table.index:
-        cells = "".join(heat_cell(page, ctx, cross, rv, cv, int(table.at[rv, cv]), peak)
-                        for cv in table.columns)
-        rows.append(f'<tr><th scope="row">{_axis_header(page, ctx, cross.rows, rv)}</th>'
-                    f"{cells}</tr>")
+        cells = "".join(
+            heat_cell(page, ctx, cross, rv, cv, int(table.at[rv, cv]), peak) for cv in table.columns
+        )
+        rows.append(
+            f'<tr><th scope="row">{_axis_header(page, ctx, cross.rows, rv)}</th>{cells}</tr>'
+        )
     return (
         f'<div class="kb-scroll"><table class="kb-heat" data-cross="{esc(cross.slug)}">'
         f'<thead><tr><th class="kb-corner">{corner}</th>{head}</tr></thead>'
-        f'<tbody>{"".join(rows)}</tbody></table></div>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
     )
 
 
@@ -110,10 +120,13 @@ def crosstab_page(ctx: Context, cross: Cross) -> Page:
 
 def crosstab_index(ctx: Context) -> Page:
     page = Page(urls.CROSSTABS, "Cross-tabs")
-    page.add("# Cross-tabs", "<p>Two axes at a time: every cell counts the papers tagged with "
-             "both values and links to exactly those papers. Empty cells are the field's "
-             "gaps; the " + page.link(urls.GAPS, "gaps page") + " lists them with the papers "
-             "that come closest.</p>")
+    page.add(
+        "# Cross-tabs",
+        "<p>Two axes at a time: every cell counts the papers tagged with "
+        "both values and links to exactly those papers. Empty cells are the field's "
+        "gaps; the " + page.link(urls.GAPS, "gaps page") + " lists them with the papers "
+        "that come closest.</p>",
+    )
     items = []
     for broad, variant in CROSSTABS:
         item = page.link(urls.crosstab(broad), urls.cross_title(ctx, broad))
@@ -126,19 +139,27 @@ def crosstab_index(ctx: Context) -> Page:
 
 def cell_page(ctx: Context, cross: Cross, rv: object, cv: object, keys: list[str]) -> Page:
     title = f"{urls.value_label(ctx, cross.rows, rv)} × {urls.value_label(ctx, cross.cols, cv)}"
-    page = Page(urls.cell(cross, rv, cv), title,
-                meta={"search": {"exclude": True}, "hide": ["navigation", "toc"]})
-    crumbs = " · ".join([
-        "Cross-tab: " + page.link(urls.crosstab(cross), urls.cross_title(ctx, cross)),
-        page.link(urls.value(cross.rows, rv), urls.value_label(ctx, cross.rows, rv)),
-        page.link(urls.value(cross.cols, cv), urls.value_label(ctx, cross.cols, cv)),
-        page.link(urls.cell_filter(cross, rv, cv), "open in the papers table"),
-    ])
+    page = Page(
+        urls.cell(cross, rv, cv),
+        title,
+        meta={"search": {"exclude": True}, "hide": ["navigation", "toc"]},
+    )
+    crumbs = " · ".join(
+        [
+            "Cross-tab: " + page.link(urls.crosstab(cross), urls.cross_title(ctx, cross)),
+            page.link(urls.value(cross.rows, rv), urls.value_label(ctx, cross.rows, rv)),
+            page.link(urls.value(cross.cols, cv), urls.value_label(ctx, cross.cols, cv)),
+            page.link(urls.cell_filter(cross, rv, cv), "open in the papers table"),
+        ]
+    )
     noun = "paper" if len(keys) == 1 else "papers"
-    page.add(h1(title), f'<p class="kb-crumbs">{crumbs}</p>',
-             f'<p><strong data-kb-count="cell">{len(keys)}</strong> {noun} in this cell. '
-             f"{reading_note(ctx, cross)}</p>",
-             paper_list(page, ctx, keys))
+    page.add(
+        h1(title),
+        f'<p class="kb-crumbs">{crumbs}</p>',
+        f'<p><strong data-kb-count="cell">{len(keys)}</strong> {noun} in this cell. '
+        f"{reading_note(ctx, cross)}</p>",
+        paper_list(page, ctx, keys),
+    )
     return page
 
 

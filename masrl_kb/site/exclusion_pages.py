@@ -33,14 +33,20 @@ def flow_diagram(ctx: Context) -> str:
 def flow_table(ctx: Context) -> str:
     """The same numbers as the diagram, as text (readable without JavaScript)."""
     pooled, excluded = len(ctx.papers), len(ctx.exclusions)
-    rows = [("Records screened", pooled + excluded, "screened"),
-            ("Retained in the pool", pooled, "retained"),
-            ("Excluded", excluded, "excluded")]
+    rows = [
+        ("Records screened", pooled + excluded, "screened"),
+        ("Retained in the pool", pooled, "retained"),
+        ("Excluded", excluded, "excluded"),
+    ]
     rows += [(f"Excluded at: {label}", n, f"stage-{sid}") for sid, label, n in _stage_counts(ctx)]
-    body = "".join(f'<tr><td>{esc(t)}</td><td class="kb-num" data-kb-flow="{esc(k)}">{n}</td>'
-                   "</tr>" for t, n, k in rows)
-    return (f'<div class="kb-scroll"><table class="kb-table kb-flow"><tbody>{body}</tbody>'
-            "</table></div>")
+    body = "".join(
+        f'<tr><td>{esc(t)}</td><td class="kb-num" data-kb-flow="{esc(k)}">{n}</td></tr>'
+        for t, n, k in rows
+    )
+    return (
+        f'<div class="kb-scroll"><table class="kb-table kb-flow"><tbody>{body}</tbody>'
+        "</table></div>"
+    )
 
 
 def reason_table(ctx: Context) -> str:
@@ -54,8 +60,10 @@ def reason_table(ctx: Context) -> str:
         + "</tr>"
         for r in table.index
     )
-    return (f'<div class="kb-scroll"><table class="kb-table"><thead><tr><th>Reason</th>{head}'
-            f"</tr></thead><tbody>{rows}</tbody></table></div>")
+    return (
+        f'<div class="kb-scroll"><table class="kb-table"><thead><tr><th>Reason</th>{head}'
+        f"</tr></thead><tbody>{rows}</tbody></table></div>"
+    )
 
 
 def log_table(ctx: Context) -> str:
@@ -72,21 +80,43 @@ def log_table(ctx: Context) -> str:
             esc(tax["exclusion_reason"].label_of(row["reason"])),
             esc(row["screened"].date().isoformat()),
         ]
-        rows.append(f'<tr id="{esc(eid)}" data-exclusion="{esc(eid)}">'
-                    + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-    head = "".join(f"<th>{h}</th>" for h in ("Id", "Record", "Identifier", "Source",
-                                             "Query family", "Stage", "Reason", "Screened"))
-    return (f'<div class="kb-scroll"><table class="kb-table kb-log"><thead><tr>{head}</tr>'
-            f'</thead><tbody>{"".join(rows)}</tbody></table></div>')
+        rows.append(
+            f'<tr id="{esc(eid)}" data-exclusion="{esc(eid)}">'
+            + "".join(f"<td>{c}</td>" for c in cells)
+            + "</tr>"
+        )
+    head = "".join(
+        f"<th>{h}</th>"
+        for h in (
+            "Id",
+            "Record",
+            "Identifier",
+            "Source",
+            "Query family",
+            "Stage",
+            "Reason",
+            "Screened",
+        )
+    )
+    return (
+        f'<div class="kb-scroll"><table class="kb-table kb-log"><thead><tr>{head}</tr>'
+        f"</thead><tbody>{''.join(rows)}</tbody></table></div>"
+    )
 
 
 def exclusions_page(ctx: Context) -> Page:
     page = Page(urls.EXCLUSIONS, "Exclusions")
-    page.add("# Exclusions",
-             "<p>Every record the survey screened either entered the pool or was excluded at "
-             "one screening stage, with a reason. The log below is the full list of "
-             "exclusions.</p>",
-             "## Screening flow", flow_diagram(ctx), flow_table(ctx),
-             "## Reasons by stage", reason_table(ctx),
-             "## The exclusion log", log_table(ctx))
+    page.add(
+        "# Exclusions",
+        "<p>Every record the survey screened either entered the pool or was excluded at "
+        "one screening stage, with a reason. The log below is the full list of "
+        "exclusions.</p>",
+        "## Screening flow",
+        flow_diagram(ctx),
+        flow_table(ctx),
+        "## Reasons by stage",
+        reason_table(ctx),
+        "## The exclusion log",
+        log_table(ctx),
+    )
     return page

@@ -25,21 +25,30 @@ def escape(text: object) -> str:
 
 def newest_first(papers: pd.DataFrame) -> pd.DataFrame:
     """Papers by ``added`` date, newest first, then by key (deterministic)."""
-    return papers.assign(_key=papers.index).sort_values(
-        ["added", "_key"], ascending=[False, True], kind="stable").drop(columns="_key")
+    return (
+        papers.assign(_key=papers.index)
+        .sort_values(["added", "_key"], ascending=[False, True], kind="stable")
+        .drop(columns="_key")
+    )
 
 
 def new_page(ctx: Context) -> Page:
     page = Page(urls.NEW, "What's new")
     feed = page.link(urls.FEED, "Atom feed")
-    page.add("# What's new", f"<p>Records by the day they entered the pool, newest first. "
-             f"Follow additions with the {feed}.</p>")
+    page.add(
+        "# What's new",
+        f"<p>Records by the day they entered the pool, newest first. "
+        f"Follow additions with the {feed}.</p>",
+    )
     ordered = newest_first(ctx.papers)
     for day, group in ordered.groupby("added", sort=False):
         date = day.date().isoformat()
         noun = "record" if len(group) == 1 else "records"
-        page.add(f"## {date} {{#d-{date}}}", f"<p>{len(group)} {noun} added.</p>",
-                 paper_list(page, ctx, group.index))
+        page.add(
+            f"## {date} {{#d-{date}}}",
+            f"<p>{len(group)} {noun} added.</p>",
+            paper_list(page, ctx, group.index),
+        )
     return page
 
 
@@ -58,7 +67,7 @@ def _entry(ctx: Context, key: str, row: pd.Series) -> str:
         "  <entry>\n"
         f"    <id>tag:masrl-kb,2026:papers/{escape(key)}</id>\n"
         f"    <title>{escape(row['title'])}</title>\n"
-        f"    <link rel=\"alternate\" href={quoteattr(href)}/>\n"
+        f'    <link rel="alternate" href={quoteattr(href)}/>\n'
         f"    <updated>{day}T00:00:00Z</updated>\n"
         f"    <published>{day}T00:00:00Z</published>\n"
         f"    {authors}\n"
@@ -77,8 +86,8 @@ def atom_feed(ctx: Context) -> str:
         '<feed xmlns="http://www.w3.org/2005/Atom">\n'
         f"  <id>{FEED_ID}</id>\n"
         "  <title>masrl-kb: papers added to the pool</title>\n"
-        f"  <link rel=\"self\" href={quoteattr(_absolute(ctx, urls.FEED))}/>\n"
-        f"  <link rel=\"alternate\" href={quoteattr(_absolute(ctx, urls.NEW))}/>\n"
+        f'  <link rel="self" href={quoteattr(_absolute(ctx, urls.FEED))}/>\n'
+        f'  <link rel="alternate" href={quoteattr(_absolute(ctx, urls.NEW))}/>\n'
         f"  <updated>{updated}T00:00:00Z</updated>\n"
         f"{entries}</feed>\n"
     )

@@ -34,49 +34,73 @@ class Headline:
 LEARNS_OTHER = '(O1 == "learned" or O2 == "learned" or O4 == "learned") and O5 != "learned"'
 HEADLINES = (
     Headline(
-        "o5-stop", "Learning when to stop (O5)",
+        "o5-stop",
+        "Learning when to stop (O5)",
         "The survey's headline gap: does an RL update ever act on the decision that ends the "
         "team's work? Deployed teams stop by fixed budgets, external success signals or the "
         "interface ending the run.",
         (("learn O5", 'O5 == "learned"'), ("make O5 by a fixed rule", 'O5 == "present"')),
         'O5 == "learned"',
-        (("Stop by a fixed, prompted or heuristic rule (O5 present)", 'O5 == "present"'),
-         ("Learn another orchestrator decision (O1 spawn, O2 delegate or O4 aggregate)",
-          LEARNS_OTHER)),
+        (
+            ("Stop by a fixed, prompted or heuristic rule (O5 present)", 'O5 == "present"'),
+            (
+                "Learn another orchestrator decision (O1 spawn, O2 delegate or O4 aggregate)",
+                LEARNS_OTHER,
+            ),
+        ),
         ("o5-never-learned",),
     ),
     Headline(
-        "message-credit", "Credit for single messages",
+        "message-credit",
+        "Credit for single messages",
         "Which message one agent sent another earned the team's reward? Few papers expose "
         "credit at that unit, fewer still with an explicit estimator.",
-        (("broad reading", 'credit_unit == "message"'),
-         ("strict reading", 'credit_unit == "message" and credit_strict')),
+        (
+            ("broad reading", 'credit_unit == "message"'),
+            ("strict reading", 'credit_unit == "message" and credit_strict'),
+        ),
         'credit_unit == "message"',
-        (("Turn-level credit (the next coarser unit)", 'credit_unit == "turn"'),
-         ("Tool-call credit (the next finer unit)", 'credit_unit == "tool"'),
-         ("Learn how agents communicate (O3) without message credit",
-          'O3 == "learned" and credit_unit != "message"')),
+        (
+            ("Turn-level credit (the next coarser unit)", 'credit_unit == "turn"'),
+            ("Tool-call credit (the next finer unit)", 'credit_unit == "tool"'),
+            (
+                "Learn how agents communicate (O3) without message credit",
+                'O3 == "learned" and credit_unit != "message"',
+            ),
+        ),
         ("message-credit-broad", "message-credit-strict"),
     ),
     Headline(
-        "tool-reward", "Rewarding tool use (R5)",
+        "tool-reward",
+        "Rewarding tool use (R5)",
         "A reward placed on tool calls and their results inside a multi-agent team.",
         (("reward family R5", 'reward_family == "R5"'),),
         'reward_family == "R5"',
-        (("Credit per tool call", 'credit_unit == "tool"'),
-         ("Evaluated on tool use", 'scenario == "tool_use"')),
+        (
+            ("Credit per tool call", 'credit_unit == "tool"'),
+            ("Evaluated on tool use", 'scenario == "tool_use"'),
+        ),
         ("r5-tool-reward-empty",),
     ),
     Headline(
-        "orchestrator-credit", "Credit on the orchestrator's decisions",
+        "orchestrator-credit",
+        "Credit on the orchestrator's decisions",
         "A reward or credit signal on what the orchestrator itself decided.",
-        (("broad reading", 'credit_unit == "orchestrator"'),
-         ("strict reading", 'credit_unit == "orchestrator" and credit_strict')),
+        (
+            ("broad reading", 'credit_unit == "orchestrator"'),
+            ("strict reading", 'credit_unit == "orchestrator" and credit_strict'),
+        ),
         'credit_unit == "orchestrator" and credit_strict',
-        (("Broad reading only (design or evolution signals)",
-          'credit_unit == "orchestrator" and not credit_strict'),
-         ("Orchestration reward (R7) with credit elsewhere",
-          'reward_family == "R7" and credit_unit != "orchestrator"')),
+        (
+            (
+                "Broad reading only (design or evolution signals)",
+                'credit_unit == "orchestrator" and not credit_strict',
+            ),
+            (
+                "Orchestration reward (R7) with credit elsewhere",
+                'reward_family == "R7" and credit_unit != "orchestrator"',
+            ),
+        ),
         ("orchestrator-credit-broad", "orchestrator-credit-strict"),
     ),
 )
@@ -115,16 +139,19 @@ def headline_section(page: Page, ctx: Context, gap: Headline) -> list[str]:
         for i, (label, n) in enumerate(headline_numbers(ctx, gap))
     )
     members = list(measure(ctx, gap.members).index)
-    parts = [f"### {md_text(gap.title)} {{#{gap.id}}}",
-             f"<p>{esc(gap.text)}</p><p class=\"kb-gap-numbers\">{numbers}</p>",
-             _claim_line(page, ctx, gap.claims),
-             f"<p>Papers that fill it ({len(members)}): "
-             f"{inline_papers(page, ctx, members, INLINE_LIMIT)}</p>"]
+    parts = [
+        f"### {md_text(gap.title)} {{#{gap.id}}}",
+        f'<p>{esc(gap.text)}</p><p class="kb-gap-numbers">{numbers}</p>',
+        _claim_line(page, ctx, gap.claims),
+        f"<p>Papers that fill it ({len(members)}): "
+        f"{inline_papers(page, ctx, members, INLINE_LIMIT)}</p>",
+    ]
     rows = []
     for label, where in gap.closest:
         keys = [k for k in measure(ctx, where).index if k not in members]
-        rows.append(f"<li>{esc(label)} ({len(keys)}): "
-                    f"{inline_papers(page, ctx, keys, INLINE_LIMIT)}</li>")
+        rows.append(
+            f"<li>{esc(label)} ({len(keys)}): {inline_papers(page, ctx, keys, INLINE_LIMIT)}</li>"
+        )
     parts.append(f'<p>Closest:</p><ul class="kb-closest">{"".join(rows)}</ul>')
     return [p for p in parts if p]
 
@@ -141,8 +168,10 @@ def closest_papers(ctx: Context, cross: Cross, rv: object, cv: object) -> list[t
     table = ctx.tables[cross]
     in_cell = set(ctx.cells.get((cross, rv, cv), []))
     found: dict[str, tuple[int, str]] = {}
-    sides = ((cross.rows, rv, cross.cols, list(table.columns), cv),
-             (cross.cols, cv, cross.rows, list(table.index), rv))
+    sides = (
+        (cross.rows, rv, cross.cols, list(table.columns), cv),
+        (cross.cols, cv, cross.rows, list(table.index), rv),
+    )
     for fixed, fixed_v, other, order, other_v in sides:
         sharing = ctx.papers[axis_mask(ctx.papers, fixed, fixed_v)]
         if cross.strict:
@@ -205,42 +234,57 @@ def cell_gap_table(page: Page, ctx: Context, broad: Cross, variant: Cross | None
     rows = []
     for rv, cv, broad_n, var_n in gap_cells(ctx, broad, variant):
         where = f"{urls.value_label(ctx, broad.rows, rv)} × {urls.value_label(ctx, broad.cols, cv)}"
-        cell = (page.link(urls.cell(broad, rv, cv), where) if broad_n else esc(where))
-        var_cell = (page.link(urls.cell(variant, rv, cv), var_n) if variant and var_n
-                    else str(var_n))
-        closest = ", ".join(
-            f"{page.link(urls.paper(k), k, ctx.row(k)['title'])} "
-            f'<span class="kb-dim">({esc(label)})</span>'
-            for k, label in closest_papers(ctx, variant or broad, rv, cv)
-        ) or '<span class="kb-dim">none</span>'
+        cell = page.link(urls.cell(broad, rv, cv), where) if broad_n else esc(where)
+        var_cell = page.link(urls.cell(variant, rv, cv), var_n) if variant and var_n else str(var_n)
+        closest = (
+            ", ".join(
+                f"{page.link(urls.paper(k), k, ctx.row(k)['title'])} "
+                f'<span class="kb-dim">({esc(label)})</span>'
+                for k, label in closest_papers(ctx, variant or broad, rv, cv)
+            )
+            or '<span class="kb-dim">none</span>'
+        )
         cls = "kb-gap-row" if var_n == 0 else ""
-        rows.append(f'<tr class="{cls}" data-row="{esc(rv)}" data-col="{esc(cv)}"><td>{cell}'
-                    f"</td><td>{broad_n}</td><td>{var_cell}</td><td>{closest}</td></tr>")
+        rows.append(
+            f'<tr class="{cls}" data-row="{esc(rv)}" data-col="{esc(cv)}"><td>{cell}'
+            f"</td><td>{broad_n}</td><td>{var_cell}</td><td>{closest}</td></tr>"
+        )
     head = f"<th>Cell</th><th>Broad</th><th>{esc(vname.capitalize())}</th><th>Closest papers</th>"
     if not rows:
         return '<p class="kb-dim">No empty or near-empty cell.</p>'
-    return (f'<div class="kb-scroll"><table class="kb-table kb-gaps"><thead><tr>{head}</tr>'
-            f'</thead><tbody>{"".join(rows)}</tbody></table></div>')
+    return (
+        f'<div class="kb-scroll"><table class="kb-table kb-gaps"><thead><tr>{head}</tr>'
+        f"</thead><tbody>{''.join(rows)}</tbody></table></div>"
+    )
 
 
 def gaps_page(ctx: Context) -> Page:
     page = Page(urls.GAPS, "Gaps", meta={"hide": ["navigation"]})
-    page.add("# Gaps", "<p>Where the field has no paper, or almost none. The survey's own "
-             "headline gaps come first, each with the papers that come closest; then every "
-             f"cell of the survey's cross-tabs with at most {NEAR_EMPTY} papers under its "
-             "strict or learned reading. Counts are recomputed from the records on every "
-             "build, so a gap that a new paper fills disappears here.</p>",
-             "## The survey's headline gaps")
+    page.add(
+        "# Gaps",
+        "<p>Where the field has no paper, or almost none. The survey's own "
+        "headline gaps come first, each with the papers that come closest; then every "
+        f"cell of the survey's cross-tabs with at most {NEAR_EMPTY} papers under its "
+        "strict or learned reading. Counts are recomputed from the records on every "
+        "build, so a gap that a new paper fills disappears here.</p>",
+        "## The survey's headline gaps",
+    )
     for gap in HEADLINES:
         page.add(*headline_section(page, ctx, gap))
     page.add("## Empty and near-empty cells")
     for broad, variant in SURVEY_TABLES:
         title = urls.cross_title(ctx, broad)
-        page.add(f"### {md_text(title)} {{#{broad.slug}}}",
-                 f"<p>{page.link(urls.crosstab(broad), 'The table')}"
-                 + (f" · {page.link(urls.crosstab(variant), urls.cross_title(ctx, variant))}"
-                    if variant else "") + ". Sorted by the "
-                 f"{esc(_variant_name(variant))} count, emptiest first; closest papers share "
-                 "the row or the column and sit nearest along the other axis.</p>",
-                 cell_gap_table(page, ctx, broad, variant))
+        page.add(
+            f"### {md_text(title)} {{#{broad.slug}}}",
+            f"<p>{page.link(urls.crosstab(broad), 'The table')}"
+            + (
+                f" · {page.link(urls.crosstab(variant), urls.cross_title(ctx, variant))}"
+                if variant
+                else ""
+            )
+            + ". Sorted by the "
+            f"{esc(_variant_name(variant))} count, emptiest first; closest papers share "
+            "the row or the column and sit nearest along the other axis.</p>",
+            cell_gap_table(page, ctx, broad, variant),
+        )
     return page

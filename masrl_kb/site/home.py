@@ -27,25 +27,45 @@ def intro(page: Page, ctx: Context) -> str:
 
 def stats(page: Page, ctx: Context) -> str:
     pooled, excluded = len(ctx.papers), len(ctx.exclusions)
-    return '<div class="kb-stats">' + "".join([
-        stat("pooled", pooled, "papers in the pool", page.href(urls.PAPERS)),
-        stat("excluded", excluded, "screened records excluded", page.href(urls.EXCLUSIONS)),
-        stat("audited", pooled + excluded, "records audited in all", page.href(urls.EXCLUSIONS)),
-    ]) + "</div>"
+    return (
+        '<div class="kb-stats">'
+        + "".join(
+            [
+                stat("pooled", pooled, "papers in the pool", page.href(urls.PAPERS)),
+                stat("excluded", excluded, "screened records excluded", page.href(urls.EXCLUSIONS)),
+                stat(
+                    "audited",
+                    pooled + excluded,
+                    "records audited in all",
+                    page.href(urls.EXCLUSIONS),
+                ),
+            ]
+        )
+        + "</div>"
+    )
 
 
 def _claim_row(page: Page, ctx: Context, result: ClaimResult) -> str:
     claim = result.claim
-    status = ('<span class="kb-holds">holds</span>' if result.holds
-              else '<span class="kb-broken">does not hold</span>')
-    papers = inline_papers(page, ctx, result.keys, 12) if result.keys else (
-        '<span class="kb-dim">none</span>' if claim.where else
-        f'<span class="kb-dim">whole {esc(claim.table)} table</span>')
+    status = (
+        '<span class="kb-holds">holds</span>'
+        if result.holds
+        else '<span class="kb-broken">does not hold</span>'
+    )
+    papers = (
+        inline_papers(page, ctx, result.keys, 12)
+        if result.keys
+        else (
+            '<span class="kb-dim">none</span>'
+            if claim.where
+            else f'<span class="kb-dim">whole {esc(claim.table)} table</span>'
+        )
+    )
     where = f"<br><code>{esc(claim.where)}</code>" if claim.where else ""
     return (
         f'<tr id="claim-{esc(claim.id)}" data-claim="{esc(claim.id)}" '
         f'data-holds="{str(result.holds).lower()}"><td>{status}</td>'
-        f"<td>{esc(claim.statement)}<br><small class=\"kb-dim\"><code>{esc(claim.id)}</code> · "
+        f'<td>{esc(claim.statement)}<br><small class="kb-dim"><code>{esc(claim.id)}</code> · '
         f"{esc(claim.table)}{where}</small></td>"
         f'<td class="kb-num" data-kb-claim-value>{result.value}</td>'
         f'<td class="kb-num">{esc(claim.op)} {claim.expected}</td><td>{papers}</td></tr>'
@@ -56,25 +76,32 @@ def claims_block(page: Page, ctx: Context) -> list[str]:
     if ctx.claims is None:
         return ['<p class="kb-dim">This data root has no <code>claims.yaml</code>.</p>']
     broken = sum(not r.holds for r in ctx.claims)
-    summary = (f"<p><strong>{len(ctx.claims) - broken}</strong> of {len(ctx.claims)} claims "
-               f"hold on the current records; <strong>{broken}</strong> "
-               f"{'does' if broken == 1 else 'do'} not. A claim that breaks stays listed: "
-               "it is a finding, and the papers behind its value are linked.</p>")
+    summary = (
+        f"<p><strong>{len(ctx.claims) - broken}</strong> of {len(ctx.claims)} claims "
+        f"hold on the current records; <strong>{broken}</strong> "
+        f"{'does' if broken == 1 else 'do'} not. A claim that breaks stays listed: "
+        "it is a finding, and the papers behind its value are linked.</p>"
+    )
     rows = "".join(_claim_row(page, ctx, r) for r in ctx.claims)
-    table = ('<div class="kb-scroll"><table class="kb-table kb-claims"><thead><tr>'
-             "<th>Status</th><th>Claim</th><th>Value</th><th>Expected</th><th>Papers</th>"
-             f"</tr></thead><tbody>{rows}</tbody></table></div>")
+    table = (
+        '<div class="kb-scroll"><table class="kb-table kb-claims"><thead><tr>'
+        "<th>Status</th><th>Claim</th><th>Value</th><th>Expected</th><th>Papers</th>"
+        f"</tr></thead><tbody>{rows}</tbody></table></div>"
+    )
     return [summary, table]
 
 
 def gap_cards(page: Page, ctx: Context) -> str:
     cards = []
     for gap in HEADLINES:
-        numbers = " · ".join(f"<strong>{n}</strong> {esc(label)}"
-                             for label, n in headline_numbers(ctx, gap))
-        cards.append(f'<a class="kb-card" href="{esc(page.href(urls.GAPS + "#" + gap.id))}">'
-                     f'<span class="kb-card-title">{esc(gap.title)}</span>'
-                     f'<span class="kb-card-body">{numbers}</span></a>')
+        numbers = " · ".join(
+            f"<strong>{n}</strong> {esc(label)}" for label, n in headline_numbers(ctx, gap)
+        )
+        cards.append(
+            f'<a class="kb-card" href="{esc(page.href(urls.GAPS + "#" + gap.id))}">'
+            f'<span class="kb-card-title">{esc(gap.title)}</span>'
+            f'<span class="kb-card-body">{numbers}</span></a>'
+        )
     return f'<div class="kb-cards">{"".join(cards)}</div>'
 
 
@@ -93,10 +120,19 @@ def explore_links(page: Page) -> str:
 
 def home_page(ctx: Context) -> Page:
     page = Page(urls.HOME, "Home", meta={"hide": ["navigation"]})
-    page.add("# RL for LLM-based multi-agent systems", intro(page, ctx), stats(page, ctx),
-             "## Where the gaps are", gap_cards(page, ctx),
-             "## The survey's claims, re-checked", *claims_block(page, ctx),
-             "## Papers per year", year_chart(page, ctx),
-             "## Orchestration decisions: learned or fixed", decision_chart(page, ctx),
-             "## Explore", explore_links(page))
+    page.add(
+        "# RL for LLM-based multi-agent systems",
+        intro(page, ctx),
+        stats(page, ctx),
+        "## Where the gaps are",
+        gap_cards(page, ctx),
+        "## The survey's claims, re-checked",
+        *claims_block(page, ctx),
+        "## Papers per year",
+        year_chart(page, ctx),
+        "## Orchestration decisions: learned or fixed",
+        decision_chart(page, ctx),
+        "## Explore",
+        explore_links(page),
+    )
     return page

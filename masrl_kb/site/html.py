@@ -86,7 +86,7 @@ def _split_suffix(url: str) -> tuple[str, str, str]:
     cut = min((i for i in (url.find("?"), url.find("#")) if i >= 0), default=-1)
     if cut < 0:
         return url, "", ""
-    return url[:cut], url[cut], url[cut + 1:]
+    return url[:cut], url[cut], url[cut + 1 :]
 
 
 def link(from_url: str, to_url: str, text: object, title: object | None = None) -> str:

@@ -27,8 +27,11 @@ FACETS = (
     ("is_rl", "is_rl"),
     ("year", "year"),
 )
-FACET_LABELS = {"credit_strict": "Strict credit", "learned": "Learns decision",
-                "decision": "Touches decision"}
+FACET_LABELS = {
+    "credit_strict": "Strict credit",
+    "learned": "Learns decision",
+    "decision": "Touches decision",
+}
 
 
 def _facet_values(ctx: Context, param: str, axis: str | None) -> list[tuple[str, str]]:
@@ -36,8 +39,9 @@ def _facet_values(ctx: Context, param: str, axis: str | None) -> list[tuple[str,
     if axis is None:
         return [("yes", "Yes"), ("no", "No")]
     counts = value_counts(axis, papers=ctx.papers)
-    return [(str(v), urls.value_label(ctx, axis, v)) for v, n in counts.items()
-            if n or axis != "year"]
+    return [
+        (str(v), urls.value_label(ctx, axis, v)) for v, n in counts.items() if n or axis != "year"
+    ]
 
 
 def _facet_label(ctx: Context, param: str, axis: str | None) -> str:
@@ -53,8 +57,10 @@ def filter_panel(ctx: Context) -> str:
             f'{esc(label)} <span class="kb-n"></span></button>'
             for v, label in _facet_values(ctx, param, axis)
         )
-        facets.append(f'<div class="kb-facet"><span class="kb-facet-name">'
-                      f"{esc(_facet_label(ctx, param, axis))}</span>{chips}</div>")
+        facets.append(
+            f'<div class="kb-facet"><span class="kb-facet-name">'
+            f"{esc(_facet_label(ctx, param, axis))}</span>{chips}</div>"
+        )
     return (
         '<div class="kb-filter" data-kb-filter>'
         '<input type="search" class="kb-q" data-kb-q placeholder="Filter by title, author, '
@@ -64,7 +70,7 @@ def filter_panel(ctx: Context) -> str:
         "can be shared.</p>"
         f'<div class="kb-facets">{"".join(facets)}</div>'
         f'<p class="kb-status"><span data-kb-shown>{len(ctx.papers)}</span> of '
-        f'<span data-kb-total>{len(ctx.papers)}</span> papers · '
+        f"<span data-kb-total>{len(ctx.papers)}</span> papers · "
         '<button type="button" class="kb-btn" data-kb-reset>Reset</button> '
         '<button type="button" class="kb-btn" data-kb-copy>Copy link</button></p></div>'
     )
@@ -72,8 +78,16 @@ def filter_panel(ctx: Context) -> str:
 
 def _row_data(ctx: Context, key: str, row: dict) -> dict[str, str]:
     decisions = ctx.tax["decision"].ids
-    text = " ".join([key, row["title"], " ".join(row["authors"]), row["venue"],
-                     row["affiliation"], row["summary"]])
+    text = " ".join(
+        [
+            key,
+            row["title"],
+            " ".join(row["authors"]),
+            row["venue"],
+            row["affiliation"],
+            row["summary"],
+        ]
+    )
     return {
         "key": key,
         "category": row["category"],
@@ -91,17 +105,28 @@ def _row_data(ctx: Context, key: str, row: dict) -> dict[str, str]:
     }
 
 
-TABLE_HEAD = (("paper", "Paper"), ("year", "Year"), ("category", "Category"),
-              ("reward", "Reward family"), ("credit", "Credit unit"), ("topology", "Topology"),
-              ("scenario", "Scenario"), ("decisions", "Decisions"), ("role", "Role"))
+TABLE_HEAD = (
+    ("paper", "Paper"),
+    ("year", "Year"),
+    ("category", "Category"),
+    ("reward", "Reward family"),
+    ("credit", "Credit unit"),
+    ("topology", "Topology"),
+    ("scenario", "Scenario"),
+    ("decisions", "Decisions"),
+    ("role", "Role"),
+)
 
 
 def _table_row(page: Page, ctx: Context, key: str, row: dict) -> str:
     data = " ".join(f'data-{k}="{esc(v)}"' for k, v in _row_data(ctx, key, row).items())
     sort = {
-        "paper": row["title"].lower(), "year": int(row["year"]),
-        "category": row["category"], "reward": row["reward_family"],
-        "credit": row["credit_unit"], "topology": row["topology"],
+        "paper": row["title"].lower(),
+        "year": int(row["year"]),
+        "category": row["category"],
+        "reward": row["reward_family"],
+        "credit": row["credit_unit"],
+        "topology": row["topology"],
         "scenario": row["scenario"],
         "decisions": sum(row[d] == "learned" for d in ctx.tax["decision"].ids),
         "role": row["pool_role"],
@@ -117,19 +142,26 @@ def _table_row(page: Page, ctx: Context, key: str, row: dict) -> str:
         decision_badges(page, ctx, row),
         esc(ctx.tax["pool_role"].label_of(row["pool_role"])),
     ]
-    tds = "".join(f'<td data-sort="{esc(sort[name])}">{c}</td>'
-                  for (name, _), c in zip(TABLE_HEAD, cells, strict=True))
+    tds = "".join(
+        f'<td data-sort="{esc(sort[name])}">{c}</td>'
+        for (name, _), c in zip(TABLE_HEAD, cells, strict=True)
+    )
     return f"<tr {data}>{tds}</tr>"
 
 
 def papers_table_page(ctx: Context) -> Page:
     page = Page(urls.PAPERS, "Papers", meta={"hide": ["navigation", "toc"]})
-    head = "".join(f'<th data-sort-key="{k}" aria-sort="none"><button type="button">{esc(t)}'
-                   "</button></th>" for k, t in TABLE_HEAD)
+    head = "".join(
+        f'<th data-sort-key="{k}" aria-sort="none"><button type="button">{esc(t)}</button></th>'
+        for k, t in TABLE_HEAD
+    )
     rows = "".join(_table_row(page, ctx, k, ctx.row(k)) for k in ctx.papers.index)
-    page.add("# Papers", filter_panel(ctx),
-             f'<div class="kb-scroll"><table class="kb-table kb-papers" data-kb-table>'
-             f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>")
+    page.add(
+        "# Papers",
+        filter_panel(ctx),
+        f'<div class="kb-scroll"><table class="kb-table kb-papers" data-kb-table>'
+        f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>",
+    )
     return page
 
 
@@ -140,16 +172,26 @@ def _field_rows(page: Page, ctx: Context, key: str, row: dict) -> list[tuple[str
     authors = "; ".join(row["authors"]) + (" and others" if row["authors_truncated"] else "")
     links = [ext_link(row["url"])] + [ext_link(u) for u in row["extra_urls"]]
     arxiv = row["arxiv_id"] if isinstance(row["arxiv_id"], str) else None
-    tags = [("Category", "category"), ("Uses RL", "is_rl"), ("Reward type", "reward_type"),
-            ("Reward family", "reward_family"), ("Topology", "topology"),
-            ("Scenario", "scenario"), ("Pool role", "pool_role")]
+    tags = [
+        ("Category", "category"),
+        ("Uses RL", "is_rl"),
+        ("Reward type", "reward_type"),
+        ("Reward family", "reward_family"),
+        ("Topology", "topology"),
+        ("Scenario", "scenario"),
+        ("Pool role", "pool_role"),
+    ]
     fields = [
         ("Authors", esc(authors)),
         ("Year", esc(int(row["year"]))),
         ("Venue", esc(row["venue"])),
         ("Affiliation", esc(row["affiliation"])),
-        ("arXiv", ext_link(f"https://arxiv.org/abs/{arxiv}", f"arXiv:{arxiv}") if arxiv else
-         '<span class="kb-dim">none</span>'),
+        (
+            "arXiv",
+            ext_link(f"https://arxiv.org/abs/{arxiv}", f"arXiv:{arxiv}")
+            if arxiv
+            else '<span class="kb-dim">none</span>',
+        ),
         ("Links", "<br>".join(links)),
     ]
     for label, axis in tags:
@@ -158,8 +200,11 @@ def _field_rows(page: Page, ctx: Context, key: str, row: dict) -> list[tuple[str
         else:
             fields.append((label, tag_link(page, ctx, axis, row[axis])))
     fields += [
-        ("Credit unit", credit_cell(page, ctx, row)
-         + ("" if row["credit_strict"] else ' <span class="kb-dim">(broad reading only)</span>')),
+        (
+            "Credit unit",
+            credit_cell(page, ctx, row)
+            + ("" if row["credit_strict"] else ' <span class="kb-dim">(broad reading only)</span>'),
+        ),
         ("Metadata verified", esc(ctx.tax["verified"].label_of(row["verified"]))),
         ("Added", esc(row["added"].date().isoformat())),
     ]
@@ -172,12 +217,16 @@ def _decisions_table(page: Page, ctx: Context, row: dict) -> str:
     body = []
     for entry in sorted(row["decisions"], key=lambda d: d["id"]):
         status = "learned" if entry["learned"] else "present"
-        body.append(f'<tr data-decision="{esc(entry["id"])}"><td>'
-                    f'{tag_link(page, ctx, "decision", entry["id"])}</td>'
-                    f'<td><span class="kb-{status}-tag">{status}</span></td>'
-                    f'<td>{esc(entry["why"])}</td></tr>')
-    return ('<div class="kb-scroll"><table class="kb-table"><thead><tr><th>Decision</th>'
-            f'<th>Status</th><th>Why</th></tr></thead><tbody>{"".join(body)}</tbody></table></div>')
+        body.append(
+            f'<tr data-decision="{esc(entry["id"])}"><td>'
+            f"{tag_link(page, ctx, 'decision', entry['id'])}</td>"
+            f'<td><span class="kb-{status}-tag">{status}</span></td>'
+            f"<td>{esc(entry['why'])}</td></tr>"
+        )
+    return (
+        '<div class="kb-scroll"><table class="kb-table"><thead><tr><th>Decision</th>'
+        f"<th>Status</th><th>Why</th></tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+    )
 
 
 def _cells_list(page: Page, ctx: Context, key: str) -> str:
@@ -185,17 +234,21 @@ def _cells_list(page: Page, ctx: Context, key: str) -> str:
     for cross, rv, cv in ctx.paper_cells.get(key, []):
         n = cell_count(ctx, cross, rv, cv)
         text = f"{urls.value_label(ctx, cross.rows, rv)} × {urls.value_label(ctx, cross.cols, cv)}"
-        items.append(f"<li>{page.link(urls.cell(cross, rv, cv), text)} "
-                     f'<span class="kb-dim">({n} in {esc(urls.cross_title(ctx, cross))})'
-                     "</span></li>")
+        items.append(
+            f"<li>{page.link(urls.cell(cross, rv, cv), text)} "
+            f'<span class="kb-dim">({n} in {esc(urls.cross_title(ctx, cross))})'
+            "</span></li>"
+        )
     return f'<ul class="kb-cells">{"".join(items)}</ul>'
 
 
 def paper_page(ctx: Context, key: str) -> Page:
     row = ctx.row(key)
     page = Page(urls.paper(key), row["title"], meta={"hide": ["navigation"]})
-    fields = "".join(f"<tr><th>{esc(name)}</th><td>{value}</td></tr>"
-                     for name, value in _field_rows(page, ctx, key, row))
+    fields = "".join(
+        f"<tr><th>{esc(name)}</th><td>{value}</td></tr>"
+        for name, value in _field_rows(page, ctx, key, row)
+    )
     page.add(
         h1(row["title"]),
         f'<p class="kb-crumbs">{page.link(urls.PAPERS, "All papers")} · <code>{esc(key)}</code>'
@@ -203,13 +256,18 @@ def paper_page(ctx: Context, key: str) -> Page:
         f'<p class="kb-summary">{esc(row["summary"])}</p>',
         f'<div class="kb-scroll"><table class="kb-table kb-fields"><tbody>{fields}</tbody>'
         "</table></div>",
-        "## Orchestration decisions", _decisions_table(page, ctx, row),
+        "## Orchestration decisions",
+        _decisions_table(page, ctx, row),
     )
     if isinstance(row["notes"], str):
         page.add("## Notes", f'<p class="kb-notes">{esc(row["notes"])}</p>')
-    page.add("## In the cross-tabs", _cells_list(page, ctx, key), "## Cite",
-             '<div class="highlight"><pre><code class="language-bibtex">'
-             f"{esc(to_bibtex(ctx.papers.loc[[key]]))}</code></pre></div>")
+    page.add(
+        "## In the cross-tabs",
+        _cells_list(page, ctx, key),
+        "## Cite",
+        '<div class="highlight"><pre><code class="language-bibtex">'
+        f"{esc(to_bibtex(ctx.papers.loc[[key]]))}</code></pre></div>",
+    )
     return page
 
 

@@ -118,5 +118,6 @@ def cell_title(ctx: Context, cross: Cross, row_value: object, col_value: object)
     reading = ", strict reading" if cross.strict else ""
     rows = value_label(ctx, cross.rows, row_value)
     cols = value_label(ctx, cross.cols, col_value)
-    return f"{rows} × {cols} ({axis_label(ctx, cross.rows)} × {axis_label(ctx, cross.cols)}" \
-        f"{reading})"
+    return (
+        f"{rows} × {cols} ({axis_label(ctx, cross.rows)} × {axis_label(ctx, cross.cols)}{reading})"
+    )
