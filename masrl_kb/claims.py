@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from masrl_kb.paths import find_root
-from masrl_kb.query import load_exclusions, load_papers
+from masrl_kb.query import load_exclusions, load_papers, load_pool
 from masrl_kb.yamlio import load_yaml_file
 
 CLAIMS_FILE = "claims.yaml"
@@ -113,6 +113,8 @@ def evaluate_claims(
 ) -> list[ClaimResult]:
     """Each claim's current value and whether it holds."""
     claims = load_claims(root) if claims is None else claims
+    if papers is None and exclusions is None:
+        papers, exclusions = load_pool(root)
     papers = load_papers(root) if papers is None else papers
     exclusions = load_exclusions(root) if exclusions is None else exclusions
     results = []

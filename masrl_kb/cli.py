@@ -9,7 +9,7 @@ import sys
 import pandas as pd
 
 from masrl_kb.claims import ClaimsFileError, claims_frame, evaluate_claims
-from masrl_kb.query import InvalidRecordsError, crosstab, load_exclusions, load_papers
+from masrl_kb.query import InvalidRecordsError, crosstab, load_pool
 from masrl_kb.validate import validate
 
 STATS_TABLES = (
@@ -40,8 +40,7 @@ def _table(frame: pd.DataFrame) -> str:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    papers = load_papers(args.root)
-    exclusions = load_exclusions(args.root)
+    papers, exclusions = load_pool(args.root)
     print(f"pooled papers: {len(papers)}")
     print(f"excluded records: {len(exclusions)}")
     print(f"audited records: {len(papers) + len(exclusions)}")

@@ -28,7 +28,7 @@ import pandas as pd
 from masrl_kb.claims import CLAIMS_FILE, ClaimResult, ClaimsFileError, evaluate_claims, load_claims
 from masrl_kb.fields import TAG_FIELDS
 from masrl_kb.paths import find_root
-from masrl_kb.query import crosstab, load_exclusions, load_papers
+from masrl_kb.query import crosstab, load_pool
 from masrl_kb.records import EXCLUSIONS_DIR, PAPERS_DIR, read_records
 from masrl_kb.schema import to_json_compatible
 from masrl_kb.taxonomy import TAXONOMY_FILE, load_taxonomy
@@ -142,8 +142,7 @@ def load_side(root: Path, label: str, claims_root: Path | None = None) -> Side:
     )
     if problems:
         return side
-    side.papers = load_papers(root)
-    side.exclusions = load_exclusions(root)
+    side.papers, side.exclusions = load_pool(root)
     source = root if (root / CLAIMS_FILE).is_file() else claims_root
     if source is None:
         side.claims_error = f"no {CLAIMS_FILE}"

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 import pandas as pd
 
 from masrl_kb.fields import EXCLUSION_FIELDS, PAPER_FIELDS, TAG_FIELDS
-from masrl_kb.records import read_records
+from masrl_kb.records import RecordSet, read_records
 from masrl_kb.taxonomy import Taxonomy, load_taxonomy
 from masrl_kb.validate import Problem, arxiv_ids_of, validate_records
 
@@ -92,7 +92,16 @@ def load_papers(root: PathLike = None) -> pd.DataFrame:
     ``entry_type`` and one ``O1``..``O5`` column each holding absent /
     present / learned. Raises :class:`InvalidRecordsError` on invalid records.
     """
+    return load_pool(root)[0]
+
+
+def load_pool(root: PathLike = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(load_papers(), load_exclusions())`` from one read and validation."""
     records, tax = _valid_records(root)
+    return _papers_table(records, tax), _exclusions_table(records, tax)
+
+
+def _papers_table(records: RecordSet, tax: Taxonomy) -> pd.DataFrame:
     frame = _paper_frame([_paper_row(r.data) for r in records.papers], tax)
     return frame[_paper_columns(tax)]
 
@@ -113,7 +122,10 @@ def _paper_columns(tax: Taxonomy) -> list[str]:
 
 def load_exclusions(root: PathLike = None) -> pd.DataFrame:
     """One row per excluded record, indexed by ``id``; tags are categoricals."""
-    records, tax = _valid_records(root)
+    return load_pool(root)[1]
+
+
+def _exclusions_table(records: RecordSet, tax: Taxonomy) -> pd.DataFrame:
     rows = []
     for rec in records.exclusions:
         row = dict(rec.data)
@@ -134,7 +146,7 @@ def _exclusion_columns() -> list[str]:
 # ---------------------------------------------------------------- axes
 
 
-def axis_values(axis: str, papers: pd.DataFrame, tax: Taxonomy | None = None) -> list:
+def axis_values(axis: str, papers: pd.DataFrame) -> list:
     """The values an axis takes in tables, in order (zeros included)."""
     if axis in DECISION_AXES:
         return _decision_ids(papers)

@@ -151,3 +151,9 @@ def test_invalid_records_raise_with_every_problem(mini_root: Path) -> None:
         masrl_kb.load_papers(mini_root)
     assert "papers/bad.yaml:5: year: expected a whole number, got 'x'" in str(err.value)
     assert len(err.value.problems) == 1
+
+
+def test_load_pool_equals_the_two_loaders(papers: pd.DataFrame) -> None:
+    pool_papers, pool_exclusions = masrl_kb.load_pool()
+    pd.testing.assert_frame_equal(pool_papers, papers)
+    pd.testing.assert_frame_equal(pool_exclusions, masrl_kb.load_exclusions())

@@ -10,7 +10,7 @@ import pandas as pd
 
 from masrl_kb.claims import CLAIMS_FILE, ClaimResult, evaluate_claims
 from masrl_kb.paths import find_root
-from masrl_kb.query import cell_papers, crosstab, load_exclusions, load_papers
+from masrl_kb.query import cell_papers, crosstab, load_pool
 from masrl_kb.taxonomy import Taxonomy, load_taxonomy
 
 # The survey this knowledge base curates (facts about the source, not counts).
@@ -86,8 +86,7 @@ class Context:
 def load_context(root: object = None, site_url: str = "") -> Context:
     """Load records, taxonomy and claims once and compute every cross-tab."""
     root_path = find_root(root)
-    papers = load_papers(root_path)
-    exclusions = load_exclusions(root_path)
+    papers, exclusions = load_pool(root_path)
     claims = None
     if (root_path / CLAIMS_FILE).is_file():  # a bare data root may carry no claims
         claims = evaluate_claims(papers=papers, exclusions=exclusions, root=root_path)
