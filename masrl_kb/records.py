@@ -31,6 +31,11 @@ class RecordFile:
     def stem(self) -> str:
         return Path(self.rel).stem
 
+    @property
+    def id_field(self) -> str:
+        """The field that names the record and must equal the file name."""
+        return "key" if self.kind == "paper" else "id"
+
     def line(self, name: str) -> int:
         """Line of a top-level field, 1 when unknown."""
         if isinstance(self.data, LineDict):

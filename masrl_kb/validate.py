@@ -299,7 +299,7 @@ def _semantic_problems(rec: RecordFile) -> Iterator[Problem]:
     data = rec.data
     if not isinstance(data, dict):
         return
-    id_field = "key" if rec.kind == "paper" else "id"
+    id_field = rec.id_field
     rid = data.get(id_field)
     if isinstance(rid, str) and rid != rec.stem:
         yield Problem(
@@ -356,7 +356,7 @@ def _identities(rec: RecordFile) -> Iterator[tuple[str, str, str]]:
     data = rec.data
     if not isinstance(data, dict):
         return
-    id_field = "key" if rec.kind == "paper" else "id"
+    id_field = rec.id_field
     if isinstance(data.get(id_field), str):
         yield id_field, "key", data[id_field]
     seen = set()
