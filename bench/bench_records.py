@@ -13,9 +13,9 @@ import resource
 import tempfile
 import time
 
-from masrl_kb.query import load_papers
-from masrl_kb.synthetic import write_synthetic_root
-from masrl_kb.validate import validate
+from masrl_kb.kb.synthetic import write_synthetic_root
+from masrl_kb.kb.validate import validate
+from masrl_kb.query.frames import load_papers
 
 
 def _timed(label: str, func) -> object:

@@ -15,8 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from masrl_kb.kb.synthetic import write_synthetic_root
 from masrl_kb.site import build_site, site_files
-from masrl_kb.synthetic import write_synthetic_root
 
 TARGET_MB, TARGET_S = 60, 60
 

@@ -3,36 +3,54 @@
 >>> import masrl_kb
 >>> papers = masrl_kb.load_papers()
 >>> masrl_kb.crosstab("reward_family", "credit_unit", papers=papers)
+
+The package is laid out as the pipeline it runs:
+
+- ``masrl_kb.kb``: read and check the records and the taxonomy;
+- ``masrl_kb.query``: pandas frames, the safe query language, claims;
+- ``masrl_kb.site``: the website generated from the queries;
+- ``masrl_kb.contrib``: exchange with the outside (arXiv, exports, diff, links);
+- ``masrl_kb.traces``: the orchestration-trace toolkit (stands apart);
+- ``masrl_kb.cli``: the command line.
+
+The public names below are imported on first use, so importing the package
+(and running ``masrl-kb --help``) does not load pandas.
 """
 
-from masrl_kb.claims import evaluate_claims, load_claims
-from masrl_kb.query import (
-    InvalidRecordsError,
-    cell_papers,
-    crosstab,
-    load_exclusions,
-    load_papers,
-    load_pool,
-    select,
-    tag_matrix,
-    value_counts,
-)
-from masrl_kb.taxonomy import load_taxonomy
-from masrl_kb.validate import validate
+from __future__ import annotations
 
-__all__ = [
-    "InvalidRecordsError",
-    "cell_papers",
-    "crosstab",
-    "evaluate_claims",
-    "load_claims",
-    "load_exclusions",
-    "load_papers",
-    "load_pool",
-    "load_taxonomy",
-    "select",
-    "tag_matrix",
-    "validate",
-    "value_counts",
-]
+import importlib
+from typing import Any
+
+# public name -> module that defines it
+_EXPORTS = {
+    "InvalidRecordsError": "masrl_kb.query.frames",
+    "cell_papers": "masrl_kb.query.frames",
+    "crosstab": "masrl_kb.query.frames",
+    "load_exclusions": "masrl_kb.query.frames",
+    "load_papers": "masrl_kb.query.frames",
+    "load_pool": "masrl_kb.query.frames",
+    "select": "masrl_kb.query.frames",
+    "tag_matrix": "masrl_kb.query.frames",
+    "value_counts": "masrl_kb.query.frames",
+    "evaluate_claims": "masrl_kb.query.claims",
+    "load_claims": "masrl_kb.query.claims",
+    "load_taxonomy": "masrl_kb.kb.taxonomy",
+    "validate": "masrl_kb.kb.validate",
+}
+
+__all__ = sorted(_EXPORTS)
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'masrl_kb' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from masrl_kb.synthetic import write_synthetic_root
+from masrl_kb.kb.synthetic import write_synthetic_root
 
 REPO = Path(__file__).resolve().parent.parent
 

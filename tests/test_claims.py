@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 import masrl_kb
-from masrl_kb.claims import ClaimsFileError, evaluate_claims, load_claims
 from masrl_kb.cli import main
+from masrl_kb.query.claims import ClaimsFileError, evaluate_claims, load_claims
 
 REPO = Path(masrl_kb.__file__).resolve().parent.parent
 

@@ -17,11 +17,11 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from masrl_kb import arxiv_import
-from masrl_kb.arxiv_import import derive_key, family_given, parse_arxiv_id
-from masrl_kb.fields import PLACEHOLDER, TAG_FIELDS
-from masrl_kb.validate import validate
-from masrl_kb.yamlio import load_yaml_file
+from masrl_kb.contrib import arxiv_import
+from masrl_kb.contrib.arxiv_import import derive_key, family_given, parse_arxiv_id
+from masrl_kb.kb.fields import PLACEHOLDER, TAG_FIELDS
+from masrl_kb.kb.validate import validate
+from masrl_kb.kb.yamlio import load_yaml_file
 from tests.conftest import run_cli as run
 
 REPO = Path(__file__).resolve().parent.parent

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from masrl_kb.kbdiff import diff_against
-from masrl_kb.synthetic import dump_record, write_synthetic_root
-from masrl_kb.taxonomy import load_taxonomy
+from masrl_kb.contrib.diff import diff_against
+from masrl_kb.kb.synthetic import dump_record, write_synthetic_root
+from masrl_kb.kb.taxonomy import load_taxonomy
 from tests.conftest import run_cli as run
 
 REPO = Path(__file__).resolve().parent.parent

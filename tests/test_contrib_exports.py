@@ -11,11 +11,21 @@ import pandas as pd
 import pytest
 
 import masrl_kb
-from masrl_kb.awesome import END_MARKER, START_MARKER, escape_markdown, github_anchor
-from masrl_kb.bibtex import protect_title, unprotect_title
-from masrl_kb.csv_io import CsvImportError, canonical_record, records_from_csv, records_from_json
-from masrl_kb.records import read_records
-from masrl_kb.synthetic import dump_record
+from masrl_kb.contrib.export.bibtex import protect_title, unprotect_title
+from masrl_kb.contrib.export.csv_io import (
+    CsvImportError,
+    canonical_record,
+    records_from_csv,
+    records_from_json,
+)
+from masrl_kb.contrib.export.markdown import (
+    END_MARKER,
+    START_MARKER,
+    escape_markdown,
+    github_anchor,
+)
+from masrl_kb.kb.records import read_records
+from masrl_kb.kb.synthetic import dump_record
 from tests.conftest import run_cli as run
 
 REPO = Path(__file__).resolve().parent.parent

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from masrl_kb.cli import build_parser
-from masrl_kb.contrib_cli import register
+from masrl_kb.cli.contrib import register
 
 REPO = Path(__file__).resolve().parent.parent
 WORKFLOWS = REPO / ".github" / "workflows"

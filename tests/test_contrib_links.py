@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from masrl_kb.links import check_url
-from masrl_kb.synthetic import write_synthetic_root
+from masrl_kb.contrib.links import check_url
+from masrl_kb.kb.synthetic import write_synthetic_root
 from tests.conftest import run_cli as run
 
 # path -> (status of HEAD, status of GET)

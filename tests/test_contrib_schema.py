@@ -10,11 +10,11 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from masrl_kb.fields import EXCLUSION_FIELDS, PAPER_FIELDS
-from masrl_kb.records import read_records
-from masrl_kb.schema import SCHEMA_DIR, SCHEMA_FILES, schema_comment, to_json_compatible
-from masrl_kb.taxonomy import load_taxonomy
-from masrl_kb.yamlio import load_yaml_text
+from masrl_kb.kb.fields import EXCLUSION_FIELDS, PAPER_FIELDS
+from masrl_kb.kb.records import read_records
+from masrl_kb.kb.schema import SCHEMA_DIR, SCHEMA_FILES, schema_comment, to_json_compatible
+from masrl_kb.kb.taxonomy import load_taxonomy
+from masrl_kb.kb.yamlio import load_yaml_text
 from tests.conftest import run_cli as run
 
 REPO = Path(__file__).resolve().parent.parent

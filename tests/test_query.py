@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 import masrl_kb
-from masrl_kb.query import InvalidRecordsError, axis_mask
-from masrl_kb.taxonomy import load_taxonomy
+from masrl_kb.kb.taxonomy import load_taxonomy
+from masrl_kb.query.frames import InvalidRecordsError, axis_mask
 from tests.conftest import GOOD_PAPER
 
 

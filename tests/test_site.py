@@ -11,11 +11,18 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 
-from masrl_kb.claims import evaluate_claims
-from masrl_kb.csv_io import records_from_csv
-from masrl_kb.export import papers_records
-from masrl_kb.paths import find_root
-from masrl_kb.query import cell_papers, crosstab, load_exclusions, load_papers, select, value_counts
+from masrl_kb.contrib.export.csv_io import records_from_csv
+from masrl_kb.contrib.export.tables import papers_records
+from masrl_kb.kb.paths import find_root
+from masrl_kb.query.claims import evaluate_claims
+from masrl_kb.query.frames import (
+    cell_papers,
+    crosstab,
+    load_exclusions,
+    load_papers,
+    select,
+    value_counts,
+)
 from masrl_kb.site import site_files
 from masrl_kb.site import urls as site_urls
 from masrl_kb.site.context import all_crosses

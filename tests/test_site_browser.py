@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from masrl_kb.query import cell_papers, load_exclusions, load_papers, select
+from masrl_kb.query.frames import cell_papers, load_exclusions, load_papers, select
 from masrl_kb.site import urls as site_urls
 from masrl_kb.site.context import Cross
 from tests.test_site_support import KEY, build_hostile_site, real_site, serve

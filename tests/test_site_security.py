@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from masrl_kb.kb.synthetic import dump_record
+from masrl_kb.kb.validate import validate
 from masrl_kb.site import safe_url
 from masrl_kb.site.html import esc, md_text, mermaid_label
-from masrl_kb.synthetic import dump_record
-from masrl_kb.validate import validate
 from tests.test_site_support import (
     BREAKOUT,
     KEY,

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import yaml
 
-from masrl_kb.paths import find_root
+from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.synthetic import dump_record, write_synthetic_root
+from masrl_kb.kb.validate import validate
 from masrl_kb.site import build_site
-from masrl_kb.synthetic import dump_record, write_synthetic_root
-from masrl_kb.validate import validate
 
 _BUILT: dict[str, Path] = {}
 SCRIPT = "<script>alert(1)</script>"

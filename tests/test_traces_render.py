@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from masrl_kb.paths import find_root
+from masrl_kb.kb.paths import find_root
 from masrl_kb.traces.render import (
     cell,
     load_examples,

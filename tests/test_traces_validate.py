@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from masrl_kb.taxonomy import load_taxonomy
+from masrl_kb.kb.taxonomy import load_taxonomy
 from masrl_kb.traces.schema import (
     inline_refs,
     load_schema,

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from masrl_kb.yamlio import LineDict, load_yaml_file, load_yaml_text
+from masrl_kb.kb.yamlio import LineDict, load_yaml_file, load_yaml_text
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -6,9 +6,15 @@ import re
 
 import yaml
 
-from masrl_kb.bibtex import to_bibtex
-from masrl_kb.export import exclusions_records, records_csv, records_json, to_csv, to_json
-from masrl_kb.fields import EXCLUSION_FIELDS, PAPER_FIELDS
+from masrl_kb.contrib.export.bibtex import to_bibtex
+from masrl_kb.contrib.export.tables import (
+    exclusions_records,
+    records_csv,
+    records_json,
+    to_csv,
+    to_json,
+)
+from masrl_kb.kb.fields import EXCLUSION_FIELDS, PAPER_FIELDS
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import SURVEY, Context

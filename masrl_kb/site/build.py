@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from masrl_kb.paths import ENV_ROOT, find_root
+from masrl_kb.kb.paths import ENV_ROOT, find_root
 from masrl_kb.site.context import CLONE
 
 CONFIG_FILE = "mkdocs.yml"

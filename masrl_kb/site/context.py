@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from masrl_kb.claims import CLAIMS_FILE, ClaimResult, evaluate_claims
-from masrl_kb.paths import find_root
-from masrl_kb.query import cell_papers, crosstab, load_pool
-from masrl_kb.taxonomy import Taxonomy, load_taxonomy
+from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
+from masrl_kb.query.claims import CLAIMS_FILE, ClaimResult, evaluate_claims
+from masrl_kb.query.frames import cell_papers, crosstab, load_pool
 
 # The survey this knowledge base curates (facts about the source, not counts).
 SURVEY = {

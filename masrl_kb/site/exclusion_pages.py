@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from masrl_kb.query import crosstab, value_counts
+from masrl_kb.query.frames import crosstab, value_counts
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import Context

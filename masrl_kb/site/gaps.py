@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from masrl_kb.claims import ClaimResult
-from masrl_kb.query import axis_mask, select
+from masrl_kb.query.claims import ClaimResult
+from masrl_kb.query.frames import axis_mask, select
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page, inline_papers
 from masrl_kb.site.context import CROSSTABS, Context, Cross

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from masrl_kb.claims import ClaimResult
+from masrl_kb.query.claims import ClaimResult
 from masrl_kb.site import urls
 from masrl_kb.site.charts import decision_chart, year_chart
 from masrl_kb.site.components import Page, inline_papers, stat

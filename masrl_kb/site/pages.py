@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-from masrl_kb.paths import ENV_ROOT
+from masrl_kb.kb.paths import ENV_ROOT
 from masrl_kb.site import urls
 from masrl_kb.site.about import (
     cite_page,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from masrl_kb.bibtex import to_bibtex
-from masrl_kb.query import value_counts
+from masrl_kb.contrib.export.bibtex import to_bibtex
+from masrl_kb.query.frames import value_counts
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page, credit_cell, decision_badges, h1, tag_link
 from masrl_kb.site.context import Context

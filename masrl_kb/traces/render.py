@@ -8,8 +8,8 @@ from pathlib import Path
 
 from jsonschema import Draft202012Validator
 
-from masrl_kb.paths import find_root
-from masrl_kb.taxonomy import Taxonomy, load_taxonomy
+from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
 from masrl_kb.traces.metrics import trace_metrics
 from masrl_kb.traces.schema import SCHEMA_PATH, load_schema, topology_ids
 from masrl_kb.traces.validate import check_file

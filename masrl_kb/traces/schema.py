@@ -26,7 +26,7 @@ from typing import Any
 from jsonschema import Draft202012Validator, validators
 from jsonschema.protocols import Validator
 
-from masrl_kb.paths import find_root
+from masrl_kb.kb.paths import find_root
 
 SCHEMA_PATH = Path("traces") / "trace.schema.json"
 ITEM_ARRAYS = ("events", "edges")

@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 import arxiv
 import requests
 
-from masrl_kb.fields import (
+from masrl_kb.kb.fields import (
     ARXIV_ID_PATTERN,
     EXCLUSION_FIELDS,
     EXCLUSION_ID_PATTERN,
@@ -38,11 +38,11 @@ from masrl_kb.fields import (
     PAPER_FIELDS,
     PLACEHOLDER,
 )
-from masrl_kb.records import EXCLUSIONS_DIR, PAPERS_DIR, RECORD_SUFFIX, RecordSet, read_records
-from masrl_kb.schema import schema_comment
-from masrl_kb.synthetic import dump_record
-from masrl_kb.taxonomy import Taxonomy, load_taxonomy
-from masrl_kb.validate import arxiv_ids_of, normalise_title, normalise_url
+from masrl_kb.kb.records import EXCLUSIONS_DIR, PAPERS_DIR, RECORD_SUFFIX, RecordSet, read_records
+from masrl_kb.kb.schema import schema_comment
+from masrl_kb.kb.synthetic import dump_record
+from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
+from masrl_kb.kb.validate import arxiv_ids_of, normalise_title, normalise_url
 
 ENV_ARXIV_URL = "MASRL_KB_ARXIV_URL"
 DEFAULT_ENDPOINT = "https://export.arxiv.org/api/query"

@@ -8,9 +8,9 @@ import sys
 
 import pandas as pd
 
-from masrl_kb.claims import ClaimsFileError, claims_frame, evaluate_claims
-from masrl_kb.query import InvalidRecordsError, crosstab, load_pool
-from masrl_kb.validate import validate
+from masrl_kb.kb.validate import validate
+from masrl_kb.query.claims import ClaimsFileError, claims_frame, evaluate_claims
+from masrl_kb.query.frames import InvalidRecordsError, crosstab, load_pool
 
 STATS_TABLES = (
     ("reward_type", "credit_unit"),
@@ -102,8 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _register_optional(sub) -> None:
     """Command groups that live beside their own modules."""
-    from masrl_kb.contrib_cli import register as register_contrib
-    from masrl_kb.traces.cli import register as register_traces
+    from masrl_kb.cli.contrib import register as register_contrib
+    from masrl_kb.cli.trace import register as register_traces
 
     register_contrib(sub)
     register_traces(sub)

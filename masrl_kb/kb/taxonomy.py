@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from masrl_kb.paths import find_root
-from masrl_kb.yamlio import load_yaml_file
+from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.yamlio import load_yaml_file
 
 TAXONOMY_FILE = "taxonomy.yaml"
 

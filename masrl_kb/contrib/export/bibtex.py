@@ -83,7 +83,7 @@ def _text(value: object) -> str | None:
 
 
 def paper_entry(key: str, row: pd.Series) -> Entry:
-    """The BibTeX entry of one row of :func:`masrl_kb.query.load_papers`."""
+    """The BibTeX entry of one row of :func:`masrl_kb.query.frames.load_papers`."""
     citation = row["citation"]
     entry_type = str(citation["entry_type"])
     fields = [

@@ -1,6 +1,6 @@
-"""Exports of the pool as data: CSV and JSON text (BibTeX: :mod:`masrl_kb.bibtex`).
+"""Exports of the pool as data: CSV and JSON text (BibTeX: :mod:`masrl_kb.contrib.export.bibtex`).
 
-Every function takes the DataFrames of :mod:`masrl_kb.query` (load once, pass
+Every function takes the DataFrames of :mod:`masrl_kb.query.frames` (load once, pass
 them in) and returns text, so the site and the command line share one export.
 Output is deterministic: rows in index order, columns in API order.
 """

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from masrl_kb.fields import (
+from masrl_kb.kb.fields import (
     ARXIV_ID_PATTERN,
     CITATION_FIELDS,
     DECISION_FIELDS,
@@ -23,9 +23,9 @@ from masrl_kb.fields import (
     PLACEHOLDER,
     Field,
 )
-from masrl_kb.records import RecordFile, RecordSet, read_records
-from masrl_kb.taxonomy import Taxonomy, load_taxonomy
-from masrl_kb.yamlio import LineDict
+from masrl_kb.kb.records import RecordFile, RecordSet, read_records
+from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
+from masrl_kb.kb.yamlio import LineDict
 
 MIN_YEAR = 1950
 _ARXIV_RE = re.compile(ARXIV_ID_PATTERN)

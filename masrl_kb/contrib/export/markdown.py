@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from masrl_kb.taxonomy import Taxonomy
+from masrl_kb.kb.taxonomy import Taxonomy
 
 START_MARKER = "<!-- masrl-kb:awesome:start -->"
 END_MARKER = "<!-- masrl-kb:awesome:end -->"

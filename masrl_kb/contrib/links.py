@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from masrl_kb.records import RecordSet, read_records
+from masrl_kb.kb.records import RecordSet, read_records
 
 DEFAULT_TIMEOUT = 15.0
 DEFAULT_WORKERS = 8

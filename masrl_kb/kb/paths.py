@@ -19,7 +19,7 @@ def find_root(root: str | os.PathLike[str] | None = None) -> Path:
         return Path(root)
     if os.environ.get(ENV_ROOT):
         return Path(os.environ[ENV_ROOT])
-    clone = Path(__file__).resolve().parent.parent
+    clone = Path(__file__).resolve().parents[2]
     if (clone / "taxonomy.yaml").is_file():
         return clone
     for folder in (Path.cwd(), *Path.cwd().parents):

@@ -25,14 +25,20 @@ from pathlib import Path
 
 import pandas as pd
 
-from masrl_kb.claims import CLAIMS_FILE, ClaimResult, ClaimsFileError, evaluate_claims, load_claims
-from masrl_kb.fields import TAG_FIELDS
-from masrl_kb.paths import find_root
-from masrl_kb.query import crosstab, load_pool
-from masrl_kb.records import EXCLUSIONS_DIR, PAPERS_DIR, read_records
-from masrl_kb.schema import to_json_compatible
-from masrl_kb.taxonomy import TAXONOMY_FILE, load_taxonomy
-from masrl_kb.validate import Problem, validate_records
+from masrl_kb.kb.fields import TAG_FIELDS
+from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.records import EXCLUSIONS_DIR, PAPERS_DIR, read_records
+from masrl_kb.kb.schema import to_json_compatible
+from masrl_kb.kb.taxonomy import TAXONOMY_FILE, load_taxonomy
+from masrl_kb.kb.validate import Problem, validate_records
+from masrl_kb.query.claims import (
+    CLAIMS_FILE,
+    ClaimResult,
+    ClaimsFileError,
+    evaluate_claims,
+    load_claims,
+)
+from masrl_kb.query.frames import crosstab, load_pool
 
 DATA_PATHS = (PAPERS_DIR, EXCLUSIONS_DIR, TAXONOMY_FILE, CLAIMS_FILE)
 # (rows, columns, strict): the survey's cross-tabs, as the site shows them.

@@ -1,7 +1,7 @@
 """JSON Schemas for paper and exclusion records, generated from the field lists.
 
 The schemas under ``schema/`` are built from the same two sources the
-validator reads: the record field lists in :mod:`masrl_kb.fields` and the
+validator reads: the record field lists in :mod:`masrl_kb.kb.fields` and the
 controlled vocabularies in ``taxonomy.yaml``. They are committed so editors
 can use them (every record starts with a ``yaml-language-server`` comment
 pointing at its schema) and ``masrl-kb schema --check`` fails when they are
@@ -21,7 +21,7 @@ import json
 import os
 from pathlib import Path
 
-from masrl_kb.fields import (
+from masrl_kb.kb.fields import (
     ARXIV_ID_PATTERN,
     CITATION_FIELDS,
     DECISION_FIELDS,
@@ -30,9 +30,9 @@ from masrl_kb.fields import (
     PLACEHOLDER,
     Field,
 )
-from masrl_kb.paths import find_root
-from masrl_kb.taxonomy import Taxonomy, load_taxonomy
-from masrl_kb.validate import MIN_YEAR
+from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
+from masrl_kb.kb.validate import MIN_YEAR
 
 SCHEMA_DIR = "schema"
 DRAFT = "https://json-schema.org/draft/2020-12/schema"

@@ -13,14 +13,14 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from masrl_kb.arxiv_import import (
+from masrl_kb.contrib.arxiv_import import (
     AlreadyRecorded,
     ArxivImportError,
     add_paper,
     describe_written,
     exclude_record,
 )
-from masrl_kb.paths import find_root
+from masrl_kb.kb.paths import find_root
 
 # Exit codes: 0 done, 1 a check failed or nothing was written, 2 bad usage.
 EXIT_FAILED = 1
@@ -37,7 +37,7 @@ def _root(args: argparse.Namespace) -> Path:
 def _axis_help(axis: str, what: str) -> str:
     """Help text listing an axis's ids from the default taxonomy, when readable."""
     try:
-        from masrl_kb.taxonomy import load_taxonomy
+        from masrl_kb.kb.taxonomy import load_taxonomy
 
         ids = ", ".join(load_taxonomy()[axis].ids)
     except Exception:  # noqa: BLE001 - help text must never break the parser
@@ -95,7 +95,7 @@ class QueryError(ValueError):
 
 
 def _selected(args: argparse.Namespace):
-    from masrl_kb.query import load_papers, select
+    from masrl_kb.query.frames import load_papers, select
 
     papers = load_papers(args.root)
     try:
@@ -125,26 +125,31 @@ def _export(render: Callable) -> Callable[[argparse.Namespace], int]:
 
 
 def _to_bibtex(papers) -> str:
-    from masrl_kb.bibtex import to_bibtex
+    from masrl_kb.contrib.export.bibtex import to_bibtex
 
     return to_bibtex(papers)
 
 
 def _to_csv(papers) -> str:
-    from masrl_kb.export import to_csv
+    from masrl_kb.contrib.export.tables import to_csv
 
     return to_csv(papers)
 
 
 def _to_json(papers) -> str:
-    from masrl_kb.export import to_json
+    from masrl_kb.contrib.export.tables import to_json
 
     return to_json(papers)
 
 
 def cmd_export_markdown(args: argparse.Namespace) -> int:
-    from masrl_kb.awesome import DEFAULT_FILE, AwesomeBlockError, render_block, update_file
-    from masrl_kb.taxonomy import load_taxonomy
+    from masrl_kb.contrib.export.markdown import (
+        DEFAULT_FILE,
+        AwesomeBlockError,
+        render_block,
+        update_file,
+    )
+    from masrl_kb.kb.taxonomy import load_taxonomy
 
     try:
         papers = _selected(args)
@@ -181,7 +186,7 @@ def _relative(path: Path, root: Path) -> str:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    from masrl_kb.schema import stale_schema_files, write_schemas
+    from masrl_kb.kb.schema import stale_schema_files, write_schemas
 
     root = _root(args)
     if args.check:
@@ -203,7 +208,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_check_links(args: argparse.Namespace) -> int:
-    from masrl_kb.links import check_links, format_problem
+    from masrl_kb.contrib.links import check_links, format_problem
 
     report = check_links(args.root, timeout=args.timeout, workers=args.workers)
     for link, result in report.broken:
@@ -221,7 +226,7 @@ def cmd_check_links(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from masrl_kb.kbdiff import DiffError, diff_against
+    from masrl_kb.contrib.diff import DiffError, diff_against
 
     try:
         result = diff_against(args.ref, root=args.root)

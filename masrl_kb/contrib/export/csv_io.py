@@ -1,6 +1,6 @@
 """Reading a CSV or JSON export (``masrl-kb export csv|json``) back into records.
 
-The exports of :mod:`masrl_kb.export` hold one row per paper: every record
+The exports of :mod:`masrl_kb.contrib.export.tables` hold one row per paper: every record
 field, list and mapping fields as JSON text (CSV) or JSON values, plus the
 columns the pandas API derives (``reward_family``, one column per decision
 id such as ``O1``, ``bibtex_key``, ``entry_type``). Reading one back gives
@@ -22,7 +22,7 @@ import io
 import json
 import re
 
-from masrl_kb.fields import PAPER_FIELDS, Field
+from masrl_kb.kb.fields import PAPER_FIELDS, Field
 
 _FIELDS = {f.name: f for f in PAPER_FIELDS}
 _JSON_KINDS = ("strings", "urls", "decisions", "citation")

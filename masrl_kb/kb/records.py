@@ -7,8 +7,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from masrl_kb.paths import find_root
-from masrl_kb.yamlio import LineDict, YamlProblem, load_yaml_file
+from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.yamlio import LineDict, YamlProblem, load_yaml_file
 
 PAPERS_DIR = "papers"
 EXCLUSIONS_DIR = "exclusions"

@@ -11,10 +11,10 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from masrl_kb.fields import EXCLUSION_FIELDS, PAPER_FIELDS, TAG_FIELDS
-from masrl_kb.records import RecordSet, read_records
-from masrl_kb.taxonomy import Taxonomy, load_taxonomy
-from masrl_kb.validate import Problem, arxiv_ids_of, validate_records
+from masrl_kb.kb.fields import EXCLUSION_FIELDS, PAPER_FIELDS, TAG_FIELDS
+from masrl_kb.kb.records import RecordSet, read_records
+from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
+from masrl_kb.kb.validate import Problem, arxiv_ids_of, validate_records
 
 PathLike = str | os.PathLike[str] | None
 DECISION_AXES = ("decision", "decision_learned")

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import yaml
 
-from masrl_kb.paths import find_root
-from masrl_kb.records import EXCLUSIONS_DIR, PAPERS_DIR
-from masrl_kb.taxonomy import TAXONOMY_FILE, Taxonomy, load_taxonomy
+from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.records import EXCLUSIONS_DIR, PAPERS_DIR
+from masrl_kb.kb.taxonomy import TAXONOMY_FILE, Taxonomy, load_taxonomy
 
 
 def synthetic_paper(i: int, tax: Taxonomy, rng: random.Random) -> dict:

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from masrl_kb.paths import find_root
-from masrl_kb.query import load_exclusions, load_papers, load_pool
-from masrl_kb.yamlio import load_yaml_file
+from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.yamlio import load_yaml_file
+from masrl_kb.query.frames import load_exclusions, load_papers, load_pool
 
 CLAIMS_FILE = "claims.yaml"
 TABLES = ("papers", "exclusions", "audited")
