@@ -12,6 +12,7 @@ from masrl_kb.kb.validate import validate
 from masrl_kb.query.claims import ClaimsFileError, claims_frame, evaluate_claims
 from masrl_kb.query.frames import InvalidRecordsError, crosstab, load_pool
 
+CLAIM_KEYS_SHOWN = 10  # list the papers behind a claim up to this many (always in a group)
 STATS_TABLES = (
     ("reward_type", "credit_unit"),
     ("topology", "credit_unit"),
@@ -54,12 +55,14 @@ def cmd_claims(args: argparse.Namespace) -> int:
     results = evaluate_claims(root=args.root)
     frame = claims_frame(results)
     width = max(len(c) for c in frame["id"])
-    for row in frame.itertuples():
+    for row, result in zip(frame.itertuples(), results, strict=True):
         status = "holds " if row.holds else "BROKEN"
         print(
             f"{status}  {row.id:<{width}}  value {row.value:>3}  expected {row.expected:<5}  "
             f"{row.statement}"
         )
+        if result.keys and (result.claim.group or len(result.keys) <= CLAIM_KEYS_SHOWN):
+            print(f"{'':8}{'':<{width}}  papers: {', '.join(result.keys)}")
     broken = int((~frame["holds"]).sum())
     print(f"{len(frame) - broken} of {len(frame)} claims hold")
     return 1 if args.check and broken else 0
@@ -103,9 +106,11 @@ def build_parser() -> argparse.ArgumentParser:
 def _register_optional(sub) -> None:
     """Command groups that live beside their own modules."""
     from masrl_kb.cli.contrib import register as register_contrib
+    from masrl_kb.cli.judgements import register as register_judgements
     from masrl_kb.cli.trace import register as register_traces
 
     register_contrib(sub)
+    register_judgements(sub)
     register_traces(sub)
 
 

@@ -14,8 +14,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from masrl_kb.kb.benchmarks import BENCHMARKS_FILE, BenchmarkFile, read_benchmarks
 from masrl_kb.kb.fields import (
     ARXIV_ID_PATTERN,
+    BENCHMARK_FIELDS,
     CITATION_FIELDS,
     DECISION_FIELDS,
     EXCLUSION_FIELDS,
@@ -23,6 +25,7 @@ from masrl_kb.kb.fields import (
     PLACEHOLDER,
     Field,
 )
+from masrl_kb.kb.judgements import judgement_problems
 from masrl_kb.kb.records import RecordFile, RecordSet, read_records
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
 from masrl_kb.kb.yamlio import LineDict
@@ -194,7 +197,17 @@ def _check_pattern(value: object, f: Field) -> str | None:
     return None
 
 
+def _check_artifact(value: object) -> str | None:
+    if isinstance(value, dict):
+        if set(value) != {"none"}:
+            return "expected a URL, or {none: YYYY-MM-DD} (the day it was checked and not found)"
+        problem = _check_date(value["none"])
+        return f"none: {problem}" if problem else None
+    return _check_url(value)
+
+
 _SIMPLE = {
+    "artifact": lambda v, f, t: _check_artifact(v),
     "text": lambda v, f, t: _check_text(v),
     "url": lambda v, f, t: _check_url(v),
     "urls": lambda v, f, t: _check_urls(v),
@@ -256,8 +269,22 @@ def _check_value(data: LineDict, f: Field, tax: Taxonomy, prefix: str) -> list[F
         return _check_decisions(value, tax, name, data.line_of(f.name))
     if f.kind == "citation":
         return _check_mapping(value, CITATION_FIELDS, tax, f"{name}.", data.line_of(f.name))
+    if f.kind == "object":
+        return _check_mapping(value, f.sub, tax, f"{name}.", data.line_of(f.name))
+    if f.kind == "objects":
+        return _check_objects(value, f, tax, name, data.line_of(f.name))
     problem = _SIMPLE[f.kind](value, f, tax)
     return [(data.line_of(f.name), name, problem)] if problem else []
+
+
+def _check_objects(value: object, f: Field, tax: Taxonomy, name: str, line: int) -> list[Found]:
+    if not isinstance(value, list):
+        return [(line, name, f"expected a list of mappings, got {describe(value)}")]
+    found: list[Found] = []
+    for i, item in enumerate(value):
+        item_line = item.line if isinstance(item, LineDict) else line
+        found.extend(_check_mapping(item, f.sub, tax, f"{name}[{i}].", item_line))
+    return found
 
 
 def _check_decisions(value: object, tax: Taxonomy, name: str, line: int) -> list[Found]:
@@ -392,11 +419,40 @@ def _duplicate_problems(records: list[RecordFile]) -> Iterator[Problem]:
 # ---------------------------------------------------------------- entry points
 
 
+def _benchmark_problems(
+    registry: BenchmarkFile, papers: list[RecordFile], tax: Taxonomy
+) -> Iterator[Problem]:
+    for line, name, message in registry.problems:
+        yield Problem(BENCHMARKS_FILE, line, name, message)
+    pooled = {r.data.get("key") for r in papers if isinstance(r.data, dict)}
+    seen: dict[str, int] = {}
+    for i, entry in enumerate(registry.entries):
+        prefix = f"benchmarks[{i}]."
+        for line, name, message in _check_mapping(entry, BENCHMARK_FIELDS, tax, prefix, entry.line):
+            yield Problem(BENCHMARKS_FILE, line, name, message)
+        bid = entry.get("id")
+        if not isinstance(bid, str):
+            continue
+        line = entry.line_of("id")
+        if bid in seen:
+            yield Problem(
+                BENCHMARKS_FILE, line, f"{prefix}id", f"{bid!r} listed twice (line {seen[bid]})"
+            )
+        elif bid in pooled:
+            message = f"{bid!r} is a pooled record's key; name the record itself instead"
+            yield Problem(BENCHMARKS_FILE, line, f"{prefix}id", message)
+        seen.setdefault(bid, line)
+
+
 def validate_records(records: RecordSet, tax: Taxonomy) -> list[Problem]:
     """All problems in a parsed record set, sorted by file and line."""
     problems = [Problem(rel, 1, "file", "record files must end in .yaml") for rel in records.stray]
     for rec in records.papers + records.exclusions:
         problems.extend(_record_problems(rec, tax))
+    registry = read_benchmarks(records.root)
+    problems.extend(_benchmark_problems(registry, records.papers, tax))
+    outside = frozenset(b.id for b in registry.benchmarks)
+    problems.extend(Problem(*found) for found in judgement_problems(records.papers, outside))
     problems.extend(_duplicate_problems(records.papers + records.exclusions))
     return sorted(set(problems))
 
