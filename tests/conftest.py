@@ -41,7 +41,12 @@ citation:
   bibtex_key: bad2025
   entry_type: article
   journal: arXiv preprint arXiv:2501.00001
-artifacts: {code: "https://example.org/code", weights: {none: 2026-11-30}, data: {none: 2026-11-30}, traces: {none: 2026-11-30}, source: "https://arxiv.org/abs/2501.00001"}
+artifacts:
+  code: "https://example.org/code"
+  weights: {none: 2026-11-30}
+  data: {none: 2026-11-30}
+  traces: {none: 2026-11-30}
+  source: "https://arxiv.org/abs/2501.00001"
 evaluated_on: []
 """
 

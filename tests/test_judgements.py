@@ -82,17 +82,17 @@ CASES = {
     "artifact none without a date": (
         GOOD_PAPER.replace("weights: {none: 2026-11-30}", "weights: {none: soon}"),
         [
-            "papers/bad.yaml:29: artifacts.weights: none: expected a date written YYYY-MM-DD "
+            "papers/bad.yaml:31: artifacts.weights: none: expected a date written YYYY-MM-DD "
             "without quotes, got 'soon'"
         ],
     ),
     "artifact URL twice": (
         GOOD_PAPER.replace("traces: {none: 2026-11-30}", 'traces: "https://example.org/code"'),
-        ["papers/bad.yaml:29: artifacts.traces: the same URL is already given as code"],
+        ["papers/bad.yaml:33: artifacts.traces: the same URL is already given as code"],
     ),
     "artifact that is not a URL": (
         GOOD_PAPER.replace('code: "https://example.org/code"', 'code: "file:///etc/passwd"'),
-        ["papers/bad.yaml:29: artifacts.code: 'file:///etc/passwd' is not an http(s) URL"],
+        ["papers/bad.yaml:30: artifacts.code: 'file:///etc/passwd' is not an http(s) URL"],
     ),
     "method without evaluated_on": (
         GOOD_PAPER.replace("evaluated_on: []\n", ""),
@@ -108,7 +108,7 @@ CASES = {
             "\nevaluation_source: https://arxiv.org/abs/2501.00001",
         ),
         [
-            "papers/bad.yaml:31: evaluated_on[0].benchmark: 'gsm9k' is neither a pooled benchmark "
+            "papers/bad.yaml:36: evaluated_on[0].benchmark: 'gsm9k' is neither a pooled benchmark "
             "record nor an id in benchmarks.yaml (add it there with its url); allowed: {allowed}"
         ],
     ),
@@ -119,7 +119,7 @@ CASES = {
             "multi_agent_native: false}",
         ),
         [
-            "papers/bad.yaml:30: evaluation_source: evaluated_on needs evaluation_source: the URL "
+            "papers/bad.yaml:35: evaluation_source: evaluated_on needs evaluation_source: the URL "
             "the results were read from"
         ],
     ),
@@ -144,8 +144,10 @@ def _allowed_benchmarks(root: Path) -> str:
 def test_registry_ids_are_unique_and_not_pooled_keys(mini_root: Path) -> None:
     (mini_root / "benchmarks.yaml").write_text(
         "benchmarks:\n"
-        "  - {id: dup, name: A, url: 'https://a.example', evaluates: x, multi_agent_native: false}\n"
-        "  - {id: dup, name: B, url: 'https://b.example', evaluates: y, multi_agent_native: false}\n"
+        "  - {id: dup, name: A, url: 'https://a.example', evaluates: x,"
+        " multi_agent_native: false}\n"
+        "  - {id: dup, name: B, url: 'https://b.example', evaluates: y,"
+        " multi_agent_native: false}\n"
         "  - {id: synthetic-00000, name: C, url: 'https://c.example', evaluates: z,"
         " multi_agent_native: false}\n",
         encoding="utf-8",

@@ -46,7 +46,7 @@ SINGLE_RULE_CASES = {
     ),
     "key given twice": (
         GOOD_PAPER + "year: 2024\n",
-        "papers/bad.yaml:31: year: key given twice (first on line 5)",
+        "papers/bad.yaml:36: year: key given twice (first on line 5)",
     ),
     "missing field": (
         GOOD_PAPER.replace("venue: arXiv\n", ""),
