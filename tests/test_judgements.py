@@ -69,7 +69,9 @@ CASES = {
         GOOD_PAPER.replace("credit_strict: false", "credit_strict: true"),
         [
             "papers/bad.yaml:18: credit_evidence: credit_strict: true needs credit_evidence: "
-            "{{source, where, url}}"
+            "{{source, where, url}}",
+            "papers/bad.yaml:18: credit_mechanism: credit_strict: true needs credit_mechanism; "
+            "allowed: estimator, shaping",
         ],
     ),
     "truncated authors without a reason": (

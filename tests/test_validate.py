@@ -126,7 +126,8 @@ SINGLE_RULE_CASES = {
     "strict credit without a unit": (
         GOOD_PAPER.replace("credit_unit: agent", "credit_unit: NA").replace(
             "credit_strict: false",
-            "credit_strict: true\ncredit_evidence: {source: paper, where: S3, url: 'https://e.org'}",
+            "credit_strict: true\ncredit_mechanism: shaping\n"
+            "credit_evidence: {source: paper, where: S3, url: 'https://e.org'}",
         ),
         "papers/bad.yaml:18: credit_strict: true needs a credit unit, but credit_unit is NA",
     ),

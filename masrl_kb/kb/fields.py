@@ -104,6 +104,13 @@ PAPER_FIELDS: tuple[Field, ...] = (
     Field("verified", "axis", "How far the metadata was checked.", axis="verified"),
     Field("credit_strict", "bool", "Explicit credit estimator at credit_unit (strict reading)."),
     Field(
+        "credit_mechanism",
+        "axis",
+        "Explicit estimator or reward shaping (required when credit_strict is true).",
+        False,
+        axis="credit_mechanism",
+    ),
+    Field(
         "credit_evidence",
         "object",
         "What the strict reading rests on (required when credit_strict is true).",

@@ -56,9 +56,16 @@ def _why_needed(field: str) -> str:
 
 def _credit_problems(rec: RecordFile) -> Iterator[Found]:
     data = rec.data
-    if data.get("credit_strict") is True and "credit_evidence" not in data:
+    strict = data.get("credit_strict")
+    if strict is True and "credit_evidence" not in data:
         message = "credit_strict: true needs credit_evidence: {source, where, url}"
         yield rec.rel, rec.line("credit_strict"), "credit_evidence", message
+    if strict is True and "credit_mechanism" not in data:
+        message = "credit_strict: true needs credit_mechanism; allowed: estimator, shaping"
+        yield rec.rel, rec.line("credit_strict"), "credit_mechanism", message
+    if strict is False and "credit_mechanism" in data:
+        message = "a credit mechanism belongs only to credit_strict: true; remove it"
+        yield rec.rel, rec.line("credit_mechanism"), "credit_mechanism", message
 
 
 def _author_problems(rec: RecordFile) -> Iterator[Found]:

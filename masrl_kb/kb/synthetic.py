@@ -76,6 +76,7 @@ def synthetic_paper(i: int, tax: Taxonomy, rng: random.Random) -> dict:
         "evaluation_source": f"https://example.org/papers/{i}",
     }
     if strict:
+        record["credit_mechanism"] = "estimator" if i % 2 else "shaping"
         record["credit_evidence"] = dict(evidence)
     return record
 

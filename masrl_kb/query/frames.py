@@ -85,6 +85,7 @@ def _paper_frame(rows: list[dict], tax: Taxonomy) -> pd.DataFrame:
         "authors_note": None,
         "extra_urls": None,
         "credit_evidence": None,
+        "credit_mechanism": None,
         "sources": None,
         "evaluation_source": None,
         "artifacts": None,
@@ -109,6 +110,7 @@ def _paper_frame(rows: list[dict], tax: Taxonomy) -> pd.DataFrame:
             values = frame[name] if name in frame else [None] * len(frame)
             frame[name] = _categorical(values, tax[axis].ids)
     frame["credit_source"] = _categorical(frame["credit_source"], tax["evidence_source"].ids)
+    frame["credit_mechanism"] = _categorical(frame["credit_mechanism"], tax["credit_mechanism"].ids)
     frame["rl_methods_using"] = _benchmark_use(frame)
     frame["added"] = pd.to_datetime(frame["added"])
     frame["year"] = frame["year"].astype(int)
