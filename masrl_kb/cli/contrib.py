@@ -91,16 +91,17 @@ def cmd_exclude(args: argparse.Namespace) -> int:
 
 
 class QueryError(ValueError):
-    """A ``--where`` expression pandas cannot evaluate."""
+    """A ``--where`` expression outside the query language (masrl_kb.query.lang)."""
 
 
 def _selected(args: argparse.Namespace):
     from masrl_kb.query.frames import load_papers, select
+    from masrl_kb.query.lang import QueryError as LanguageError
 
     papers = load_papers(args.root)
     try:
         return select(args.where, papers=papers)
-    except Exception as err:  # pandas raises many types for a bad expression
+    except LanguageError as err:
         raise QueryError(f"--where {args.where!r}: {err}") from None
 
 
@@ -280,7 +281,10 @@ def register(sub) -> None:
 
     export = sub.add_parser("export", help="the pool as BibTeX, CSV, JSON or awesome-list Markdown")
     formats = export.add_subparsers(dest="format", required=True, metavar="FORMAT")
-    where_help = "only papers matching this pandas query, e.g. 'credit_unit == \"message\"'"
+    where_help = (
+        "only papers matching this query: comparisons, in [...], and/or/not over columns, "
+        "e.g. 'credit_unit == \"message\" and credit_strict'"
+    )
     for name, render, what in (
         ("bibtex", _to_bibtex, "BibTeX entries (bibtexparser)"),
         ("csv", _to_csv, "CSV, one row per paper, every field"),

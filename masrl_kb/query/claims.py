@@ -11,6 +11,7 @@ import pandas as pd
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.yamlio import load_yaml_file
 from masrl_kb.query.frames import load_exclusions, load_papers, load_pool
+from masrl_kb.query.lang import QueryError, parse, select_rows
 
 CLAIMS_FILE = "claims.yaml"
 TABLES = ("papers", "exclusions", "audited")
@@ -38,6 +39,7 @@ class Claim:
     where: str | None
     op: str
     expected: int
+    where_line: int = 0  # the line of ``where`` in claims.yaml, for error messages
 
 
 @dataclass(frozen=True)
@@ -69,13 +71,21 @@ def _parse_claim(raw: object, path: str) -> Claim:
         raise _claim_error(path, raw.line_of("op"), "op", f"allowed: {allowed}")
     if isinstance(raw["expected"], bool) or not isinstance(raw["expected"], int):
         raise _claim_error(path, raw.line_of("expected"), "expected", "must be a whole number")
+    where = raw.get("where")
+    where_line = raw.line_of("where") if "where" in raw else line
+    if where is not None:
+        try:
+            parse(where)  # the language's own rules; columns and values are checked per table
+        except QueryError as err:
+            raise _claim_error(path, where_line, "where", str(err)) from None
     return Claim(
         str(raw["id"]),
         str(raw["statement"]),
         raw["table"],
-        raw.get("where"),
+        where,
         raw["op"],
         raw["expected"],
+        where_line,
     )
 
 
@@ -99,10 +109,10 @@ def _matching(claim: Claim, papers: pd.DataFrame, exclusions: pd.DataFrame) -> p
     if not claim.where:
         return table.index
     try:
-        return table.query(claim.where, engine="python").index
-    except Exception as err:  # pandas raises many types for a bad expression
-        message = f"{CLAIMS_FILE}: claim {claim.id}: bad where {claim.where!r}: {err}"
-        raise ClaimsFileError(message) from None
+        return select_rows(table, claim.where).index
+    except QueryError as err:
+        message = f"claim {claim.id}: {err}"
+        raise _claim_error(CLAIMS_FILE, claim.where_line, "where", message) from None
 
 
 def evaluate_claims(
