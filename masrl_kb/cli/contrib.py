@@ -13,13 +13,6 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from masrl_kb.contrib.arxiv_import import (
-    AlreadyRecorded,
-    ArxivImportError,
-    add_paper,
-    describe_written,
-    exclude_record,
-)
 from masrl_kb.kb.paths import find_root
 
 # Exit codes: 0 done, 1 a check failed or nothing was written, 2 bad usage.
@@ -50,6 +43,8 @@ def _axis_help(axis: str, what: str) -> str:
 
 def _write_record(root: Path, write: Callable[[], Path]) -> int:
     """Run ``write``; report a duplicate or a failure the same way for add and exclude."""
+    from masrl_kb.contrib.arxiv_import import AlreadyRecorded, ArxivImportError, describe_written
+
     try:
         written = write()
     except AlreadyRecorded as err:
@@ -65,11 +60,15 @@ def _write_record(root: Path, write: Callable[[], Path]) -> int:
 
 
 def cmd_add(args: argparse.Namespace) -> int:
+    from masrl_kb.contrib.arxiv_import import add_paper
+
     root = _root(args)
     return _write_record(root, lambda: add_paper(args.arxiv_id, root=root, key=args.key))
 
 
 def cmd_exclude(args: argparse.Namespace) -> int:
+    from masrl_kb.contrib.arxiv_import import exclude_record
+
     root = _root(args)
     return _write_record(
         root,
@@ -102,7 +101,9 @@ def _selected(args: argparse.Namespace):
     try:
         return select(args.where, papers=papers)
     except LanguageError as err:
-        raise QueryError(f"--where {args.where!r}: {err}") from None
+        shown = repr(args.where)
+        shown = shown if len(shown) <= 80 else shown[:76] + "...'"
+        raise QueryError(f"--where {shown}: {err}") from None
 
 
 def _emit(text: str, output: str | None) -> None:
