@@ -106,7 +106,7 @@ def test_bad_query_is_a_clear_error(mini_root: Path) -> None:
             "    op: '=='\n    expected: 1\n"
         ),
     )
-    with pytest.raises(ClaimsFileError, match="claim q: bad where 'nosuch == 1'"):
+    with pytest.raises(ClaimsFileError, match="claims.yaml:5: where: claim q: unknown column"):
         evaluate_claims(root=mini_root)
 
 

@@ -11,6 +11,7 @@ import pandas as pd
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.yamlio import load_yaml_file
 from masrl_kb.query.frames import load_exclusions, load_papers, load_pool
+from masrl_kb.query.lang import QueryError, parse, select_rows
 
 CLAIMS_FILE = "claims.yaml"
 TABLES = ("papers", "exclusions", "audited")
@@ -40,6 +41,8 @@ class Claim:
     expected: int | str  # a count, or "all": every row matching ``of``
     of: str | None = None  # the denominator's query: the value reads "N of M"
     group: str | None = None  # claims read together (one headline, several readings)
+    where_line: int = 0  # the line of ``where`` in claims.yaml, for error messages
+    of_line: int = 0
 
 
 @dataclass(frozen=True)
@@ -89,15 +92,26 @@ def _parse_claim(raw: object, path: str) -> Claim:
     for name in ("of", "group"):
         if name in raw and not isinstance(raw[name], str):
             raise _claim_error(path, raw.line_of(name), name, "must be text")
+    where = raw.get("where")
+    where_line = raw.line_of("where") if "where" in raw else line
+    of_line = raw.line_of("of") if "of" in raw else line
+    for name, text, at in (("where", where, where_line), ("of", raw.get("of"), of_line)):
+        if text is not None:
+            try:
+                parse(text)  # the language's own rules; columns and values are checked per table
+            except QueryError as err:
+                raise _claim_error(path, at, name, str(err)) from None
     return Claim(
         str(raw["id"]),
         str(raw["statement"]),
         raw["table"],
-        raw.get("where"),
+        where,
         raw["op"],
         expected,
         raw.get("of"),
         raw.get("group"),
+        where_line,
+        of_line,
     )
 
 
@@ -123,10 +137,10 @@ def _matching(
     if not where:
         return table.index
     try:
-        return table.query(where, engine="python").index
-    except Exception as err:  # pandas raises many types for a bad expression
-        message = f"{CLAIMS_FILE}: claim {claim.id}: bad query {where!r}: {err}"
-        raise ClaimsFileError(message) from None
+        return select_rows(table, where).index
+    except QueryError as err:
+        name, line = ("where", claim.where_line) if where == claim.where else ("of", claim.of_line)
+        raise _claim_error(CLAIMS_FILE, line, name, f"claim {claim.id}: {err}") from None
 
 
 def evaluate_claims(

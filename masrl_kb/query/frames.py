@@ -16,6 +16,7 @@ from masrl_kb.kb.fields import EXCLUSION_FIELDS, PAPER_FIELDS, TAG_FIELDS
 from masrl_kb.kb.records import RecordSet, read_records
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
 from masrl_kb.kb.validate import Problem, arxiv_ids_of, validate_records
+from masrl_kb.query.lang import select_rows
 
 PathLike = str | os.PathLike[str] | None
 ARTIFACT_KINDS = ("code", "weights", "data", "traces")
@@ -305,14 +306,14 @@ def tag_matrix(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.
 
 
 def select(where: str | None, papers: pd.DataFrame | None = None, root: PathLike = None):
-    """Papers matching a pandas ``DataFrame.query`` expression (all when empty).
+    """Papers matching a query of :mod:`masrl_kb.query.lang` (all when empty).
 
-    Example: ``select('credit_unit == "message" and credit_strict')``.
+    Example: ``select('credit_unit == "message" and credit_strict')``. Raises
+    :class:`~masrl_kb.query.lang.QueryError` for a query outside the language,
+    an unknown column or a value outside the column's vocabulary.
     """
     papers = load_papers(root) if papers is None else papers
-    if not where or not where.strip():
-        return papers
-    return papers.query(where, engine="python")
+    return select_rows(papers, where)
 
 
 # ---------------------------------------------------------------- evaluations
