@@ -88,9 +88,14 @@ CASES = {
             "without quotes, got 'soon'"
         ],
     ),
-    "artifact URL twice": (
-        GOOD_PAPER.replace("traces: {none: 2026-11-30}", 'traces: "https://example.org/code"'),
-        ["papers/bad.yaml:33: artifacts.traces: the same URL is already given as code"],
+    "artifact that is the paper's own page": (
+        GOOD_PAPER.replace(
+            "traces: {none: 2026-11-30}", 'traces: "https://arxiv.org/abs/2501.00001"'
+        ),
+        [
+            "papers/bad.yaml:33: artifacts.traces: the paper's own page is not a released "
+            "artifact; give the release's URL"
+        ],
     ),
     "artifact that is not a URL": (
         GOOD_PAPER.replace('code: "https://example.org/code"', 'code: "file:///etc/passwd"'),

@@ -92,23 +92,20 @@ def _source_problems(rec: RecordFile) -> Iterator[Found]:
 
 
 def _artifact_problems(rec: RecordFile) -> Iterator[Found]:
+    """An artifact link must lead somewhere new: not back to the paper's own page.
+
+    One repository may hold a benchmark's code and its data, so two kinds may
+    share a URL; the paper's abstract page is never a release of anything.
+    """
     artifacts = rec.data.get("artifacts")
     if not isinstance(artifacts, dict):
         return
-    seen: dict[str, str] = {}
+    own = {u for u in (rec.data.get("url"), rec.data.get("arxiv_id")) if isinstance(u, str)}
     for kind in ("code", "weights", "data", "traces"):
         url = artifacts.get(kind)
-        if not isinstance(url, str):
-            continue
-        if url in seen:
-            message = f"the same URL is already given as {seen[url]}"
-            yield (
-                rec.rel,
-                _line(artifacts, kind, rec.line("artifacts")),
-                f"artifacts.{kind}",
-                message,
-            )
-        seen.setdefault(url, kind)
+        if isinstance(url, str) and url in own:
+            message = "the paper's own page is not a released artifact; give the release's URL"
+            yield rec.rel, _line(artifacts, kind, rec.line("artifacts")), f"artifacts.{kind}", message
 
 
 def _evaluation_problems(rec: RecordFile, benchmarks: frozenset[str]) -> Iterator[Found]:
