@@ -29,6 +29,7 @@ class Field:
     required: bool = True
     axis: str | None = None
     pattern: str | None = None
+    multiline: bool = False  # text that may hold line breaks (\n only)
 
 
 PAPER_FIELDS: tuple[Field, ...] = (
@@ -53,8 +54,8 @@ PAPER_FIELDS: tuple[Field, ...] = (
     Field("credit_strict", "bool", "Explicit credit estimator at credit_unit (strict reading)."),
     Field("decisions", "decisions", "Orchestration decisions touched: {id, learned, why}."),
     Field("added", "date", "Day the record entered the pool (YYYY-MM-DD, unquoted)."),
-    Field("summary", "text", "One or two sentences in the curators' own words."),
-    Field("notes", "text", "Curators' remarks and recorded doubts.", False),
+    Field("summary", "text", "One or two sentences in the curators' own words.", multiline=True),
+    Field("notes", "text", "Curators' remarks and recorded doubts.", False, multiline=True),
     Field("citation", "citation", "What BibTeX export needs."),
 )
 
@@ -85,7 +86,7 @@ EXCLUSION_FIELDS: tuple[Field, ...] = (
     Field("screened", "date", "Screening date (YYYY-MM-DD, unquoted)."),
     Field("stage", "axis", "Screening stage that excluded it.", axis="exclusion_stage"),
     Field("reason", "axis", "Exclusion reason code.", axis="exclusion_reason"),
-    Field("note", "text", "Why, in the curators' own words."),
+    Field("note", "text", "Why, in the curators' own words.", multiline=True),
 )
 
 TAG_FIELDS: tuple[str, ...] = tuple(f.name for f in PAPER_FIELDS if f.kind == "axis")
