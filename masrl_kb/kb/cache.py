@@ -26,6 +26,9 @@ CACHE_FILE = "records-v1.json"
 # Bump when the parser or this encoding changes what a file parses to.
 FORMAT = "masrl-kb-records/1"
 MAX_CACHE_BYTES = 1 << 30
+# A record has about a hundred values; aliases can make a tiny file a huge tree
+# ("billion laughs"): such a file is parsed each time rather than expanded here.
+MAX_NODES = 20_000
 
 
 class _Corrupt(ValueError):
@@ -43,19 +46,27 @@ def content_hash(raw: bytes) -> str:
 # a date {"D": "YYYY-MM-DD"}; a timestamp {"T": ISO text}.
 
 
-def _encode(value: Any) -> Any:
+def _encode(value: Any, budget: list[int]) -> Any:
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _Corrupt("too many values to cache")
     if value is None or isinstance(value, str | bool | int | float):
         return value
     if isinstance(value, LineDict):
         return {
             "M": value.line,
             "K": [
-                [_encode(k), value.key_lines.get(k, value.line), _encode(v), value.raw.get(k)]
+                [
+                    _encode(k, budget),
+                    value.key_lines.get(k, value.line),
+                    _encode(v, budget),
+                    value.raw.get(k),
+                ]
                 for k, v in value.items()
             ],
         }
     if isinstance(value, list):
-        return ["L", *(_encode(v) for v in value)]
+        return ["L", *(_encode(v, budget) for v in value)]
     if isinstance(value, dt.datetime):
         return {"T": value.isoformat()}
     if isinstance(value, dt.date):
@@ -106,7 +117,7 @@ def _decode(obj: Any) -> Any:
 def encode_loaded(loaded: LoadedYaml) -> list:
     """A parse result as JSON-ready data (raises ValueError if it cannot be kept)."""
     problems = [[p.line, p.field, p.message] for p in loaded.problems]
-    return [problems, _encode(loaded.data)]
+    return [problems, _encode(loaded.data, [MAX_NODES])]
 
 
 def decode_loaded(entry: Any) -> LoadedYaml:

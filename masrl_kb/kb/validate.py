@@ -32,7 +32,7 @@ from masrl_kb.kb.yamlio import LineDict
 
 MIN_YEAR = 1950
 MIN_DATE = dt.date(MIN_YEAR, 1, 1)
-_DECIMAL = re.compile(r"[0-9]+")
+_DECIMAL = re.compile(r"0|[1-9][0-9]*")
 _ARXIV_RE = re.compile(ARXIV_ID_PATTERN)
 _ARXIV_IN_TEXT = re.compile(
     r"(?:arxiv\.org/(?:abs|pdf)/|arxiv:)([0-9]{4}\.[0-9]{4,5}|[a-z-]+(?:\.[A-Z]{2})?/[0-9]{7})",

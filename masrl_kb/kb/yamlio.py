@@ -86,6 +86,17 @@ def _error(message: str, mark: yaml.Mark) -> yaml.MarkedYAMLError:
     return yaml.constructor.ConstructorError(None, None, message, mark)
 
 
+def _prefix_path(err: yaml.MarkedYAMLError, step: str) -> None:
+    """Record, on the way out, which field a value error happened in (``decisions[0].why``).
+
+    Only for errors building a value: syntax errors surface while reading the
+    events after a value, so the field in reach is not the one at fault.
+    """
+    inner = getattr(err, "field_path", "")
+    joiner = "" if not inner or inner.startswith("[") else "."
+    err.field_path = f"{step}{joiner}{inner}"
+
+
 class _Builder:
     """Builds Python values from parser events, recording lines and duplicates."""
 
@@ -112,7 +123,14 @@ class _Builder:
         ctor = self.loader.yaml_constructors.get(tag)
         if ctor is None:
             raise _error(f"tag {shorten(tag)} is not allowed (safe loading only)", ev.start_mark)
-        return ctor(self.loader, ScalarNode(tag, ev.value, ev.start_mark, ev.end_mark, ev.style))
+        try:
+            return ctor(
+                self.loader, ScalarNode(tag, ev.value, ev.start_mark, ev.end_mark, ev.style)
+            )
+        except ValueError as err:  # e.g. 2026-02-30, or an integer of 5,000 digits
+            kind = tag.rsplit(":", 1)[-1]
+            message = f"cannot read {shorten(ev.value, 40)} as a {kind}: {err}"
+            raise _error(message, ev.start_mark) from None
 
     def _check_tag(self, ev: MappingStartEvent | SequenceStartEvent, plain: str) -> None:
         if ev.tag not in (None, "!", plain):
@@ -142,7 +160,11 @@ class _Builder:
                     )
                 )
             self.last_raw = None
-            value[key] = self.node()
+            try:
+                value[key] = self.node()
+            except yaml.constructor.ConstructorError as err:
+                _prefix_path(err, shorten_name(key))
+                raise
             if self.last_raw is not None:
                 raw[key] = self.last_raw
                 self.last_raw = None
@@ -156,7 +178,11 @@ class _Builder:
         if ev.anchor:
             self.anchors[ev.anchor] = value
         while not self.loader.check_event(SequenceEndEvent):
-            value.append(self.node())
+            try:
+                value.append(self.node())
+            except yaml.constructor.ConstructorError as err:
+                _prefix_path(err, f"[{len(value)}]")
+                raise
         self.loader.get_event()
         return value
 
@@ -210,7 +236,8 @@ def load_yaml_text(text: str) -> LoadedYaml:
         line = mark.line + 1 if mark else 1
         what = " ".join(x for x in (err.context, err.problem) if x)
         what = what if len(what) <= 200 else what[:197] + "..."
-        return LoadedYaml(None, [YamlProblem(line, "yaml", f"malformed YAML: {what}")])
+        where = getattr(err, "field_path", "") or "yaml"
+        return LoadedYaml(None, [YamlProblem(line, where, f"malformed YAML: {what}")])
     except (yaml.YAMLError, ValueError) as err:
         return LoadedYaml(None, [YamlProblem(1, "yaml", f"malformed YAML: {shorten(str(err))}")])
     except RecursionError:
