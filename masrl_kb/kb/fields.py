@@ -32,6 +32,7 @@ class Field:
     axis: str | None = None
     pattern: str | None = None
     sub: tuple[Field, ...] = ()
+    multiline: bool = False  # text that may hold line breaks (\n only)
 
 
 EVIDENCE_FIELDS: tuple[Field, ...] = (
@@ -119,8 +120,8 @@ PAPER_FIELDS: tuple[Field, ...] = (
     ),
     Field("decisions", "decisions", "Orchestration decisions touched: {id, learned, why}."),
     Field("added", "date", "Day the record entered the pool (YYYY-MM-DD, unquoted)."),
-    Field("summary", "text", "One or two sentences in the curators' own words."),
-    Field("notes", "text", "Curators' remarks and recorded doubts.", False),
+    Field("summary", "text", "One or two sentences in the curators' own words.", multiline=True),
+    Field("notes", "text", "Curators' remarks and recorded doubts.", False, multiline=True),
     Field("citation", "citation", "What BibTeX export needs."),
     Field(
         "sources",
@@ -186,7 +187,7 @@ EXCLUSION_FIELDS: tuple[Field, ...] = (
     Field("screened", "date", "Screening date (YYYY-MM-DD, unquoted)."),
     Field("stage", "axis", "Screening stage that excluded it.", axis="exclusion_stage"),
     Field("reason", "axis", "Exclusion reason code.", axis="exclusion_reason"),
-    Field("note", "text", "Why, in the curators' own words."),
+    Field("note", "text", "Why, in the curators' own words.", multiline=True),
 )
 
 TAG_FIELDS: tuple[str, ...] = tuple(f.name for f in PAPER_FIELDS if f.kind == "axis")

@@ -105,7 +105,12 @@ def _artifact_problems(rec: RecordFile) -> Iterator[Found]:
         url = artifacts.get(kind)
         if isinstance(url, str) and url in own:
             message = "the paper's own page is not a released artifact; give the release's URL"
-            yield rec.rel, _line(artifacts, kind, rec.line("artifacts")), f"artifacts.{kind}", message
+            yield (
+                rec.rel,
+                _line(artifacts, kind, rec.line("artifacts")),
+                f"artifacts.{kind}",
+                message,
+            )
 
 
 def _evaluation_problems(rec: RecordFile, benchmarks: frozenset[str]) -> Iterator[Found]:

@@ -1,14 +1,29 @@
-"""Reading record files from ``papers/`` and ``exclusions/``."""
+"""Reading record files from ``papers/`` and ``exclusions/``.
+
+Files are read defensively (:func:`masrl_kb.kb.yamlio.read_regular_file`): a
+symbolic link, FIFO, device or oversized file becomes a problem on that file,
+never a followed link, a hang or a memory error. Parsed records are kept in a
+parse cache keyed by content hash (:mod:`masrl_kb.kb.cache`).
+"""
 
 from __future__ import annotations
 
 import os
+import stat
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from masrl_kb.kb.cache import ParseCache, content_hash
 from masrl_kb.kb.paths import find_root
-from masrl_kb.kb.yamlio import LineDict, YamlProblem, load_yaml_file
+from masrl_kb.kb.yamlio import (
+    LineDict,
+    LoadedYaml,
+    UnsafeFileError,
+    YamlProblem,
+    decode_yaml_bytes,
+    read_regular_file,
+)
 
 PAPERS_DIR = "papers"
 EXCLUSIONS_DIR = "exclusions"
@@ -51,39 +66,97 @@ class RecordSet:
     papers: list[RecordFile]
     exclusions: list[RecordFile]
     stray: list[str]  # files in the record folders that are not *.yaml
+    # (folder, message): a record folder that is missing or not a folder.
+    folder_problems: list[tuple[str, str]] = field(default_factory=list)
 
 
-def _parse_all(paths: list[Path]) -> list:
+def _parse_all(raws: list[bytes]) -> list[LoadedYaml]:
     workers = min(os.cpu_count() or 1, 8)
-    if len(paths) < PARALLEL_THRESHOLD or workers < 2:
-        return [load_yaml_file(p) for p in paths]
-    chunk = max(1, len(paths) // (workers * 4))
+    if len(raws) < PARALLEL_THRESHOLD or workers < 2:
+        return [decode_yaml_bytes(r) for r in raws]
+    chunk = max(1, len(raws) // (workers * 4))
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(load_yaml_file, paths, chunksize=chunk))
+        return list(pool.map(decode_yaml_bytes, raws, chunksize=chunk))
 
 
-def _read_dir(root: Path, folder: str, kind: str) -> tuple[list[RecordFile], list[str]]:
-    base = root / folder
-    if not base.is_dir():
-        return [], []
+def _folder_problem(base: Path, folder: str, required: bool) -> str | None:
+    try:
+        mode = os.lstat(base).st_mode
+    except FileNotFoundError:
+        if required:
+            return f"folder missing: the records live in {folder}/ under the data root ({base})"
+        return None
+    if stat.S_ISLNK(mode) or not stat.S_ISDIR(mode):
+        return f"{folder}/ must be a folder (symbolic links are not followed)"
+    return None
+
+
+def _record_paths(base: Path, folder: str) -> tuple[list[Path], list[str]]:
     paths, stray = [], []
-    for path in sorted(base.iterdir()):
-        if path.name.startswith(".") or path.is_dir():
+    with os.scandir(base) as entries:
+        names = sorted((e.name, e.is_dir(follow_symlinks=False)) for e in entries)
+    for name, is_dir in names:
+        if name.startswith(".") or is_dir:
             continue
-        if path.suffix != RECORD_SUFFIX:
-            stray.append(f"{folder}/{path.name}")
+        if not name.endswith(RECORD_SUFFIX):
+            stray.append(f"{folder}/{name}")
             continue
-        paths.append(path)
+        paths.append(base / name)
+    return paths, stray
+
+
+def _load_files(paths: list[Path], cache: ParseCache | None) -> list[LoadedYaml]:
+    loaded: list[LoadedYaml | None] = []
+    misses: list[tuple[int, str | None, bytes]] = []
+    for path in paths:
+        try:
+            raw = read_regular_file(path)
+        except UnsafeFileError as err:
+            loaded.append(LoadedYaml(None, [YamlProblem(1, "file", str(err))]))
+            continue
+        digest = content_hash(raw) if cache is not None else None
+        hit = cache.get(digest) if cache is not None else None
+        loaded.append(hit)
+        if hit is None:
+            misses.append((len(loaded) - 1, digest, raw))
+    for (i, digest, _), result in zip(misses, _parse_all([m[2] for m in misses]), strict=True):
+        loaded[i] = result
+        if cache is not None:
+            cache.put(digest, result)
+    return loaded  # type: ignore[return-value]
+
+
+def _read_dir(
+    root: Path, folder: str, kind: str, cache: ParseCache | None, required: bool
+) -> tuple[list[RecordFile], list[str], str | None]:
+    base = root / folder
+    problem = _folder_problem(base, folder, required)
+    if problem or not base.is_dir():
+        return [], [], problem
+    paths, stray = _record_paths(base, folder)
     records = [
         RecordFile(kind, f"{folder}/{path.name}", loaded.data, loaded.problems)
-        for path, loaded in zip(paths, _parse_all(paths), strict=True)
+        for path, loaded in zip(paths, _load_files(paths, cache), strict=True)
     ]
-    return records, stray
+    return records, stray, None
 
 
-def read_records(root: str | os.PathLike[str] | None = None) -> RecordSet:
-    """Parse every record file (no validation beyond YAML itself)."""
+def read_records(root: str | os.PathLike[str] | None = None, use_cache: bool = True) -> RecordSet:
+    """Parse every record file (no validation beyond YAML itself).
+
+    ``papers/`` must exist (an empty pool is a folder with no files);
+    ``exclusions/`` may be absent. With ``use_cache`` parsed files are kept in
+    ``<root>/.cache/`` keyed by content hash, so unchanged files are not re-parsed.
+    """
     base = find_root(root)
-    papers, stray_p = _read_dir(base, PAPERS_DIR, "paper")
-    exclusions, stray_e = _read_dir(base, EXCLUSIONS_DIR, "exclusion")
-    return RecordSet(base, papers, exclusions, stray_p + stray_e)
+    cache = ParseCache.open(base) if use_cache else None
+    papers, stray_p, missing_p = _read_dir(base, PAPERS_DIR, "paper", cache, True)
+    exclusions, stray_e, missing_e = _read_dir(base, EXCLUSIONS_DIR, "exclusion", cache, False)
+    if cache is not None:
+        cache.save()
+    folder_problems = [
+        (name, message)
+        for name, message in ((PAPERS_DIR, missing_p), (EXCLUSIONS_DIR, missing_e))
+        if message
+    ]
+    return RecordSet(base, papers, exclusions, stray_p + stray_e, folder_problems)

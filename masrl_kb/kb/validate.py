@@ -26,29 +26,21 @@ from masrl_kb.kb.fields import (
     Field,
 )
 from masrl_kb.kb.judgements import judgement_problems
+from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.records import RecordFile, RecordSet, read_records
-from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
+from masrl_kb.kb.rules import NA, is_http_url
+from masrl_kb.kb.taxonomy import Taxonomy, TaxonomyError, load_taxonomy
+from masrl_kb.kb.text import shorten, shorten_name, text_problem, title_skeleton
 from masrl_kb.kb.yamlio import LineDict
 
 MIN_YEAR = 1950
+MIN_DATE = dt.date(MIN_YEAR, 1, 1)
+_DECIMAL = re.compile(r"0|[1-9][0-9]*")
 _ARXIV_RE = re.compile(ARXIV_ID_PATTERN)
 _ARXIV_IN_TEXT = re.compile(
     r"(?:arxiv\.org/(?:abs|pdf)/|arxiv:)([0-9]{4}\.[0-9]{4,5}|[a-z-]+(?:\.[A-Z]{2})?/[0-9]{7})",
     re.IGNORECASE,
 )
-
-
-@dataclass(frozen=True, order=True)
-class Problem:
-    """One validation problem, printable as ``path:line: field: message``."""
-
-    path: str
-    line: int
-    field: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {self.field}: {self.message}"
 
 
 @dataclass
@@ -87,7 +79,7 @@ def describe(value: object) -> str:
         return "a list"
     if isinstance(value, dict):
         return "a mapping"
-    return f"{value!r}"
+    return shorten(value)
 
 
 def _allowed(ids: Iterable[str]) -> str:
@@ -101,7 +93,7 @@ def _bool_hint(value: object) -> str:
     )
 
 
-def _check_text(value: object) -> str | None:
+def _check_text(value: object, multiline: bool = False) -> str | None:
     if value is None:
         return "must not be empty"
     if isinstance(value, bool):
@@ -110,16 +102,15 @@ def _check_text(value: object) -> str | None:
         return f"expected text, got {describe(value)}"
     if not value.strip():
         return "must not be empty"
-    return None
+    return text_problem(value, multiline)
 
 
 def _check_url(value: object) -> str | None:
     problem = _check_text(value)
     if problem:
         return problem
-    parts = urlsplit(value.strip())
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        return f"{value!r} is not an http(s) URL"
+    if not is_http_url(value):
+        return f"{shorten(value)} is not an http(s) URL"
     return None
 
 
@@ -142,13 +133,19 @@ def _check_arxiv(value: object) -> str | None:
     if problem:
         return problem
     if not _ARXIV_RE.match(value):
-        return f"malformed arXiv id {value!r}: expected YYMM.NNNNN (e.g. 2508.04652), no version"
+        return (
+            f"malformed arXiv id {shorten(value)}: "
+            "expected YYMM.NNNNN (e.g. 2508.04652), no version"
+        )
     return None
 
 
-def _check_int(value: object, f: Field) -> str | None:
+def _check_int(value: object, f: Field, raw: str | None = None) -> str | None:
     if isinstance(value, bool) or not isinstance(value, int):
         return f"expected a whole number, got {describe(value)}"
+    if raw is not None and not _DECIMAL.fullmatch(raw):
+        # YAML 1.1 also reads 0x7E9, 0o3751, 2_025 and 20:15 as integers.
+        return f"write the number in plain decimal digits, got {shorten(raw)}"
     if f.name == "year":
         last = dt.date.today().year + 1
         if not MIN_YEAR <= value <= last:
@@ -162,9 +159,18 @@ def _check_bool(value: object) -> str | None:
     return None
 
 
+def latest_date() -> dt.date:
+    """The latest date a record may carry: a year from today (typos, not plans)."""
+    today = dt.date.today()
+    return today.replace(year=today.year + 1, day=28 if today.month == 2 else today.day)
+
+
 def _check_date(value: object) -> str | None:
     if isinstance(value, dt.datetime) or not isinstance(value, dt.date):
         return f"expected a date written YYYY-MM-DD without quotes, got {describe(value)}"
+    last = latest_date()
+    if not MIN_DATE <= value <= last:
+        return f"date {value.isoformat()} is outside {MIN_DATE.isoformat()}..{last.isoformat()}"
     return None
 
 
@@ -192,8 +198,8 @@ def _check_pattern(value: object, f: Field) -> str | None:
     problem = _check_text(value)
     if problem:
         return problem
-    if not re.match(f.pattern, value):
-        return f"{value!r} does not match {f.pattern}"
+    if not re.fullmatch(f.pattern, value):
+        return f"{shorten(value)} does not match {f.pattern}"
     return None
 
 
@@ -208,7 +214,7 @@ def _check_artifact(value: object) -> str | None:
 
 _SIMPLE = {
     "artifact": lambda v, f, t: _check_artifact(v),
-    "text": lambda v, f, t: _check_text(v),
+    "text": lambda v, f, t: _check_text(v, f.multiline),
     "url": lambda v, f, t: _check_url(v),
     "urls": lambda v, f, t: _check_urls(v),
     "axis": lambda v, f, t: _check_axis(v, f, t),
@@ -241,7 +247,7 @@ def _check_mapping(
         return [(line, name, f"expected a mapping of field: value, got {describe(data)}")]
     known = _known(fields)
     found: list[Found] = [
-        (data.line_of(key), f"{prefix}{key}", _unknown_field(key, known))
+        (data.line_of(key), f"{prefix}{shorten_name(key)}", _unknown_field(key, known))
         for key in data
         if key not in known
     ]
@@ -256,7 +262,7 @@ def _check_mapping(
 def _unknown_field(key: object, known: dict[str, Field]) -> str:
     close = difflib.get_close_matches(str(key), list(known), n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return f"unknown field {key!r}{hint}; allowed fields: {', '.join(known)}"
+    return f"unknown field {shorten(key)}{hint}; allowed fields: {', '.join(known)}"
 
 
 def _check_value(data: LineDict, f: Field, tax: Taxonomy, prefix: str) -> list[Found]:
@@ -273,7 +279,10 @@ def _check_value(data: LineDict, f: Field, tax: Taxonomy, prefix: str) -> list[F
         return _check_mapping(value, f.sub, tax, f"{name}.", data.line_of(f.name))
     if f.kind == "objects":
         return _check_objects(value, f, tax, name, data.line_of(f.name))
-    problem = _SIMPLE[f.kind](value, f, tax)
+    if f.kind == "int":
+        problem = _check_int(value, f, data.raw_of(f.name))
+    else:
+        problem = _SIMPLE[f.kind](value, f, tax)
     return [(data.line_of(f.name), name, problem)] if problem else []
 
 
@@ -333,14 +342,14 @@ def _semantic_problems(rec: RecordFile) -> Iterator[Problem]:
             rec.rel,
             rec.line(id_field),
             id_field,
-            f"{id_field} {rid!r} differs from the file name {rec.stem!r}",
+            f"{id_field} {shorten(rid)} differs from the file name {shorten(rec.stem)}",
         )
-    if data.get("credit_strict") is True and data.get("credit_unit") == "NA":
+    if data.get("credit_strict") is True and data.get("credit_unit") == NA:
         yield Problem(
             rec.rel,
             rec.line("credit_strict"),
             "credit_strict",
-            "true needs a credit unit, but credit_unit is NA",
+            f"true needs a credit unit, but credit_unit is {NA}",
         )
 
 
@@ -348,13 +357,16 @@ def _semantic_problems(rec: RecordFile) -> Iterator[Problem]:
 
 
 def normalise_title(title: str) -> str:
-    """Title reduced to lower-case words, for duplicate checks."""
-    return " ".join(re.findall(r"[a-z0-9]+", title.lower()))
+    """Title reduced to what a reader sees, for duplicate checks (see ``title_skeleton``)."""
+    return title_skeleton(title)
 
 
 def normalise_url(url: str) -> str:
     """URL without scheme, ``www.``, case of host, query-less trailing slash."""
-    parts = urlsplit(url.strip())
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return url.strip()
     host = parts.netloc.lower().removeprefix("www.")
     path = parts.path.rstrip("/")
     query = f"?{parts.query}" if parts.query else ""
@@ -446,7 +458,8 @@ def _benchmark_problems(
 
 def validate_records(records: RecordSet, tax: Taxonomy) -> list[Problem]:
     """All problems in a parsed record set, sorted by file and line."""
-    problems = [Problem(rel, 1, "file", "record files must end in .yaml") for rel in records.stray]
+    problems = [Problem(f"{name}/", 1, "folder", msg) for name, msg in records.folder_problems]
+    problems += [Problem(rel, 1, "file", "record files must end in .yaml") for rel in records.stray]
     for rec in records.papers + records.exclusions:
         problems.extend(_record_problems(rec, tax))
     registry = read_benchmarks(records.root)
@@ -460,6 +473,9 @@ def validate_records(records: RecordSet, tax: Taxonomy) -> list[Problem]:
 def validate(root: str | os.PathLike[str] | None = None) -> Report:
     """Validate every record under the data root."""
     records = read_records(root)
-    tax = load_taxonomy(records.root)
+    try:
+        tax = load_taxonomy(records.root)
+    except TaxonomyError as err:
+        return Report(list(err.problems), len(records.papers), len(records.exclusions))
     problems = validate_records(records, tax)
     return Report(problems, len(records.papers), len(records.exclusions))

@@ -11,9 +11,10 @@ is markedly faster while resolving every scalar exactly as ``safe_load`` does
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -28,6 +29,8 @@ from yaml.events import (
 )
 from yaml.nodes import ScalarNode
 
+from masrl_kb.kb.text import shorten, shorten_name
+
 try:  # the C parser is several times faster; fall back when libyaml is absent
     _BaseLoader = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - depends on the PyYAML build
@@ -41,6 +44,9 @@ _PLAIN_TEXT_STARTS = (
     else frozenset(chr(c) for c in range(0x20, 0x250) if chr(c) not in _RESOLVER_STARTS)
 )
 _MERGE = "tag:yaml.org,2002:merge"
+# A record is a few kilobytes; anything far larger is a mistake or an attack
+# (a 5 MB scalar, a link to /dev/zero) and is refused before it is parsed.
+MAX_FILE_BYTES = 1 << 20
 
 
 class LineDict(dict):
@@ -48,6 +54,11 @@ class LineDict(dict):
 
     line: int = 0
     key_lines: dict
+    raw: dict  # key -> the scalar's text as written, for values that are not strings
+
+    def raw_of(self, key: Any) -> str | None:
+        """How a non-string scalar value was written (``0x7E9`` for 2025), else None."""
+        return self.raw.get(key)
 
     def line_of(self, key: Any) -> int:
         """Line of ``key`` if present, else the mapping's own line."""
@@ -75,6 +86,17 @@ def _error(message: str, mark: yaml.Mark) -> yaml.MarkedYAMLError:
     return yaml.constructor.ConstructorError(None, None, message, mark)
 
 
+def _prefix_path(err: yaml.MarkedYAMLError, step: str) -> None:
+    """Record, on the way out, which field a value error happened in (``decisions[0].why``).
+
+    Only for errors building a value: syntax errors surface while reading the
+    events after a value, so the field in reach is not the one at fault.
+    """
+    inner = getattr(err, "field_path", "")
+    joiner = "" if not inner or inner.startswith("[") else "."
+    err.field_path = f"{step}{joiner}{inner}"
+
+
 class _Builder:
     """Builds Python values from parser events, recording lines and duplicates."""
 
@@ -82,9 +104,11 @@ class _Builder:
         self.loader = _BaseLoader(text)
         self.anchors: dict[str, Any] = {}
         self.duplicates: list[YamlProblem] = []
+        self.last_raw: str | None = None
 
     def scalar(self, ev: ScalarEvent) -> Any:
         tag = ev.tag
+        self.last_raw = None
         if tag is None or tag == "!":
             if not ev.implicit[0] or (ev.value and ev.value[0] in _PLAIN_TEXT_STARTS):
                 # Quoted scalars, and plain ones whose first character no implicit
@@ -93,22 +117,31 @@ class _Builder:
             tag = self.loader.resolve(ScalarNode, ev.value, ev.implicit)
         if tag == _STR:
             return ev.value
+        self.last_raw = ev.value
         if tag == _MERGE:
             raise _error("merge keys (<<) are not supported in records", ev.start_mark)
         ctor = self.loader.yaml_constructors.get(tag)
         if ctor is None:
-            raise _error(f"tag {tag!r} is not allowed (safe loading only)", ev.start_mark)
-        return ctor(self.loader, ScalarNode(tag, ev.value, ev.start_mark, ev.end_mark, ev.style))
+            raise _error(f"tag {shorten(tag)} is not allowed (safe loading only)", ev.start_mark)
+        try:
+            return ctor(
+                self.loader, ScalarNode(tag, ev.value, ev.start_mark, ev.end_mark, ev.style)
+            )
+        except ValueError as err:  # e.g. 2026-02-30, or an integer of 5,000 digits
+            kind = tag.rsplit(":", 1)[-1]
+            message = f"cannot read {shorten(ev.value, 40)} as a {kind}: {err}"
+            raise _error(message, ev.start_mark) from None
 
     def _check_tag(self, ev: MappingStartEvent | SequenceStartEvent, plain: str) -> None:
         if ev.tag not in (None, "!", plain):
-            raise _error(f"tag {ev.tag!r} is not allowed (safe loading only)", ev.start_mark)
+            raise _error(f"tag {shorten(ev.tag)} is not allowed (safe loading only)", ev.start_mark)
 
     def mapping(self, ev: MappingStartEvent) -> LineDict:
         self._check_tag(ev, "tag:yaml.org,2002:map")
         value = LineDict()
         value.line = ev.start_mark.line + 1
         value.key_lines = lines = {}
+        value.raw = raw = {}
         if ev.anchor:
             self.anchors[ev.anchor] = value
         while not self.loader.check_event(MappingEndEvent):
@@ -121,10 +154,20 @@ class _Builder:
             if seen:
                 self.duplicates.append(
                     YamlProblem(
-                        mark.line + 1, str(key), f"key given twice (first on line {lines[key]})"
+                        mark.line + 1,
+                        shorten_name(key),
+                        f"key given twice (first on line {lines[key]})",
                     )
                 )
-            value[key] = self.node()
+            self.last_raw = None
+            try:
+                value[key] = self.node()
+            except yaml.constructor.ConstructorError as err:
+                _prefix_path(err, shorten_name(key))
+                raise
+            if self.last_raw is not None:
+                raw[key] = self.last_raw
+                self.last_raw = None
             lines[key] = mark.line + 1
         self.loader.get_event()
         return value
@@ -135,7 +178,11 @@ class _Builder:
         if ev.anchor:
             self.anchors[ev.anchor] = value
         while not self.loader.check_event(SequenceEndEvent):
-            value.append(self.node())
+            try:
+                value.append(self.node())
+            except yaml.constructor.ConstructorError as err:
+                _prefix_path(err, f"[{len(value)}]")
+                raise
         self.loader.get_event()
         return value
 
@@ -147,7 +194,7 @@ class _Builder:
             return self.sequence(ev)
         if isinstance(ev, AliasEvent):
             if ev.anchor not in self.anchors:
-                raise _error(f"found undefined alias {ev.anchor!r}", ev.start_mark)
+                raise _error(f"found undefined alias {shorten(ev.anchor)}", ev.start_mark)
             return self.anchors[ev.anchor]
         value = self.scalar(ev)
         if ev.anchor:
@@ -188,9 +235,11 @@ def load_yaml_text(text: str) -> LoadedYaml:
         mark = err.problem_mark or err.context_mark
         line = mark.line + 1 if mark else 1
         what = " ".join(x for x in (err.context, err.problem) if x)
-        return LoadedYaml(None, [YamlProblem(line, "yaml", f"malformed YAML: {what}")])
+        what = what if len(what) <= 200 else what[:197] + "..."
+        where = getattr(err, "field_path", "") or "yaml"
+        return LoadedYaml(None, [YamlProblem(line, where, f"malformed YAML: {what}")])
     except (yaml.YAMLError, ValueError) as err:
-        return LoadedYaml(None, [YamlProblem(1, "yaml", f"malformed YAML: {err}")])
+        return LoadedYaml(None, [YamlProblem(1, "yaml", f"malformed YAML: {shorten(str(err))}")])
     except RecursionError:
         return LoadedYaml(None, [YamlProblem(1, "yaml", "malformed YAML: nested too deeply")])
     finally:
@@ -198,9 +247,86 @@ def load_yaml_text(text: str) -> LoadedYaml:
     return LoadedYaml(data, builder.duplicates)
 
 
-def load_yaml_file(path: str | os.PathLike[str]) -> LoadedYaml:
-    """Read and parse a YAML file; never raises on bad content."""
-    text, problem = _decode(Path(path).read_bytes())
+class UnsafeFileError(OSError):
+    """A data file that is not a readable regular file of bounded size."""
+
+
+_KINDS = (
+    (stat.S_ISLNK, "a symbolic link (links are not followed: commit the file itself)"),
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _not_regular(mode: int) -> str | None:
+    for test, what in _KINDS:
+        if test(mode):
+            return f"is {what}, not a regular file"
+    return None if stat.S_ISREG(mode) else "is not a regular file"
+
+
+def read_regular_file(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes.
+
+    Never follows a symbolic link, never blocks on a FIFO or device, never reads
+    past the limit; raises :class:`UnsafeFileError` with a one-line reason
+    otherwise (the message never holds the file's content).
+    """
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        raise UnsafeFileError("does not exist") from None
+    except OSError as err:
+        raise UnsafeFileError(f"cannot be read ({err.strerror})") from None
+    reason = _not_regular(info.st_mode)
+    if reason:
+        raise UnsafeFileError(reason)
+    if info.st_size > limit:
+        raise UnsafeFileError(f"is {info.st_size} bytes; the limit is {limit} bytes")
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            raise UnsafeFileError(_not_regular(stat.S_IFLNK)) from None
+        raise UnsafeFileError(f"cannot be read ({err.strerror})") from None
+    try:
+        # The file may have been swapped between lstat and open: check what we opened.
+        reason = _not_regular(os.fstat(fd).st_mode)
+        if reason:
+            raise UnsafeFileError(reason)
+        chunks, total = [], 0
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise UnsafeFileError(f"is more than {limit} bytes; the limit is {limit} bytes")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def decode_yaml_bytes(raw: bytes) -> LoadedYaml:
+    """Parse the bytes of a YAML file; never raises on bad content."""
+    text, problem = _decode(raw)
+    if problem is not None:
+        return LoadedYaml(None, [problem])
+    return load_yaml_text(text)
+
+
+def load_yaml_file(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> LoadedYaml:
+    """Read (defensively, see :func:`read_regular_file`) and parse a YAML file.
+
+    Never raises on bad content or an unsafe file: both come back as problems.
+    """
+    try:
+        raw = read_regular_file(path, limit)
+    except UnsafeFileError as err:
+        return LoadedYaml(None, [YamlProblem(1, "file", str(err))])
+    text, problem = _decode(raw)
     if problem is not None:
         return LoadedYaml(None, [problem])
     return load_yaml_text(text)

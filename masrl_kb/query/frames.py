@@ -14,7 +14,8 @@ import pandas as pd
 from masrl_kb.kb.benchmarks import read_benchmarks
 from masrl_kb.kb.fields import EXCLUSION_FIELDS, PAPER_FIELDS, TAG_FIELDS
 from masrl_kb.kb.records import RecordSet, read_records
-from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
+from masrl_kb.kb.rules import decision_statuses
+from masrl_kb.kb.taxonomy import Taxonomy, TaxonomyError, load_taxonomy
 from masrl_kb.kb.validate import Problem, arxiv_ids_of, validate_records
 from masrl_kb.query.lang import select_rows
 
@@ -45,7 +46,10 @@ def _categorical(values: Iterable[object], ids: list[str]) -> pd.Categorical:
 
 def _valid_records(root: PathLike):
     records = read_records(root)
-    tax = load_taxonomy(records.root)
+    try:
+        tax = load_taxonomy(records.root)
+    except TaxonomyError as err:
+        raise InvalidRecordsError(err.problems) from None
     problems = validate_records(records, tax)
     if problems:
         raise InvalidRecordsError(problems)
@@ -59,8 +63,8 @@ def _paper_row(data: dict) -> dict:
     row["entry_type"] = citation["entry_type"]
     row["citation"] = dict(citation)
     row["decisions"] = [dict(d) for d in data["decisions"]]
+    row.update(decision_statuses(data["decisions"]))
     for d in data["decisions"]:
-        row[d["id"]] = "learned" if d["learned"] else "present"
         row[f"{d['id']}_mechanism"] = d.get("mechanism")
         row[f"{d['id']}_source"] = (d.get("evidence") or {}).get("source")
     row["credit_source"] = (data.get("credit_evidence") or {}).get("source")

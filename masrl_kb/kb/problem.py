@@ -1,0 +1,31 @@
+"""One problem found in a data file, printable as ``path:line: field: message``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One validation problem, printable as ``path:line: field: message``."""
+
+    path: str
+    line: int
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.field}: {self.message}"
+
+
+class DataFileError(ValueError):
+    """A data file the knowledge base cannot run on; ``problems`` lists every reason."""
+
+    shown = 20
+
+    def __init__(self, problems: list[Problem], what: str = "problem(s)") -> None:
+        self.problems = problems
+        lines = "\n".join(str(p) for p in problems[: self.shown])
+        more = len(problems) - self.shown
+        tail = f"\n... and {more} more" if more > 0 else ""
+        super().__init__(f"{len(problems)} {what}:\n{lines}{tail}")

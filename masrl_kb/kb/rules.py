@@ -1,0 +1,54 @@
+"""Small rules the whole package shares, each written once.
+
+- :data:`NA`: the tag value meaning "does not apply" (an id in several axes).
+- :func:`decision_status`: whether a decision entry is ``learned`` or ``present``.
+- :func:`is_http_url`: which strings count as links.
+- :data:`CROSSTAB_PAIRS`: the survey's cross-tabs (broad reading, then its variant).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from urllib.parse import urlsplit
+
+NA = "NA"
+LEARNED = "learned"
+PRESENT = "present"
+ABSENT = "absent"
+
+# (rows, columns, strict) of each cross-tab; pairs put a table beside its
+# strict or learned-only variant (None when it has none).
+Crosstab = tuple[str, str, bool]
+CROSSTAB_PAIRS: tuple[tuple[Crosstab, Crosstab | None], ...] = (
+    (("reward_family", "credit_unit", False), ("reward_family", "credit_unit", True)),
+    (("topology", "credit_unit", False), ("topology", "credit_unit", True)),
+    (("decision", "topology", False), ("decision_learned", "topology", False)),
+    (("decision", "reward_family", False), ("decision_learned", "reward_family", False)),
+    (("category", "year", False), None),
+)
+
+
+def crosstab_list() -> list[Crosstab]:
+    """Every cross-tab, broad ones first within each pair."""
+    return [c for pair in CROSSTAB_PAIRS for c in pair if c is not None]
+
+
+def decision_status(entry: Mapping) -> str:
+    """``learned`` when an RL or post-training update acts on the decision, else ``present``."""
+    return LEARNED if entry.get("learned") is True else PRESENT
+
+
+def decision_statuses(decisions: Iterable[Mapping]) -> dict[str, str]:
+    """Decision id -> ``learned`` / ``present`` for a record's decision entries."""
+    return {str(d.get("id")): decision_status(d) for d in decisions}
+
+
+def is_http_url(value: object) -> bool:
+    """Whether ``value`` is an absolute http(s) URL with a host."""
+    if not isinstance(value, str):
+        return False
+    try:
+        parts = urlsplit(value.strip())
+    except ValueError:  # e.g. an unbalanced IPv6 bracket
+        return False
+    return parts.scheme.lower() in ("http", "https") and bool(parts.netloc)

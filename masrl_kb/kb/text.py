@@ -1,0 +1,162 @@
+"""Rules for free text from records and the network: one home for each.
+
+- :func:`text_problem` says what is wrong with a text value (control
+  characters anywhere; line breaks in single-line fields).
+- :func:`shorten` cuts any value echoed in a message to a readable length.
+- :func:`title_skeleton` reduces a title to what a reader sees, so look-alike
+  titles (Cyrillic or Greek letters, fullwidth forms, zero-width and combining
+  characters, soft hyphens) compare equal in the duplicate check.
+
+Look-alikes: Unicode's confusables table (UTS #39) is the full answer, but the
+Python packages wrapping it are either unmaintained (``confusables``, last
+release 2021) or detect mixed scripts without giving a comparable skeleton
+(``confusable-homoglyphs``). Titles here are Latin-script text, so a small
+table of the Cyrillic and Greek letters drawn like Latin ones covers the
+attack; NFKC already folds fullwidth, mathematical and ligature forms.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+ECHO_LIMIT = 80
+# Line breaks a reader (or a CSV/YAML/BibTeX consumer) treats as a new line.
+LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+# Bidirectional embeddings, overrides and isolates can make text display in an
+# order other than the one stored ("Trojan Source"): never wanted in a record.
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+# Cyrillic and Greek letters drawn like a Latin letter (lower and upper case),
+# after NFKC and case folding. Source: the "MA" (mixed-script, any-case) rows of
+# Unicode's confusables.txt for these two scripts, restricted to Latin targets.
+_HOMOGLYPHS = str.maketrans(
+    {
+        # Cyrillic
+        "а": "a",
+        "в": "b",
+        "с": "c",
+        "ԁ": "d",
+        "е": "e",
+        "ё": "e",
+        "һ": "h",
+        "і": "i",
+        "ї": "i",
+        "ј": "j",
+        "к": "k",
+        "ӏ": "l",
+        "м": "m",
+        "н": "h",
+        "о": "o",
+        "р": "p",
+        "ԛ": "q",
+        "ѕ": "s",
+        "т": "t",
+        "ц": "u",
+        "ѵ": "v",
+        "ԝ": "w",
+        "х": "x",
+        "у": "y",
+        "г": "r",
+        "ɡ": "g",
+        # Greek
+        "α": "a",
+        "β": "b",
+        "ε": "e",
+        "η": "n",
+        "ι": "i",
+        "κ": "k",
+        "ν": "v",
+        "ο": "o",
+        "ρ": "p",
+        "τ": "t",
+        "υ": "u",
+        "χ": "x",
+        "γ": "y",
+        "ζ": "z",
+        "μ": "u",
+        "ϲ": "c",
+        "ϳ": "j",
+    }
+)
+
+
+# Capitals whose lower-case form is drawn unlike the Latin capital they mimic
+# (Greek Eta looks like H, but eta like n): folded before case folding.
+_UPPER_HOMOGLYPHS = str.maketrans({"Η": "h", "Ν": "n", "Υ": "y", "Μ": "m", "Ѕ": "s"})
+
+
+def shorten(value: object, limit: int = ECHO_LIMIT) -> str:
+    """``repr`` of a value cut to ``limit`` characters (control characters escaped)."""
+    try:
+        text = repr(value)
+    except ValueError:  # an integer too long to print
+        return "a number too long to show"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def shorten_name(value: object, limit: int = ECHO_LIMIT) -> str:
+    """A key or field name for a message: unquoted, control characters escaped, cut."""
+    text = repr(str(value))[1:-1]
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def bad_character(text: str, multiline: bool = False) -> str | None:
+    """A description of the first character a text field may not hold, else None.
+
+    Control characters (C0, DEL, C1) and bidirectional controls are refused
+    everywhere; a multi-line field may hold ``\\n`` and nothing else of the kind.
+    """
+    for i, ch in enumerate(text):
+        if multiline and ch == "\n":
+            continue
+        code = ord(ch)
+        if ch in LINE_BREAKS:
+            what = "a line break" if not multiline else "a line break other than \\n"
+        elif code < 0x20 or 0x7F <= code < 0xA0:
+            what = "a control character"
+        elif ch in _BIDI_CONTROLS:
+            what = "a bidirectional-text control"
+        else:
+            continue
+        return f"{what} (U+{code:04X}) at character {i + 1}"
+    return None
+
+
+def text_problem(text: str, multiline: bool = False) -> str | None:
+    """Why a text value is refused (control characters, line breaks), else None."""
+    bad = bad_character(text, multiline)
+    if bad is None:
+        return None
+    rule = "control characters are not allowed"
+    if not multiline:
+        rule = "this field is a single line; control characters are not allowed"
+    return f"{bad}: {rule}"
+
+
+def strip_controls(text: str) -> str:
+    """Text with every control, line break and bidi control replaced by a space."""
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if ch in LINE_BREAKS or code < 0x20 or 0x7F <= code < 0xA0 or ch in _BIDI_CONTROLS:
+            out.append(" ")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def title_skeleton(title: str) -> str:
+    """A title as a reader sees it: lower-case words, look-alike letters folded.
+
+    NFKC folds fullwidth and compatibility forms; format characters (zero-width
+    spaces and joiners, soft hyphens, bidi marks) and combining marks are
+    dropped; Cyrillic/Greek letters drawn like Latin ones become Latin.
+    """
+    text = unicodedata.normalize("NFKC", title)
+    text = unicodedata.normalize(
+        "NFD", "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+    )
+    text = "".join(ch for ch in text if unicodedata.category(ch) not in ("Mn", "Me", "Mc"))
+    text = text.translate(_UPPER_HOMOGLYPHS).casefold().translate(_HOMOGLYPHS)
+    return " ".join(re.findall(r"[^\W_]+", text))

@@ -1,0 +1,54 @@
+"""Run the whole hostile-input corpus and count the outcomes by group.
+
+    python -m tests.hostile.run_corpus [-v]
+
+Prints one row per group: rejected cleanly / rejected but unclear / accepted /
+crashed (traceback or hang). Exit status 1 when any case is not rejected
+cleanly (the tests in tests/test_hostile.py assert the same, case by case).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import sys
+import tempfile
+from pathlib import Path
+
+from tests.hostile.corpus import all_cases, run_case
+
+KINDS = ("rejected", "unclear", "accepted", "crashed")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("-v", "--verbose", action="store_true", help="show each case")
+    args = parser.parse_args()
+    counts: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    bad = []
+    for case in all_cases():
+        with tempfile.TemporaryDirectory() as tmp:
+            outcome = run_case(case, Path(tmp))
+        counts[case.group][outcome.kind] += 1
+        if outcome.kind != "rejected":
+            bad.append((case.id, outcome.kind, outcome.reason or outcome.output[-300:]))
+        if args.verbose:
+            print(f"{outcome.kind:<9} {case.id}")
+    try:
+        from tests.hostile.arxiv_cases import arxiv_counts
+
+        counts["arxiv"].update(arxiv_counts(bad))
+    except ImportError:
+        pass
+    print(f"{'group':<12}" + "".join(f"{k:>10}" for k in KINDS) + f"{'total':>8}")
+    for group, c in counts.items():
+        print(f"{group:<12}" + "".join(f"{c[k]:>10}" for k in KINDS) + f"{sum(c.values()):>8}")
+    total = sum((c for c in counts.values()), collections.Counter())
+    print(f"{'all':<12}" + "".join(f"{total[k]:>10}" for k in KINDS) + f"{sum(total.values()):>8}")
+    for case_id, kind, reason in bad:
+        print(f"{kind}: {case_id}: {reason}", file=sys.stderr)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
