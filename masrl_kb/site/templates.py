@@ -56,6 +56,6 @@ def template(name: str) -> Template:
     return environment().get_template(name)
 
 
-def render(name: str, **data: object) -> str:
+def render(name: str, /, **data: object) -> str:
     """One template rendered with ``data`` (``page`` and ``ctx`` by convention)."""
     return template(name).render(**data)
