@@ -217,6 +217,8 @@ def cmd_check_links(args: argparse.Namespace) -> int:
         print(format_problem(link, result))
     for link, result in report.blocked:
         print(f"{format_problem(link, result)} (blocked for robots; not counted as broken)")
+    for link, result in report.moved:
+        print(f"{link.path}:{link.line}: {link.field}: moved to {result.final_url} (update it)")
     urls = len({link.url for link, _ in report.links})
     broken = len(report.broken)
     summary = f"{broken} broken link(s) of {len(report.links)} in the records ({urls} distinct)"

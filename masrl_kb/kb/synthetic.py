@@ -81,13 +81,17 @@ def synthetic_paper(i: int, tax: Taxonomy, rng: random.Random) -> dict:
     return record
 
 
+def _checked() -> dict:
+    # A new date each time: one shared object would be dumped as a YAML alias.
+    return {"none": dt.date(2026, 11, 30)}
+
+
 def _synthetic_artifacts(i: int) -> dict:
-    checked = {"none": dt.date(2026, 11, 30)}
     return {
-        "code": f"https://example.org/code/{i}" if i % 2 else dict(checked),
-        "weights": dict(checked),
-        "data": dict(checked),
-        "traces": f"https://example.org/traces/{i}" if i % 5 == 0 else dict(checked),
+        "code": f"https://example.org/code/{i}" if i % 2 else _checked(),
+        "weights": _checked(),
+        "data": _checked(),
+        "traces": f"https://example.org/traces/{i}" if i % 5 == 0 else _checked(),
         "source": f"https://example.org/papers/{i}",
     }
 
