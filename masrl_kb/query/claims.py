@@ -41,6 +41,7 @@ class Claim:
     expected: int | str  # a count, or "all": every row matching ``of``
     of: str | None = None  # the denominator's query: the value reads "N of M"
     group: str | None = None  # claims read together (one headline, several readings)
+    label: str | None = None  # a short name for the reading, shown beside its count
     where_line: int = 0  # the line of ``where`` in claims.yaml, for error messages
     of_line: int = 0
 
@@ -89,7 +90,7 @@ def _parse_claim(raw: object, path: str) -> Claim:
     if expected != "all" and (isinstance(expected, bool) or not isinstance(expected, int)):
         message = 'must be a whole number, or "all" with an `of` query'
         raise _claim_error(path, raw.line_of("expected"), "expected", message)
-    for name in ("of", "group"):
+    for name in ("of", "group", "label"):
         if name in raw and not isinstance(raw[name], str):
             raise _claim_error(path, raw.line_of(name), name, "must be text")
     where = raw.get("where")
@@ -110,6 +111,7 @@ def _parse_claim(raw: object, path: str) -> Claim:
         expected,
         raw.get("of"),
         raw.get("group"),
+        raw.get("label"),
         where_line,
         of_line,
     )

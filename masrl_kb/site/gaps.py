@@ -29,6 +29,7 @@ class Headline:
     members: str  # where: the papers that fill the gap, however few
     closest: tuple[tuple[str, str], ...]  # (label, where): who comes closest
     claims: tuple[str, ...] = ()
+    group: str | None = None  # claims.yaml group: its claims are the numbers, one per reading
 
 
 LEARNS_OTHER = '(O1 == "learned" or O2 == "learned" or O4 == "learned") and O5 != "learned"'
@@ -37,9 +38,12 @@ HEADLINES = (
         "o5-stop",
         "Learning when to stop (O5)",
         "The survey's headline gap: does an RL update ever act on the decision that ends the "
-        "team's work? Deployed teams stop by fixed budgets, external success signals or the "
+        "team's work? The answer depends on the reading, so each reading is counted apart: a "
+        "dedicated stop action the paper text describes (the survey's reading), the same "
+        "counting released code, and a policy trained end to end that ends the run by "
+        "answering. Deployed teams stop by fixed budgets, external success signals or the "
         "interface ending the run.",
-        (("learn O5", 'O5 == "learned"'), ("make O5 by a fixed rule", 'O5 == "present"')),
+        (),
         'O5 == "learned"',
         (
             ("Stop by a fixed, prompted or heuristic rule (O5 present)", 'O5 == "present"'),
@@ -48,7 +52,7 @@ HEADLINES = (
                 LEARNS_OTHER,
             ),
         ),
-        ("o5-never-learned",),
+        group="o5-stop",
     ),
     Headline(
         "message-credit",
@@ -68,7 +72,7 @@ HEADLINES = (
                 'O3 == "learned" and credit_unit != "message"',
             ),
         ),
-        ("message-credit-broad", "message-credit-strict"),
+        ("message-credit-broad", "message-credit-strict", "message-credit-estimator"),
     ),
     Headline(
         "tool-reward",
@@ -101,7 +105,27 @@ HEADLINES = (
                 'reward_family == "R7" and credit_unit != "orchestrator"',
             ),
         ),
-        ("orchestrator-credit-broad", "orchestrator-credit-strict"),
+        (
+            "orchestrator-credit-broad",
+            "orchestrator-credit-strict",
+            "orchestrator-credit-estimator",
+        ),
+    ),
+    Headline(
+        "evaluation",
+        "Multi-agent-native evaluation and open releases",
+        "Do RL methods report results on benchmarks that score the team itself, and do they "
+        "release what a reader needs to check them? Counted from each record's evaluated_on "
+        "and artifacts fields; the method-by-benchmark matrix is on the Evaluations page.",
+        (),
+        'category == "rl_method" and ma_native_eval',
+        (
+            (
+                "RL methods evaluated only on answer-only benchmarks",
+                'category == "rl_method" and n_benchmarks > 0 and not ma_native_eval',
+            ),
+        ),
+        group="evaluation",
     ),
 )
 
@@ -111,14 +135,23 @@ def measure(ctx: Context, where: str) -> pd.DataFrame:
     return select(where, papers=ctx.papers)
 
 
-def headline_numbers(ctx: Context, gap: Headline) -> list[tuple[str, int]]:
-    return [(label, len(measure(ctx, where))) for label, where in gap.measures]
+def group_claims(ctx: Context, gap: Headline) -> list[ClaimResult]:
+    """The claims of the headline's group, in claims.yaml order."""
+    return [r for r in ctx.claims or [] if gap.group and r.claim.group == gap.group]
+
+
+def headline_numbers(ctx: Context, gap: Headline) -> list[tuple[str, str]]:
+    """(label, count) pairs: the group's claims when it has one, else its measures."""
+    if gap.group:
+        return [(r.claim.label or r.claim.id, r.shown_value) for r in group_claims(ctx, gap)]
+    return [(label, str(len(measure(ctx, where)))) for label, where in gap.measures]
 
 
 def headline(ctx: Context, gap: Headline) -> dict:
     """One headline gap: its numbers, claims, the papers filling it and who comes closest."""
     members = list(measure(ctx, gap.members).index)
-    claims: list[ClaimResult] = [r for r in ctx.claims or [] if r.claim.id in gap.claims]
+    layers = group_claims(ctx, gap)
+    claims = [r for r in ctx.claims or [] if r.claim.id in gap.claims]
     closest = []
     for label, where in gap.closest:
         keys = [k for k in measure(ctx, where).index if k not in members]
@@ -127,6 +160,7 @@ def headline(ctx: Context, gap: Headline) -> dict:
         "gap": gap,
         "numbers": headline_numbers(ctx, gap),
         "claims": claims,
+        "layers": layers,
         "members": members,
         "closest": closest,
     }

@@ -39,6 +39,7 @@ from masrl_kb.site.exclusion_pages import exclusions_page
 from masrl_kb.site.feeds import atom_feed, new_page
 from masrl_kb.site.gaps import gaps_page
 from masrl_kb.site.home import home_page
+from masrl_kb.site.judgement_pages import agreement_page, evaluations_page
 from masrl_kb.site.paper_pages import paper_pages
 from masrl_kb.site.taxonomy_pages import taxonomy_pages
 
@@ -55,6 +56,8 @@ def all_pages(ctx: Context, downloads: dict[str, str]) -> Iterator[Page]:
     yield contribute_page(ctx)
     yield cite_page(ctx)
     yield traces_page(ctx)
+    yield agreement_page(ctx)
+    yield evaluations_page(ctx)
     yield from paper_pages(ctx)
     yield from cell_pages(ctx)
 
