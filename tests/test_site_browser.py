@@ -175,7 +175,7 @@ def test_clicking_a_crosstab_cell_lists_exactly_its_papers(page, base_url) -> No
     cell.click()
     page.wait_for_url("**/cells/**")
     page.locator("[data-kb-count]").wait_for()
-    listed = page.locator("tr[data-key]").evaluate_all("rows => rows.map(r => r.dataset.key)")
+    listed = page.locator("li[data-key]").evaluate_all("rows => rows.map(r => r.dataset.key)")
     assert listed == expected
     assert page.locator("[data-kb-count]").inner_text() == str(len(expected))
     _shot(page, "cell")

@@ -157,7 +157,7 @@ def cell_page(ctx: Context, cross: Cross, rv: object, cv: object, keys: list[str
     page = Page(
         urls.cell(cross, rv, cv),
         title,
-        meta={"search": {"exclude": True}, "hide": ["navigation", "toc"]},
+        meta={"search": {"exclude": True}, "hide": ["navigation", "toc"], "kb_lean": True},
     )
     return page.show(
         "cell.md",

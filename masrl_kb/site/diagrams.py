@@ -19,7 +19,10 @@ ROW_GAP, COL_GAP = 44, 24
 
 @dataclass(frozen=True)
 class Box:
-    """A labelled box at a grid spot: ``row`` top to bottom, ``col`` left to right."""
+    """A labelled box at a grid spot: ``row`` top to bottom, ``col`` left to right.
+
+    ``col=-1`` centres the box across the whole drawing.
+    """
 
     id: str
     lines: tuple[str, ...]
@@ -46,8 +49,9 @@ def diagram(boxes: list[Box], arrows: list[Arrow], title: str, heads: list[str] 
     ``heads`` titles the columns (a lane per agent, say).
     """
     cols = max((b.col for b in boxes), default=0) + 1
+    placed = [b for b in boxes if b.col >= 0]
     rows = max((b.row for b in boxes), default=0) + 1
-    col_w = [max([_size(b)[0] for b in boxes if b.col == c] + [60]) for c in range(cols)]
+    col_w = [max([_size(b)[0] for b in placed if b.col == c] + [60]) for c in range(cols)]
     if heads:
         col_w = [max(w, len(h) * CHAR_W + 2 * PAD) for w, h in zip(col_w, heads, strict=True)]
     row_h = max((_size(b)[1] for b in boxes), default=LINE_H)
@@ -68,7 +72,7 @@ def diagram(boxes: list[Box], arrows: list[Arrow], title: str, heads: list[str] 
         )
     for box in boxes:
         w, h = _size(box)
-        x = x0[box.col] + (col_w[box.col] - w) / 2
+        x = (width - w) / 2 if box.col < 0 else x0[box.col] + (col_w[box.col] - w) / 2
         y = top + box.row * (row_h + ROW_GAP)
         spot[box.id] = (x, y, w, h)
         texts = "".join(
@@ -114,7 +118,7 @@ def flow_diagram(
 ) -> Markup:
     """The screening flow: screened -> retained / excluded -> excluded per stage."""
     boxes = [
-        Box("s", (f"Records screened: {screened}",), 0, max(len(stages) - 1, 1) // 2),
+        Box("s", (f"Records screened: {screened}",), 0, -1),
         Box("k", (f"Retained in the pool: {pooled}",), 1, 0, "kb-box-keep"),
         Box("x", (f"Excluded: {excluded}",), 1, max(len(stages) - 1, 1), "kb-box-out"),
     ]
@@ -131,8 +135,7 @@ def trace_diagram(doc: dict) -> Markup:
     for event in doc["events"]:
         if event["agent"] not in lanes:
             lanes.append(event["agent"])
-    order = sorted(doc["events"], key=lambda e: (e["t"], e.get("t_end", e["t"])))
-    rank = {e["id"]: i for i, e in enumerate(order)}
+    rank = _time_rows(doc["events"])
     boxes = []
     for event in doc["events"]:
         detail = event.get("decision") or event.get("tool") or event.get("to")
@@ -144,3 +147,16 @@ def trace_diagram(doc: dict) -> Markup:
         Arrow(e["src"], e["dst"], e["type"], dashed=e["type"] == "temporal") for e in doc["edges"]
     ]
     return diagram(boxes, arrows, "Example orchestration trace, one lane per agent", lanes)
+
+
+def _time_rows(events: list[dict]) -> dict[str, int]:
+    """A row per event: events starting together share a row, unless their lane is taken."""
+    rank: dict[str, int] = {}
+    lane_row: dict[str, int] = {}
+    row, last_t = -1, None
+    for event in sorted(events, key=lambda e: (e["t"], e.get("t_end", e["t"]))):
+        if event["t"] != last_t:
+            row, last_t = row + 1, event["t"]
+        spot = max(row, lane_row.get(event["agent"], -1) + 1)
+        rank[event["id"]] = lane_row[event["agent"]] = spot
+    return rank

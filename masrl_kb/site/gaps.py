@@ -15,7 +15,7 @@ from masrl_kb.site.context import CROSSTABS, Context, Cross
 from masrl_kb.site.crosstabs import NEAR_EMPTY
 
 CLOSEST_PER_GAP = 4
-INLINE_LIMIT = 24
+INLINE_LIMIT = 12  # titles shown per list; the rest are counted
 
 
 @dataclass(frozen=True)

@@ -125,7 +125,10 @@ def table_rows(ctx: Context) -> list[dict]:
 
 
 def papers_table_page(ctx: Context) -> Page:
-    page = Page(urls.PAPERS, "Papers", meta={"hide": ["navigation", "toc"]})
+    # The table is every record at once: the paper pages carry the search text.
+    page = Page(
+        urls.PAPERS, "Papers", meta={"hide": ["navigation", "toc"], "search": {"exclude": True}}
+    )
     return page.show(
         "papers.md", ctx=ctx, facets=facets(ctx), rows=table_rows(ctx), total=len(ctx.papers)
     )
@@ -204,7 +207,11 @@ def paper_page(ctx: Context, key: str) -> Page:
     page = Page(
         urls.paper(key),
         row["title"],
-        meta={"hide": ["navigation", "toc"], "citation": citation_meta(row, arxiv)},
+        meta={
+            "hide": ["navigation", "toc"],
+            "kb_lean": True,
+            "citation": citation_meta(row, arxiv),
+        },
     )
     return page.show(
         "paper.md",
