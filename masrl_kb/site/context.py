@@ -83,6 +83,20 @@ class Context:
         return self.rows[key]
 
     @cached_property
+    def readings(self) -> pd.DataFrame:
+        """Every independent reading (reader, key, axis, value), loaded once per build."""
+        from masrl_kb.query.agreement import readings
+
+        return readings(self.papers, self.root)
+
+    @cached_property
+    def evaluations(self) -> pd.DataFrame:
+        """One row per (paper, benchmark), computed once per build."""
+        from masrl_kb.query.frames import evaluations
+
+        return evaluations(self.papers, self.root)
+
+    @cached_property
     def bibtex(self) -> str:
         """BibTeX of the whole pool, rendered once per build (downloads and paper pages)."""
         return to_bibtex(self.papers)

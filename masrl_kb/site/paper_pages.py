@@ -7,7 +7,8 @@ from urllib.parse import urlencode
 
 import pandas as pd
 
-from masrl_kb.query.frames import value_counts
+from masrl_kb.kb.readings import KB_READER
+from masrl_kb.query.frames import ARTIFACT_KINDS, value_counts
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import Context
@@ -26,9 +27,16 @@ FACETS = (
     ("learned", "decision_learned"),
     ("pool_role", "pool_role"),
     ("is_rl", "is_rl"),
+    ("releases", None),
     ("year", "year"),
 )
+# Facets that are not taxonomy axes: their values, in order.
+OWN_FACETS = {
+    "credit_strict": [("yes", "Yes"), ("no", "No")],
+    "releases": [("code", "Has code"), ("weights", "Has weights"), ("traces", "Releases traces")],
+}
 FACET_LABELS = {
+    "releases": "Releases",
     "credit_strict": "Strict credit",
     "learned": "Learns decision",
     "decision": "Touches decision",
@@ -37,10 +45,10 @@ FACET_LABELS = {
 REPORT_FORM = "correct-tag.yml"
 
 
-def _facet_values(ctx: Context, axis: str | None) -> list[tuple[str, str]]:
+def _facet_values(ctx: Context, param: str, axis: str | None) -> list[tuple[str, str]]:
     """(value id, label) pairs a facet offers; years only where papers exist."""
     if axis is None:
-        return [("yes", "Yes"), ("no", "No")]
+        return OWN_FACETS[param]
     counts = value_counts(axis, papers=ctx.papers)
     return [
         (str(v), urls.value_label(ctx, axis, v)) for v, n in counts.items() if n or axis != "year"
@@ -53,7 +61,7 @@ def facets(ctx: Context) -> list[tuple[str, str, list[tuple[str, str]]]]:
         (
             param,
             FACET_LABELS.get(param) or urls.axis_label(ctx, axis or param),
-            _facet_values(ctx, axis),
+            _facet_values(ctx, param, axis),
         )
         for param, axis in FACETS
     ]
@@ -92,6 +100,7 @@ def row_data(ctx: Context, key: str, row: dict) -> dict[str, str]:
         "learned": " ".join(d for d in decisions if row[d] == "learned"),
         "pool_role": row["pool_role"],
         "is_rl": row["is_rl"],
+        "releases": " ".join(k for k in ARTIFACT_KINDS if row[f"has_{k}"]),
         "year": str(int(row["year"])),
         "text": " ".join(text.lower().split()),
     }
@@ -226,7 +235,51 @@ def paper_page(ctx: Context, key: str) -> Page:
         cells=paper_cells(ctx, key),
         bibtex=ctx.bibtex_entries[key],
         source=source_links(ctx, key),
+        releases=releases(row),
+        evaluated=paper_evaluations(ctx, key),
+        readings=other_readings(ctx, key),
     )
+
+
+def releases(row: dict) -> list[dict]:
+    """Each artifact kind: its URL, or the day it was checked and not found."""
+    artifacts = row["artifacts"] if isinstance(row["artifacts"], dict) else {}
+    out = []
+    for kind in ARTIFACT_KINDS:
+        value = artifacts.get(kind)
+        checked = value.get("none") if isinstance(value, dict) else None
+        out.append(
+            {
+                "kind": kind,
+                "url": value if isinstance(value, str) else None,
+                "checked": str(checked) if checked else None,
+            }
+        )
+    return out
+
+
+def paper_evaluations(ctx: Context, key: str) -> list[dict]:
+    """The benchmarks a paper reports on, pooled ones linked to their records."""
+    table = ctx.evaluations
+    return table[table["paper"] == key].to_dict("records")
+
+
+def other_readings(ctx: Context, key: str) -> list[dict]:
+    """Other readers' codings of this paper beside the record's own."""
+    table = ctx.readings
+    mine = table[(table["key"] == key)]
+    if mine.empty:
+        return []
+    record = {r.axis: r.value for r in mine[mine["reader"] == KB_READER].itertuples()}
+    return [
+        {
+            "reader": r.reader,
+            "axis": r.axis,
+            "value": r.value,
+            "same": record.get(r.axis) == r.value,
+        }
+        for r in mine[mine["reader"] != KB_READER].itertuples()
+    ]
 
 
 def paper_pages(ctx: Context) -> Iterator[Page]:
