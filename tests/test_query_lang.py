@@ -77,6 +77,9 @@ def test_generated_oversized_and_deep_queries_are_rejected() -> None:
         "credit_unit == " + '"' + "m" * (MAX_LENGTH + 1) + '"',
         "not (" * (MAX_DEPTH + 5) + "credit_strict" + ")" * (MAX_DEPTH + 5),
         "year in [" + ", ".join(["1"] * 500) + "]",
+        "year > " + "-" * 1980 + "1",
+        "year > " + "(" * 250 + "1" + ")" * 250,
+        " or ".join(["year == 1"] * 150),
         "credit_strict\0",
         "credit_strict\x1b[2J",
     ]
@@ -234,6 +237,7 @@ TOKENS = st.sampled_from(
         "2024",
         "-1",
         "1e400",
+        "99999999999999999999999",
         "True",
         "None",
         "@pd",

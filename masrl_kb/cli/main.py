@@ -163,6 +163,7 @@ def _check_root(args: argparse.Namespace) -> None:
     """A usable data root: an existing folder with a readable taxonomy."""
     if args.command in ROOTLESS:
         return
+    from masrl_kb.kb.paths import ENV_ROOT as ENV
     from masrl_kb.kb.paths import find_root
     from masrl_kb.kb.taxonomy import TAXONOMY_FILE, load_taxonomy
 
@@ -174,8 +175,9 @@ def _check_root(args: argparse.Namespace) -> None:
             raise UsageError(f"--root {args.root}: no {TAXONOMY_FILE} in this folder")
     try:
         root = find_root(args.root)
-    except FileNotFoundError as err:
-        raise UsageError(str(err)) from None
+    except FileNotFoundError:
+        message = f"no {TAXONOMY_FILE} here or in a parent folder: pass --root DIR or set {ENV}"
+        raise UsageError(message) from None
     try:
         load_taxonomy(root)
     except Exception as err:  # noqa: BLE001 - any failure here is the file's fault

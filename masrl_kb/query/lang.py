@@ -321,7 +321,6 @@ class _Evaluator:
 
     def __init__(self, frame: pd.DataFrame) -> None:
         self.frame = frame
-        self.names = columns_of(frame)
 
     def mask(self, node: Node) -> pd.Series:
         import pandas as pd
@@ -352,11 +351,13 @@ class _Evaluator:
     def column(self, name: str) -> pd.Series:
         import pandas as pd
 
-        if name not in self.names:
-            raise QueryError(f"unknown column {_shown(name)}; columns: {_short(self.names)}")
-        if name == self.frame.index.name and name not in self.frame.columns:
-            return pd.Series(self.frame.index, index=self.frame.index, name=name)
-        return self.frame[name]
+        frame = self.frame
+        if name == frame.index.name and name not in frame.columns:
+            return pd.Series(frame.index, index=frame.index, name=name)
+        if name in frame.columns and _queryable(frame[name]):
+            return frame[name]
+        names = columns_of(frame)  # only on the error path: it looks at every column
+        raise QueryError(f"unknown column {_shown(name)}; columns: {_short(names)}")
 
     def value(self, name: str, column: pd.Series, value: Literal, op: str) -> Any:
         """The literal as the column's type, or an error naming what the column allows."""
