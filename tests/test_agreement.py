@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from masrl_kb.kb.readings import READING_AXES, ReadingsError, load_readers
+from masrl_kb.kb.taxonomy import load_taxonomy
 from masrl_kb.query.agreement import agreement, disagreements, paper_readings
 from masrl_kb.query.frames import load_papers
 from tests.conftest import REPO, run_cli
@@ -112,7 +113,8 @@ BAD_READINGS = {
 @pytest.mark.parametrize("case", list(BAD_READINGS))
 def test_bad_readings_name_file_line_and_field(mini_root: Path, case: str) -> None:
     line, fragment = BAD_READINGS[case]
-    key = sorted(load_papers(mini_root).index)[0]
+    keys = set(load_papers(mini_root).index)
+    key = sorted(keys)[0]
     folder = mini_root / "readings"
     folder.mkdir()
     text = (
@@ -121,6 +123,24 @@ def test_bad_readings_name_file_line_and_field(mini_root: Path, case: str) -> No
     )
     (folder / "r1.yaml").write_text(text, encoding="utf-8")
     with pytest.raises(ReadingsError) as err:
-        load_readers(set(load_papers(mini_root).index), mini_root)
+        load_readers(keys, mini_root)
     assert str(err.value).startswith("readings/r1.yaml:")
     assert fragment in str(err.value)
+
+
+def test_validate_reports_a_bad_reading(mini_root: Path) -> None:
+    from masrl_kb.kb.validate import validate
+
+    key = sorted(load_papers(mini_root).index)[0]
+    folder = mini_root / "readings"
+    folder.mkdir()
+    (folder / "r1.yaml").write_text(
+        "reader: r1\nname: R\ndate: 2026-11-30\nsource: https://example.org\nmethod: m\n"
+        f"readings:\n  - key: {key}\n    topology: ring\n",
+        encoding="utf-8",
+    )
+    found = [str(p) for p in validate(mini_root).problems]
+    assert found == [
+        "readings/r1.yaml:8: topology: unknown value; allowed: "
+        + ", ".join(load_taxonomy(mini_root)["topology"].ids)
+    ]

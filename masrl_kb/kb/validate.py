@@ -26,6 +26,7 @@ from masrl_kb.kb.fields import (
     Field,
 )
 from masrl_kb.kb.judgements import judgement_problems
+from masrl_kb.kb.readings import ReadingsError, load_readers
 from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.records import RecordFile, RecordSet, read_records
 from masrl_kb.kb.rules import NA, is_http_url
@@ -431,6 +432,16 @@ def _duplicate_problems(records: list[RecordFile]) -> Iterator[Problem]:
 # ---------------------------------------------------------------- entry points
 
 
+def _readings_problems(records: RecordSet) -> Iterator[Problem]:
+    """The first problem of the independent readings (readings/*.yaml), if any."""
+    keys = {r.data.get("key") for r in records.papers if isinstance(r.data, dict)}
+    try:
+        load_readers({k for k in keys if isinstance(k, str)}, records.root)
+    except ReadingsError as err:
+        path, line, field, message = str(err).split(":", 3)
+        yield Problem(path, int(line), field.strip(), message.strip())
+
+
 def _benchmark_problems(
     registry: BenchmarkFile, papers: list[RecordFile], tax: Taxonomy
 ) -> Iterator[Problem]:
@@ -464,6 +475,7 @@ def validate_records(records: RecordSet, tax: Taxonomy) -> list[Problem]:
         problems.extend(_record_problems(rec, tax))
     registry = read_benchmarks(records.root)
     problems.extend(_benchmark_problems(registry, records.papers, tax))
+    problems.extend(_readings_problems(records))
     outside = frozenset(b.id for b in registry.benchmarks)
     problems.extend(Problem(*found) for found in judgement_problems(records.papers, outside))
     problems.extend(_duplicate_problems(records.papers + records.exclusions))
