@@ -8,6 +8,7 @@ import sys
 
 import pandas as pd
 
+from masrl_kb.cli.screen import iso_date
 from masrl_kb.kb.validate import validate
 from masrl_kb.query.claims import ClaimsFileError, claims_frame, evaluate_claims
 from masrl_kb.query.frames import InvalidRecordsError, crosstab, load_pool
@@ -40,7 +41,9 @@ def _table(frame: pd.DataFrame) -> str:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    papers, exclusions = load_pool(args.root)
+    papers, exclusions = load_pool(args.root, as_of=args.as_of)
+    if args.as_of:
+        print(f"as of {args.as_of.isoformat()} (records added or screened by then)")
     print(f"pooled papers: {len(papers)}")
     print(f"excluded records: {len(exclusions)}")
     print(f"audited records: {len(papers) + len(exclusions)}")
@@ -85,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser("stats", help="headline counts and the main cross-tabs")
+    p.add_argument("--as-of", type=iso_date, help="the pool as it stood on YYYY-MM-DD")
     p.set_defaults(func=cmd_stats)
 
     p = sub.add_parser("claims", help="re-check the survey's claims on the current records")
@@ -103,10 +107,12 @@ def build_parser() -> argparse.ArgumentParser:
 def _register_optional(sub) -> None:
     """Command groups that live beside their own modules."""
     from masrl_kb.cli.contrib import register as register_contrib
+    from masrl_kb.cli.screen import register as register_screen
     from masrl_kb.cli.trace import register as register_traces
 
     register_contrib(sub)
     register_traces(sub)
+    register_screen(sub)
 
 
 def main(argv: list[str] | None = None) -> int:

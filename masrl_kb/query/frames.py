@@ -6,6 +6,7 @@ functions; each of them loads the records itself only when it is not given.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 from collections.abc import Iterable
 
@@ -17,6 +18,7 @@ from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
 from masrl_kb.kb.validate import Problem, arxiv_ids_of, validate_records
 
 PathLike = str | os.PathLike[str] | None
+DateLike = dt.date | str | None
 DECISION_AXES = ("decision", "decision_learned")
 EXCLUSION_TAGS = {
     "source": "exclusion_source",
@@ -84,21 +86,30 @@ def _paper_frame(rows: list[dict], tax: Taxonomy) -> pd.DataFrame:
     return frame.set_index("key").sort_index()
 
 
-def load_papers(root: PathLike = None) -> pd.DataFrame:
+def load_papers(root: PathLike = None, as_of: DateLike = None) -> pd.DataFrame:
     """One row per pooled paper, indexed by ``key``.
 
     Tag columns are ordered categoricals in taxonomy order (unused values
     stay as categories). Derived columns: ``reward_family``, ``bibtex_key``,
     ``entry_type`` and one ``O1``..``O5`` column each holding absent /
-    present / learned. Raises :class:`InvalidRecordsError` on invalid records.
+    present / learned. ``as_of`` (a date) keeps the pool as it stood that day:
+    papers ``added`` on or before it. Raises :class:`InvalidRecordsError` on
+    invalid records.
     """
-    return load_pool(root)[0]
+    return load_pool(root, as_of=as_of)[0]
 
 
-def load_pool(root: PathLike = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """``(load_papers(), load_exclusions())`` from one read and validation."""
+def load_pool(root: PathLike = None, as_of: DateLike = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(load_papers(), load_exclusions())`` from one read and validation.
+
+    ``as_of``: papers added and exclusions screened on or before that date only.
+    """
     records, tax = _valid_records(root)
-    return _papers_table(records, tax), _exclusions_table(records, tax)
+    papers, exclusions = _papers_table(records, tax), _exclusions_table(records, tax)
+    if as_of is None:
+        return papers, exclusions
+    day = pd.Timestamp(as_of)
+    return papers[papers["added"] <= day], exclusions[exclusions["screened"] <= day]
 
 
 def _papers_table(records: RecordSet, tax: Taxonomy) -> pd.DataFrame:
