@@ -66,7 +66,6 @@ from masrl_kb.kb.rounds import (
     Round,
     load_round,
     load_rounds,
-    parse_round,
     round_dir,
     round_id,
 )
@@ -444,6 +443,7 @@ def round_data(rnd: Round) -> dict:
         "families": rnd.families,
         "counts": dict(rnd.counts),
         "duplicates": rnd.duplicates,
+        "retrieved_per_family": rnd.per_family,
     }
     if rnd.decided:
         data["decision_counts"] = {
@@ -549,6 +549,7 @@ def run_round(
         duplicates=[
             {"id": e.arxiv_id, "duplicate_of": e.duplicate_of, "match": e.match} for e in duplicates
         ],
+        per_family=per_family,
     )
     files = {
         CANDIDATES_CSV: candidates_csv(candidates + duplicates),
@@ -557,8 +558,7 @@ def run_round(
             [e.to_json() for e in candidates], indent=1, ensure_ascii=False, sort_keys=True
         )
         + "\n",
-        # what each family's query contributed goes in round.yaml too
-        ROUND_FILE: yaml_text({**round_data(rnd), "retrieved_per_family": per_family}),
+        ROUND_FILE: yaml_text(round_data(rnd)),
     }
     _write_round_dir(folder, files)
     return RunResult(rnd, folder, candidates, duplicates)
@@ -626,7 +626,10 @@ _ID_COLUMNS = ("id", "arxiv_id", "record_id", "url", "urls", "doi", "journal_nam
 
 
 def read_decisions(
-    path: Path, default_reason: str | None, reasons: tuple[str, ...]
+    path: Path,
+    default_reason: str | None,
+    reasons: tuple[str, ...],
+    candidates: Iterable[str] | None = None,
 ) -> list[Decision]:
     """Decisions from an ASReview export (CSV with ``included``, or RIS) or ``id,decision,reason``.
 
@@ -646,7 +649,11 @@ def read_decisions(
     else:
         items = _csv_items(text, name, problems)
     allowed = ", ".join(reasons)
+    wanted = None if candidates is None else set(candidates)
     for line, arxiv_id, decision, reason in items:
+        if wanted is not None and arxiv_id not in wanted:
+            problems.append(f"{name}:{line}: id: {arxiv_id} is not a candidate of this round")
+            continue
         if decision == "exclude":
             reason = reason or default_reason
             if not reason:
@@ -760,15 +767,10 @@ def decide_round(
             f"--reason: unknown code {default_reason!r}; allowed: {', '.join(reasons)}"
         )
     path = Path(decisions_file)
-    decisions = read_decisions(path, default_reason, reasons)
     entries = read_entries(base, rid)
+    decisions = read_decisions(path, default_reason, reasons, candidates=entries)
     problems = []
     for d in decisions:
-        if d.arxiv_id not in entries:
-            problems.append(
-                f"{path.name}:{d.line}: id: {d.arxiv_id} is not a candidate of round {rid}"
-            )
-            continue
         before = rnd.decided.get(d.arxiv_id)
         if before and (before["decision"], before.get("reason")) != (d.decision, d.reason):
             problems.append(
@@ -813,22 +815,9 @@ def decide_round(
             "reason": d.reason,
             "record": done.path.relative_to(base).as_posix(),
         }
-    folder = round_dir(base, rid)
-    current = parse_round(_load_yaml(folder / ROUND_FILE), f"{rid}/{ROUND_FILE}")
-    if current.decided != rnd.decided:
-        data = round_data(rnd)
-        extra = _load_yaml(folder / ROUND_FILE).get("retrieved_per_family")
-        if extra is not None:
-            data["retrieved_per_family"] = extra
-        replace_file(folder / ROUND_FILE, yaml_text(data))
+    path = round_dir(base, rid) / ROUND_FILE
+    replace_file(path, yaml_text(round_data(rnd)))  # unchanged text: file left alone
     return DecideResult(rnd, written, already)
-
-
-def _load_yaml(path: Path) -> dict:
-    from masrl_kb.kb.yamlio import load_yaml_file
-
-    data = load_yaml_file(path).data
-    return data if isinstance(data, dict) else {}
 
 
 __all__ = [

@@ -39,6 +39,7 @@ class Round:
     families: list[str]
     counts: dict[str, int]
     duplicates: list[dict] = field(default_factory=list)
+    per_family: dict[str, int] = field(default_factory=dict)  # entries each query returned
     # arXiv id -> {"decision": include|exclude, "reason": code|None, "record": path}
     decided: dict[str, dict] = field(default_factory=dict)
 
@@ -102,6 +103,7 @@ def parse_round(data: object, rel: str) -> Round:
         families=[str(f) for f in data["families"]],
         counts={k: int(counts[k]) for k in COUNTS},
         duplicates=[dict(d) for d in data.get("duplicates") or []],
+        per_family={str(k): int(v) for k, v in (data.get("retrieved_per_family") or {}).items()},
         decided={str(k): dict(v) for k, v in decided.items()},
     )
 
