@@ -91,7 +91,9 @@ _ASREVIEW_LABELS = {
     "asreview_irrelevant": "exclude",
     "asreview_not_seen": None,
 }
-_ARXIV_IN_TEXT = re.compile(r"arxiv\.org/(?:abs|pdf)/([^\s?#]+)", re.IGNORECASE)
+_ARXIV_IN_TEXT = re.compile(
+    r"arxiv\.org/(?:abs|pdf)/([a-z-]+(?:\.[A-Z]{2})?/[0-9]{7}|[0-9]{4}\.[0-9]{4,5})", re.I
+)
 
 
 class ScreeningError(ValueError):
@@ -644,7 +646,7 @@ def read_decisions(
     name = path.name
     problems: list[str] = []
     found: list[Decision] = []
-    if text.lstrip().startswith("TY  -"):
+    if path.suffix.lower() == ".ris" or re.search(r"^TY  - ", text, re.MULTILINE):
         items = _ris_items(text, name, problems)
     else:
         items = _csv_items(text, name, problems)
