@@ -106,8 +106,13 @@ def load_pool(root: PathLike = None, as_of: DateLike = None) -> tuple[pd.DataFra
     """
     records, tax = _valid_records(root)
     papers, exclusions = _papers_table(records, tax), _exclusions_table(records, tax)
-    if as_of is None:
-        return papers, exclusions
+    return (papers, exclusions) if as_of is None else pool_as_of(papers, exclusions, as_of)
+
+
+def pool_as_of(
+    papers: pd.DataFrame, exclusions: pd.DataFrame, as_of: DateLike
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The pool as it stood on ``as_of``: papers added, exclusions screened by that day."""
     day = pd.Timestamp(as_of)
     return papers[papers["added"] <= day], exclusions[exclusions["screened"] <= day]
 

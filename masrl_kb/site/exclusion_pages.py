@@ -111,6 +111,8 @@ def exclusions_page(ctx: Context) -> Page:
         "<p>Every record the survey screened either entered the pool or was excluded at "
         "one screening stage, with a reason. The log below is the full list of "
         "exclusions.</p>",
+        f"<p>Reason codes and stages are defined in the {page.link('protocol/', 'protocol')}; "
+        f"later screening rounds are on the {page.link('rounds/', 'rounds page')}.</p>",
         "## Screening flow",
         flow_diagram(ctx),
         flow_table(ctx),
