@@ -382,3 +382,51 @@ def test_stats_as_of_before_and_after_a_round(
     n_before = len(load_pool(kb, as_of=baseline)[1])
     assert f"excluded records: {n_before}\n" in before
     assert f"excluded records: {n_before + 1}\n" in after
+
+
+# ---------------------------------------------------------------- hostile input
+
+
+def test_run_refuses_an_oversized_answer(
+    kb: Path, arxiv_api: ScreeningStub, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    from masrl_kb.contrib import screening
+
+    monkeypatch.setattr(screening, "MAX_RESPONSE_BYTES", 2000)
+    assert _screen(kb) == 1
+    assert "sent an answer larger than 2000 bytes; refused" in capsys.readouterr().err
+    assert not (kb / "screening" / ROUND).exists()
+
+
+def test_decide_refuses_oversized_or_linked_files(
+    kb: Path, arxiv_api: ScreeningStub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    from masrl_kb.contrib import screening
+
+    assert _screen(kb) == 0
+    real = tmp_path / "d.csv"
+    real.write_text("id,decision,reason\n2611.90003,exclude,out_of_scope\n")
+    link = tmp_path / "link.csv"
+    link.symlink_to(real)
+    assert _decide(kb, link) == 2
+    assert "no such file" in capsys.readouterr().err
+    monkeypatch.setattr(screening, "MAX_DECISION_BYTES", 10)
+    assert _decide(kb, real) == 2
+    assert "larger than" in capsys.readouterr().err
+    assert load_round(kb, ROUND).decided == {}
+
+
+def test_next_round_runs_while_included_papers_are_unfinished(
+    kb: Path, arxiv_api: ScreeningStub, tmp_path: Path
+) -> None:
+    assert _screen(kb, "2026-11-16", "2026-11-19") == 0
+    decisions = tmp_path / "d.csv"
+    decisions.write_text("id,decision,reason\n2611.90001,include,\n")
+    assert _decide_round(kb, "2026-11-16_2026-11-19", decisions) == 0
+    assert not validate(kb).ok  # the new paper still has TODO fields
+    assert _screen(kb, "2026-11-20", "2026-11-22") == 0
+    assert load_round(kb, "2026-11-20_2026-11-22").counts["to_screen"] == 2
+
+
+def _decide_round(kb: Path, rid: str, path: Path) -> int:
+    return run("--root", str(kb), "screen", "decide", rid, str(path))

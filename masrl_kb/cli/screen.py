@@ -32,7 +32,6 @@ def iso_date(text: str) -> dt.date:
 def cmd_screen_run(args: argparse.Namespace) -> int:
     from masrl_kb.contrib.screening import Paging, ScreeningError, run_round
     from masrl_kb.kb.protocol import ProtocolError
-    from masrl_kb.query.frames import InvalidRecordsError
 
     try:
         paging = Paging.from_env(
@@ -41,7 +40,7 @@ def cmd_screen_run(args: argparse.Namespace) -> int:
             max_per_family=args.max_per_family,
         )
         result = run_round(args.since, args.until, root=args.root, paging=paging)
-    except (ProtocolError, InvalidRecordsError) as err:
+    except ProtocolError as err:
         _err(str(err))
         return EXIT_USAGE
     except ScreeningError as err:

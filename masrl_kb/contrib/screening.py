@@ -57,6 +57,7 @@ from masrl_kb.contrib.arxiv_import import (
     parse_arxiv_id,
     quiet_arxiv_logger,
 )
+from masrl_kb.kb.fields import PLACEHOLDER
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.protocol import Protocol, QueryFamily, load_protocol
 from masrl_kb.kb.records import read_records
@@ -133,6 +134,10 @@ class Paging:
         return cls(**values)
 
 
+class ResponseTooLarge(requests.RequestException):
+    """An API answer over ``MAX_RESPONSE_BYTES`` (not retried)."""
+
+
 class _BoundedSession(TimeoutSession):
     """Requests that time out and refuse bodies over ``MAX_RESPONSE_BYTES``."""
 
@@ -144,9 +149,7 @@ class _BoundedSession(TimeoutSession):
             body.extend(chunk)
             if len(body) > MAX_RESPONSE_BYTES:
                 response.close()
-                raise requests.ConnectionError(
-                    f"response larger than {MAX_RESPONSE_BYTES // (1024 * 1024)} MB refused"
-                )
+                raise ResponseTooLarge(f"an answer larger than {MAX_RESPONSE_BYTES} bytes")
         response._content = bytes(body)
         return response
 
@@ -251,6 +254,8 @@ def search_family(
         ) from None
     except arxiv.ArxivError as err:
         raise ScreeningError(f"the arXiv API at {url} failed: {err.message}") from None
+    except ResponseTooLarge as err:
+        raise ScreeningError(f"the arXiv API at {url} sent {err}; refused") from None
     except requests.RequestException as err:
         reason = network_reason(err, paging.timeout)
         raise ScreeningError(f"cannot reach the arXiv API at {url} ({reason})") from None
@@ -352,11 +357,19 @@ def mark_duplicates(
 
 
 def pool_texts(root: Path) -> list[str]:
-    """Each pooled paper's title and summary (the ranking's reference texts)."""
-    from masrl_kb.query.frames import load_papers
+    """Each pooled paper's title and summary (the ranking's reference texts).
 
-    papers = load_papers(root)
-    return [f"{t} {s}" for t, s in zip(papers["title"], papers["summary"], strict=True)]
+    Read from the record files, not the validated pool: papers a previous round
+    included are still unfinished (TODO) while the next round runs.
+    """
+    texts = []
+    for rec in read_records(root).papers:
+        data = rec.data if isinstance(rec.data, dict) else {}
+        parts = [data.get(f) for f in ("title", "summary")]
+        text = " ".join(p for p in parts if isinstance(p, str) and p != PLACEHOLDER)
+        if text.strip():
+            texts.append(text)
+    return texts
 
 
 def score_entries(entries: list[Entry], pool: list[str], family_weight: float) -> None:
@@ -597,7 +610,7 @@ def _read_bounded(path: Path) -> bytes:
     if not path.is_file() or path.is_symlink():
         raise ScreeningError(f"{path}: no such file")
     if path.stat().st_size > MAX_DECISION_BYTES:
-        raise ScreeningError(f"{path}: larger than {MAX_DECISION_BYTES // 2**20} MB")
+        raise ScreeningError(f"{path}: larger than {MAX_DECISION_BYTES} bytes")
     return path.read_bytes()
 
 
