@@ -430,3 +430,14 @@ def test_next_round_runs_while_included_papers_are_unfinished(
 
 def _decide_round(kb: Path, rid: str, path: Path) -> int:
     return run("--root", str(kb), "screen", "decide", rid, str(path))
+
+
+def test_run_reports_a_capped_family(
+    kb: Path, arxiv_api: ScreeningStub, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _screen(kb) == 0 and load_round(kb, ROUND).capped == []
+    capsys.readouterr()
+    args = ("screen", "run", "--since", SINCE, "--until", "2026-11-23", *FAST)
+    assert run("--root", str(kb), *args, "--max-per-family", "4") == 0
+    assert load_round(kb, f"{SINCE}_2026-11-23").capped == ["multi_agent_llm", "orchestration"]
+    assert "warning: family multi_agent_llm reached --max-per-family" in capsys.readouterr().out

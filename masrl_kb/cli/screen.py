@@ -52,6 +52,8 @@ def cmd_screen_run(args: argparse.Namespace) -> int:
     print(f"  outside the window: {counts['outside_window']}")
     print(f"  duplicates removed: {counts['duplicates_removed']}")
     print(f"  to screen:          {counts['to_screen']}")
+    for family in result.round.capped:
+        print(f"  warning: family {family} reached --max-per-family; narrow the window")
     for dup in result.round.duplicates:
         print(f"  duplicate {dup['id']}: {dup['match']} of {dup['duplicate_of']}")
     print(f"wrote {result.folder.name}/ (candidates.csv, candidates.ris, round.yaml)")

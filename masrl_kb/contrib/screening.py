@@ -235,8 +235,12 @@ def family_query(family: QueryFamily, since: dt.date, until: dt.date) -> str:
 
 def search_family(
     client: arxiv.Client, family: QueryFamily, since: dt.date, until: dt.date, paging: Paging
-) -> list[Entry]:
-    """Every sanitised entry the API returns for one family (in the window or not)."""
+) -> tuple[list[Entry], bool]:
+    """Every sanitised entry the API returns for one family (in the window or not).
+
+    At most ``paging.max_per_family`` results are asked for; the flag says whether
+    the API had that many (the family's results may be cut short).
+    """
     search = arxiv.Search(
         query=family_query(family, since, until),
         max_results=paging.max_per_family,
@@ -259,7 +263,8 @@ def search_family(
     except requests.RequestException as err:
         reason = network_reason(err, paging.timeout)
         raise ScreeningError(f"cannot reach the arXiv API at {url} ({reason})") from None
-    return [e for e in map(entry_from_result, results) if e is not None]
+    entries = [e for e in map(entry_from_result, results) if e is not None]
+    return entries, len(results) >= paging.max_per_family
 
 
 def retrieve(
@@ -268,8 +273,9 @@ def retrieve(
     until: dt.date,
     paging: Paging,
     endpoint: str | None = None,
-) -> tuple[dict[str, Entry], dict[str, int]]:
-    """Unique entries by arXiv id (families merged) and the number each family returned."""
+) -> tuple[dict[str, Entry], dict[str, int], list[str]]:
+    """Unique entries by arXiv id (families merged), the number each family returned,
+    and the families whose results reached ``paging.max_per_family``."""
     client = arxiv_client(
         arxiv_endpoint(endpoint),
         timeout=paging.timeout,
@@ -280,14 +286,17 @@ def retrieve(
     )
     found: dict[str, Entry] = {}
     per_family: dict[str, int] = {}
+    capped: list[str] = []
     for family in protocol.families:
-        entries = search_family(client, family, since, until, paging)
+        entries, full = search_family(client, family, since, until, paging)
         per_family[family.id] = len({e.arxiv_id for e in entries})
+        if full:
+            capped.append(family.id)
         for entry in entries:
             kept = found.setdefault(entry.arxiv_id, entry)
             if family.id not in kept.families:
                 kept.families.append(family.id)
-    return dict(sorted(found.items())), per_family
+    return dict(sorted(found.items())), per_family, capped
 
 
 # ---------------------------------------------------------------- duplicates
@@ -460,6 +469,8 @@ def round_data(rnd: Round) -> dict:
         "duplicates": rnd.duplicates,
         "retrieved_per_family": rnd.per_family,
     }
+    if rnd.capped:
+        data["capped"] = rnd.capped
     if rnd.decided:
         data["decision_counts"] = {
             "included": rnd.included,
@@ -537,7 +548,7 @@ def run_round(
     earlier = load_rounds(base)
     known = known_records(base, earlier)
     pool = pool_texts(base)
-    found, per_family = retrieve(protocol, since, until, paging or Paging(), endpoint)
+    found, per_family, capped = retrieve(protocol, since, until, paging or Paging(), endpoint)
     # Duplicates first (a pooled paper's new version keeps its first submission date),
     # then the window, then look-alikes among the round's own entries.
     entries = list(found.values())
@@ -565,6 +576,7 @@ def run_round(
             {"id": e.arxiv_id, "duplicate_of": e.duplicate_of, "match": e.match} for e in duplicates
         ],
         per_family=per_family,
+        capped=capped,
     )
     files = {
         CANDIDATES_CSV: candidates_csv(candidates + duplicates),

@@ -40,6 +40,7 @@ class Round:
     counts: dict[str, int]
     duplicates: list[dict] = field(default_factory=list)
     per_family: dict[str, int] = field(default_factory=dict)  # entries each query returned
+    capped: list[str] = field(default_factory=list)  # families that hit the result limit
     # arXiv id -> {"decision": include|exclude, "reason": code|None, "record": path}
     decided: dict[str, dict] = field(default_factory=dict)
 
@@ -104,6 +105,7 @@ def parse_round(data: object, rel: str) -> Round:
         counts={k: int(counts[k]) for k in COUNTS},
         duplicates=[dict(d) for d in data.get("duplicates") or []],
         per_family={str(k): int(v) for k, v in (data.get("retrieved_per_family") or {}).items()},
+        capped=[str(f) for f in data.get("capped") or []],
         decided={str(k): dict(v) for k, v in decided.items()},
     )
 
