@@ -29,6 +29,24 @@ def iso_date(text: str) -> dt.date:
         raise argparse.ArgumentTypeError(f"{text!r} is not a date YYYY-MM-DD") from None
 
 
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return int(text)
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a number of seconds, 0 or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 600:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds from 0 to 600")
+    return value
+
+
 def cmd_screen_run(args: argparse.Namespace) -> int:
     from masrl_kb.contrib.screening import Paging, ScreeningError, run_round
     from masrl_kb.kb.protocol import ProtocolError
@@ -126,9 +144,9 @@ def register(sub) -> None:
     )
     p.add_argument("--since", required=True, type=iso_date, help="first submission day")
     p.add_argument("--until", type=iso_date, help="last submission day (default: today)")
-    p.add_argument("--delay", type=float, help="seconds between API requests (default 3)")
-    p.add_argument("--page-size", type=int, help="results per API request (default 100)")
-    p.add_argument("--max-per-family", type=int, help="results per family at most (2000)")
+    p.add_argument("--delay", type=seconds, help="seconds between API requests (default 3)")
+    p.add_argument("--page-size", type=positive_int, help="results per API request (100)")
+    p.add_argument("--max-per-family", type=positive_int, help="results per family at most (2000)")
     p.set_defaults(func=cmd_screen_run)
 
     p = steps.add_parser(
