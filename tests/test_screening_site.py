@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import pytest
 from masrl_kb.contrib.screening import Paging, decide_round, run_round
 from masrl_kb.kb.fields import PLACEHOLDER
 from masrl_kb.kb.protocol import load_protocol
-from masrl_kb.kb.rounds import load_round
+from masrl_kb.kb.rounds import RoundError, load_round
 from masrl_kb.kb.schema import schema_comment
 from masrl_kb.kb.synthetic import dump_record
 from masrl_kb.kb.yamlio import load_yaml_file
@@ -170,3 +171,28 @@ def test_no_round_yet(tmp_path: Path) -> None:
     page = site_files(kb)["rounds/index.md"]
     assert "No screening round has been recorded yet." in page
     assert 'data-kb-unchanged="cells"' in site_files(kb)["since-survey/index.md"]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field"),
+    [
+        ("round: 2026-11-16_2026-11-22", "round: <script>x</script>", "round"),
+        ("record: exclusions/E033.yaml", "record: ../../etc/passwd", "decided"),
+        ("run_on: 2026-11-23", "run_on: [1, 2]", "run_on"),
+    ],
+)
+def test_a_tampered_round_stops_the_build(screened: Path, tmp_path: Path, old, new, field) -> None:
+    kb = tmp_path / "kb"
+    shutil.copytree(screened, kb)
+    path = kb / "screening" / ROUND / "round.yaml"
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+    line = text.splitlines().index(next(t for t in text.splitlines() if old in t)) + 1
+    with pytest.raises(RoundError) as exc:
+        site_files(kb)
+    message = str(exc.value)
+    assert message.startswith(f"screening/{ROUND}/round.yaml:")
+    assert f": {field}: " in message
+    if field != "decided":
+        assert message.startswith(f"screening/{ROUND}/round.yaml:{line}:")

@@ -9,6 +9,8 @@ import sys
 import pandas as pd
 
 from masrl_kb.cli.screen import iso_date
+from masrl_kb.kb.protocol import ProtocolError
+from masrl_kb.kb.rounds import RoundError
 from masrl_kb.kb.validate import validate
 from masrl_kb.query.claims import ClaimsFileError, claims_frame, evaluate_claims
 from masrl_kb.query.frames import InvalidRecordsError, crosstab, load_pool
@@ -119,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (InvalidRecordsError, ClaimsFileError) as err:
+    except (InvalidRecordsError, ClaimsFileError, RoundError, ProtocolError) as err:
         print(f"masrl-kb: {err}", file=sys.stderr)
         return 1
 

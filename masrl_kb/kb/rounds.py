@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from masrl_kb.kb.fields import ARXIV_ID_PATTERN
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.validate import Problem
 from masrl_kb.kb.yamlio import load_yaml_file
@@ -74,8 +75,33 @@ def _problem(rel: str, line: int, name: str, message: str) -> RoundError:
     return RoundError(str(Problem(rel, line, name, message)))
 
 
-def parse_round(data: object, rel: str) -> Round:
-    """A :class:`Round` from loaded YAML; errors name the file, line and field."""
+RECORD_PATH = re.compile(r"^(?:papers|exclusions)/[A-Za-z0-9][A-Za-z0-9_-]*\.yaml$")
+ARXIV_ID = re.compile(ARXIV_ID_PATTERN)
+
+
+def _decided_ok(key: object, value: object) -> bool:
+    if not (isinstance(key, str) and ARXIV_ID.match(key) and isinstance(value, dict)):
+        return False
+    reason = value.get("reason")
+    return (
+        value.get("decision") in DECISIONS
+        and (reason is None or isinstance(reason, str))
+        and isinstance(value.get("record"), str)
+        and bool(RECORD_PATH.match(value["record"]))
+    )
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def parse_round(data: object, rel: str, folder: str | None = None) -> Round:
+    """A :class:`Round` from loaded YAML; errors name the file, line and field.
+
+    ``round.yaml`` arrives in pull requests: every value the site shows is checked
+    (the id must be the folder's name, records must be paths under papers/ or
+    exclusions/).
+    """
     if not isinstance(data, dict):
         raise _problem(rel, 1, "round", "expected a mapping")
     for name in ("round", "window", "run_on", "families", "counts"):
@@ -83,29 +109,52 @@ def parse_round(data: object, rel: str) -> Round:
             raise _problem(rel, 1, name, "missing required field")
     window, counts = data["window"], data["counts"]
     line = getattr(data, "line_of", lambda _: 1)
+    rid = data["round"]
+    if not isinstance(rid, str) or not ROUND_ID.match(rid) or (folder and rid != folder):
+        raise _problem(
+            rel, line("round"), "round", "expected the folder's name, YYYY-MM-DD_YYYY-MM-DD"
+        )
     if not isinstance(window, dict) or not all(
         isinstance(window.get(k), dt.date) for k in ("since", "until")
     ):
         raise _problem(rel, line("window"), "window", "expected since: and until: dates")
+    if not isinstance(data["run_on"], dt.date):
+        raise _problem(rel, line("run_on"), "run_on", "expected a date YYYY-MM-DD")
+    if not _strings(data["families"]) or not _strings(data.get("capped") or []):
+        raise _problem(rel, line("families"), "families", "expected a list of family ids")
     if not isinstance(counts, dict) or not all(
         isinstance(counts.get(k), int) and counts[k] >= 0 for k in COUNTS
     ):
         raise _problem(rel, line("counts"), "counts", f"expected counts {', '.join(COUNTS)}")
-    decided = data.get("decided") or {}
-    if not isinstance(decided, dict) or not all(
-        isinstance(v, dict) and v.get("decision") in DECISIONS for v in decided.values()
+    per_family = data.get("retrieved_per_family") or {}
+    if not isinstance(per_family, dict) or not all(isinstance(v, int) for v in per_family.values()):
+        raise _problem(
+            rel, line("retrieved_per_family"), "retrieved_per_family", "expected family: count"
+        )
+    duplicates = data.get("duplicates") or []
+    if not isinstance(duplicates, list) or not all(
+        isinstance(d, dict) and all(isinstance(v, str) for v in d.values()) for d in duplicates
     ):
-        raise _problem(rel, line("decided"), "decided", "expected id: {decision, reason, record}")
+        raise _problem(rel, line("duplicates"), "duplicates", "expected {id, duplicate_of, match}")
+    decided = data.get("decided") or {}
+    if not isinstance(decided, dict) or not all(_decided_ok(k, v) for k, v in decided.items()):
+        raise _problem(
+            rel,
+            line("decided"),
+            "decided",
+            "expected arXiv id: {decision: include|exclude, reason, record: papers/... or "
+            "exclusions/...}",
+        )
     return Round(
-        id=str(data["round"]),
+        id=rid,
         since=window["since"],
         until=window["until"],
         run_on=data["run_on"],
-        families=[str(f) for f in data["families"]],
+        families=list(data["families"]),
         counts={k: int(counts[k]) for k in COUNTS},
-        duplicates=[dict(d) for d in data.get("duplicates") or []],
-        per_family={str(k): int(v) for k, v in (data.get("retrieved_per_family") or {}).items()},
-        capped=[str(f) for f in data.get("capped") or []],
+        duplicates=[dict(d) for d in duplicates],
+        per_family={str(k): int(v) for k, v in per_family.items()},
+        capped=list(data.get("capped") or []),
         decided={str(k): dict(v) for k, v in decided.items()},
     )
 
@@ -129,7 +178,7 @@ def load_round(root: str | os.PathLike[str] | None, rid: str) -> Round:
     if loaded.problems:
         p = loaded.problems[0]
         raise _problem(rel, p.line, p.field, p.message)
-    return parse_round(loaded.data, rel)
+    return parse_round(loaded.data, rel, folder=rid)
 
 
 def load_rounds(root: str | os.PathLike[str] | None = None) -> list[Round]:
