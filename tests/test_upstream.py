@@ -197,3 +197,15 @@ def test_import_finds_a_renamed_key_by_arxiv_id(
     capsys.readouterr()
     assert run("--root", str(kb), "import-upstream", str(path)) == 0
     assert capsys.readouterr().out.strip().endswith("0 difference(s), 0 new upstream row(s)")
+
+
+def test_export_as_of_a_date(kb: Path, tmp_path: Path) -> None:
+    frame = load_pool(kb)[0]
+    day = frame["added"].min().date()
+    out = tmp_path / "old"
+    assert (
+        run("--root", str(kb), "export", "survey-csv", "-o", str(out), "--as-of", day.isoformat())
+        == 0
+    )
+    rows = list(csv.DictReader(io.StringIO((out / "papers.csv").read_text("utf-8"))))
+    assert len(rows) == int((frame["added"] <= str(day)).sum())

@@ -113,7 +113,7 @@ def cmd_screen_decide(args: argparse.Namespace) -> int:
 def cmd_export_survey_csv(args: argparse.Namespace) -> int:
     from masrl_kb.contrib.export.survey_csv import write_survey_csv
 
-    for path in write_survey_csv(Path(args.output), root=args.root):
+    for path in write_survey_csv(Path(args.output), root=args.root, as_of=args.as_of):
         print(f"wrote {path}")
     return 0
 
@@ -186,4 +186,5 @@ def register_export(formats) -> None:
     """``export survey-csv``: added to the export sub-command's formats."""
     p = formats.add_parser("survey-csv", help="papers.csv and excluded.csv in the survey's format")
     p.add_argument("-o", "--output", required=True, help="folder to write the two files to")
+    p.add_argument("--as-of", type=iso_date, help="the pool as it stood on YYYY-MM-DD")
     p.set_defaults(func=cmd_export_survey_csv)

@@ -13,6 +13,7 @@ which are the survey's spellings there. Free text is ours: the summary goes in
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 import os
 from pathlib import Path
@@ -133,9 +134,11 @@ def csv_text(columns: tuple[str, ...], rows: list[dict[str, str]]) -> str:
     return out.getvalue()
 
 
-def survey_csv_texts(root: str | os.PathLike[str] | None = None) -> dict[str, str]:
-    """``{file name: CSV text}`` of both files."""
-    papers, exclusions = load_pool(root)
+def survey_csv_texts(
+    root: str | os.PathLike[str] | None = None, as_of: dt.date | None = None
+) -> dict[str, str]:
+    """``{file name: CSV text}`` of both files (``as_of``: the pool on that day)."""
+    papers, exclusions = load_pool(root, as_of=as_of)
     tax = load_taxonomy(root)
     return {
         PAPERS_FILE: csv_text(PAPER_COLUMNS, paper_rows(papers)),
@@ -143,11 +146,13 @@ def survey_csv_texts(root: str | os.PathLike[str] | None = None) -> dict[str, st
     }
 
 
-def write_survey_csv(folder: Path, root: str | os.PathLike[str] | None = None) -> list[Path]:
+def write_survey_csv(
+    folder: Path, root: str | os.PathLike[str] | None = None, as_of: dt.date | None = None
+) -> list[Path]:
     """Write both files into ``folder`` (each atomically); returns their paths."""
     folder.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, text in survey_csv_texts(root).items():
+    for name, text in survey_csv_texts(root, as_of).items():
         path = folder / name
         tmp = path.with_name(f".{name}.{os.getpid()}.tmp")
         with open(tmp, "w", encoding="utf-8", newline="") as fh:
