@@ -136,9 +136,12 @@ def _paper_columns(tax: Taxonomy) -> list[str]:
     return columns
 
 
-def load_exclusions(root: PathLike = None) -> pd.DataFrame:
-    """One row per excluded record, indexed by ``id``; tags are categoricals."""
-    return load_pool(root)[1]
+def load_exclusions(root: PathLike = None, as_of: DateLike = None) -> pd.DataFrame:
+    """One row per excluded record, indexed by ``id``; tags are categoricals.
+
+    ``as_of``: only the records screened on or before that date.
+    """
+    return load_pool(root, as_of=as_of)[1]
 
 
 def _exclusions_table(records: RecordSet, tax: Taxonomy) -> pd.DataFrame:
