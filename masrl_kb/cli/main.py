@@ -75,7 +75,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def cmd_stats(args: argparse.Namespace) -> int:
     from masrl_kb.query.frames import crosstab, load_pool
 
-    papers, exclusions = load_pool(args.root)
+    papers, exclusions = load_pool(args.root, as_of=args.as_of)
+    if args.as_of:
+        print(f"as of {args.as_of.isoformat()} (records added or screened by then)")
     print(f"pooled papers: {len(papers)}")
     print(f"excluded records: {len(exclusions)}")
     print(f"audited records: {len(papers) + len(exclusions)}")
@@ -130,6 +132,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser("stats", help="headline counts and the main cross-tabs")
+    from masrl_kb.cli.screen import iso_date  # light: argparse and datetime only
+
+    p.add_argument("--as-of", type=iso_date, help="the pool as it stood on YYYY-MM-DD")
     p.set_defaults(func=cmd_stats)
 
     p = sub.add_parser("claims", help="re-check the survey's claims on the current records")
@@ -149,11 +154,13 @@ def _register_groups(sub) -> None:
     """Command groups that live beside their own modules, run through the same path."""
     from masrl_kb.cli.contrib import register as register_contrib
     from masrl_kb.cli.judgements import register as register_judgements
+    from masrl_kb.cli.screen import register as register_screen
     from masrl_kb.cli.trace import register as register_traces
 
     register_contrib(sub)
     register_judgements(sub)
     register_traces(sub)
+    register_screen(sub)
 
 
 # ---------------------------------------------------------------- the error path

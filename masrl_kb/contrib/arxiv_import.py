@@ -130,7 +130,7 @@ class ArxivPaper:
         return f"https://arxiv.org/abs/{self.arxiv_id}"
 
 
-class _TimeoutSession(requests.Session):
+class TimeoutSession(requests.Session):
     """A session whose requests time out (the arxiv package sets no timeout)."""
 
     def __init__(self, timeout: float) -> None:
@@ -147,17 +147,28 @@ def arxiv_endpoint(endpoint: str | None = None) -> str:
     return endpoint or os.environ.get(ENV_ARXIV_URL) or DEFAULT_ENDPOINT
 
 
-def _client(endpoint: str, timeout: float) -> arxiv.Client:
-    # One request per command: no retries and no delay, so failures are fast.
-    client = arxiv.Client(page_size=1, delay_seconds=0.0, num_retries=0)
+def arxiv_client(
+    endpoint: str,
+    timeout: float = DEFAULT_TIMEOUT,
+    page_size: int = 1,
+    delay_seconds: float = 0.0,
+    num_retries: int = 0,
+    session: requests.Session | None = None,
+) -> arxiv.Client:
+    """An arXiv client for ``endpoint`` whose requests time out.
+
+    The defaults suit one request per command (no retries, no delay: failures
+    are fast); paging callers pass arXiv's polite page size and delay.
+    """
+    client = arxiv.Client(page_size=page_size, delay_seconds=delay_seconds, num_retries=num_retries)
     separator = "&" if "?" in endpoint else "?"
     client.query_url_format = endpoint.replace("{", "{{").replace("}", "}}") + separator + "{}"
-    client._session = _TimeoutSession(timeout)
+    client._session = session or TimeoutSession(timeout)
     return client
 
 
 @contextmanager
-def _quiet_arxiv_logger():
+def quiet_arxiv_logger():
     logger = logging.getLogger("arxiv")
     level = logger.level
     logger.setLevel(logging.ERROR)
@@ -167,7 +178,7 @@ def _quiet_arxiv_logger():
         logger.setLevel(level)
 
 
-def _network_reason(err: requests.RequestException, timeout: float) -> str:
+def network_reason(err: requests.RequestException, timeout: float) -> str:
     if isinstance(err, requests.Timeout):
         return f"no answer within {timeout:g} s"
     errno = re.search(r"\[Errno -?[0-9]+\] ([^'\")\]]+)", str(err))
@@ -182,10 +193,10 @@ def fetch_arxiv(
     """Fetch one paper's metadata; raise :class:`ArxivImportError` on any failure."""
     arxiv_id = parse_arxiv_id(arxiv_id)
     url = arxiv_endpoint(endpoint)
-    client = _client(url, timeout)
+    client = arxiv_client(url, timeout)
     search = arxiv.Search(id_list=[arxiv_id], max_results=1)
     try:
-        with _quiet_arxiv_logger():
+        with quiet_arxiv_logger():
             results = list(client.results(search))
     except arxiv.HTTPError as err:
         if err.status == 400:
@@ -198,7 +209,7 @@ def fetch_arxiv(
     except arxiv.ArxivError as err:
         raise ArxivImportError(f"the arXiv API at {url} failed: {err.message}") from None
     except requests.RequestException as err:
-        reason = _network_reason(err, timeout)
+        reason = network_reason(err, timeout)
         raise ArxivImportError(
             f"cannot reach the arXiv API at {url} ({reason}); check the network or {ENV_ARXIV_URL}"
         ) from None
@@ -403,8 +414,12 @@ def add_paper(
     key: str | None = None,
     today: dt.date | None = None,
     endpoint: str | None = None,
+    paper: ArxivPaper | None = None,
 ) -> Written:
-    """Fetch an arXiv paper and write its unfinished record under ``papers/``."""
+    """Fetch an arXiv paper and write its unfinished record under ``papers/``.
+
+    ``paper``: its metadata when already fetched (a screening round), so no request is made.
+    """
     arxiv_id = parse_arxiv_id(reference)
     records = read_records(root)
     papers_dir = records.root / PAPERS_DIR
@@ -420,7 +435,7 @@ def add_paper(
     existing = find_existing(records, arxiv_id=arxiv_id)
     if existing:
         raise AlreadyRecorded(existing)
-    paper = fetch_arxiv(arxiv_id, endpoint=endpoint)
+    paper = paper or fetch_arxiv(arxiv_id, endpoint=endpoint)
     existing = find_existing(records, title=paper.title, url=paper.url)
     if existing:
         raise AlreadyRecorded(existing)
@@ -487,8 +502,12 @@ def exclude_record(
     identifier: str | None = None,
     today: dt.date | None = None,
     endpoint: str | None = None,
+    paper: ArxivPaper | None = None,
 ) -> Written:
-    """Write the next ``exclusions/E<nnn>.yaml`` for an arXiv id or a URL."""
+    """Write the next ``exclusions/E<nnn>.yaml`` for an arXiv id or a URL.
+
+    ``paper``: the arXiv metadata when already fetched, so no request is made.
+    """
     records = read_records(root)
     tax = load_taxonomy(records.root)
     check_choice(tax, "exclusion_stage", stage, "--stage")
@@ -497,18 +516,18 @@ def exclude_record(
         check_choice(tax, "query_family", query_family, "--query-family")
     if source is not None:
         check_choice(tax, "exclusion_source", source, "--source")
-    paper = None
     if is_arxiv_reference(reference):
         arxiv_id = parse_arxiv_id(reference)
         existing = find_existing(records, arxiv_id=arxiv_id)
         if existing:
             raise AlreadyRecorded(existing)
-        paper = fetch_arxiv(arxiv_id, endpoint=endpoint)
+        paper = paper or fetch_arxiv(arxiv_id, endpoint=endpoint)
         url = paper.url
         title = title or paper.title
         identifier = identifier or f"arXiv:{arxiv_id}"
         default_source = "arxiv"
     else:
+        paper = None
         url = reference.strip()
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.netloc:

@@ -25,9 +25,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from masrl_kb.kb.benchmarks import BENCHMARKS_FILE
 from masrl_kb.kb.fields import TAG_FIELDS
 from masrl_kb.kb.paths import find_root
-from masrl_kb.kb.benchmarks import BENCHMARKS_FILE
 from masrl_kb.kb.records import EXCLUSIONS_DIR, PAPERS_DIR, read_records
 from masrl_kb.kb.schema import to_json_compatible
 from masrl_kb.kb.taxonomy import TAXONOMY_FILE, load_taxonomy

@@ -26,8 +26,8 @@ from masrl_kb.kb.fields import (
     Field,
 )
 from masrl_kb.kb.judgements import judgement_problems
-from masrl_kb.kb.readings import ReadingsError, load_readers
 from masrl_kb.kb.problem import Problem
+from masrl_kb.kb.readings import ReadingsError, load_readers
 from masrl_kb.kb.records import RecordFile, RecordSet, read_records
 from masrl_kb.kb.rules import NA, is_http_url
 from masrl_kb.kb.taxonomy import Taxonomy, TaxonomyError, load_taxonomy

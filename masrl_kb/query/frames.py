@@ -6,6 +6,7 @@ functions; each of them loads the records itself only when it is not given.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 from collections.abc import Iterable
 
@@ -21,6 +22,7 @@ from masrl_kb.query.lang import select_rows
 
 PathLike = str | os.PathLike[str] | None
 ARTIFACT_KINDS = ("code", "weights", "data", "traces")
+DateLike = dt.date | str | None
 DECISION_AXES = ("decision", "decision_learned")
 EXCLUSION_TAGS = {
     "source": "exclusion_source",
@@ -123,21 +125,35 @@ def _paper_frame(rows: list[dict], tax: Taxonomy) -> pd.DataFrame:
     return frame.set_index("key").sort_index()
 
 
-def load_papers(root: PathLike = None) -> pd.DataFrame:
+def load_papers(root: PathLike = None, as_of: DateLike = None) -> pd.DataFrame:
     """One row per pooled paper, indexed by ``key``.
 
     Tag columns are ordered categoricals in taxonomy order (unused values
     stay as categories). Derived columns: ``reward_family``, ``bibtex_key``,
     ``entry_type`` and one ``O1``..``O5`` column each holding absent /
-    present / learned. Raises :class:`InvalidRecordsError` on invalid records.
+    present / learned. ``as_of`` (a date) keeps the pool as it stood that day:
+    papers ``added`` on or before it. Raises :class:`InvalidRecordsError` on
+    invalid records.
     """
-    return load_pool(root)[0]
+    return load_pool(root, as_of=as_of)[0]
 
 
-def load_pool(root: PathLike = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """``(load_papers(), load_exclusions())`` from one read and validation."""
+def load_pool(root: PathLike = None, as_of: DateLike = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(load_papers(), load_exclusions())`` from one read and validation.
+
+    ``as_of``: papers added and exclusions screened on or before that date only.
+    """
     records, tax = _valid_records(root)
-    return _papers_table(records, tax), _exclusions_table(records, tax)
+    papers, exclusions = _papers_table(records, tax), _exclusions_table(records, tax)
+    return (papers, exclusions) if as_of is None else pool_as_of(papers, exclusions, as_of)
+
+
+def pool_as_of(
+    papers: pd.DataFrame, exclusions: pd.DataFrame, as_of: DateLike
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The pool as it stood on ``as_of``: papers added, exclusions screened by that day."""
+    day = pd.Timestamp(as_of)
+    return papers[papers["added"] <= day], exclusions[exclusions["screened"] <= day]
 
 
 def _papers_table(records: RecordSet, tax: Taxonomy) -> pd.DataFrame:
@@ -180,9 +196,12 @@ def _paper_columns(tax: Taxonomy) -> list[str]:
     return columns
 
 
-def load_exclusions(root: PathLike = None) -> pd.DataFrame:
-    """One row per excluded record, indexed by ``id``; tags are categoricals."""
-    return load_pool(root)[1]
+def load_exclusions(root: PathLike = None, as_of: DateLike = None) -> pd.DataFrame:
+    """One row per excluded record, indexed by ``id``; tags are categoricals.
+
+    ``as_of``: only the records screened on or before that date.
+    """
+    return load_pool(root, as_of=as_of)[1]
 
 
 def _exclusions_table(records: RecordSet, tax: Taxonomy) -> pd.DataFrame:

@@ -41,6 +41,8 @@ from masrl_kb.site.gaps import gaps_page
 from masrl_kb.site.home import home_page
 from masrl_kb.site.judgement_pages import agreement_page, evaluations_page
 from masrl_kb.site.paper_pages import paper_pages
+from masrl_kb.site.protocol_pages import protocol_page
+from masrl_kb.site.round_pages import rounds_page, since_survey_page
 from masrl_kb.site.taxonomy_pages import taxonomy_pages
 
 
@@ -51,6 +53,9 @@ def all_pages(ctx: Context, downloads: dict[str, str]) -> Iterator[Page]:
     yield from crosstab_pages(ctx)
     yield from taxonomy_pages(ctx)
     yield exclusions_page(ctx)
+    yield protocol_page(ctx)
+    yield rounds_page(ctx)
+    yield since_survey_page(ctx)
     yield new_page(ctx)
     yield downloads_page(ctx, downloads)
     yield contribute_page(ctx)
