@@ -104,15 +104,37 @@ def find_cycles(succ: list[list[int]], pred: list[list[int]]) -> list[list[int]]
     return [_cycle_in(v, pred, component) for v in sorted(knots)]
 
 
+def heaviest_path(
+    pred: list[list[int]], order: list[int], weight: list[float]
+) -> tuple[float, list[int]]:
+    """The largest sum of node weights along a path of an acyclic graph, and that path.
+
+    ``order`` is a topological order of all nodes; ties go to the node first in ``order``.
+    """
+    if len(order) != len(pred):
+        raise ValueError("the graph has a cycle")
+    best = [0.0] * len(pred)
+    back = [-1] * len(pred)
+    top, top_node = 0.0, -1
+    for v in order:
+        via, total = -1, 0.0
+        for p in pred[v]:
+            if best[p] > total or via == -1:
+                via, total = p, best[p]
+        best[v] = weight[v] + total
+        back[v] = via
+        if best[v] > top or top_node == -1:
+            top, top_node = best[v], v
+    path = []
+    while top_node != -1:
+        path.append(top_node)
+        top_node = back[top_node]
+    return top, path[::-1]
+
+
 def longest_path(succ: list[list[int]], pred: list[list[int]], weight: list[float]) -> float:
     """The largest sum of node weights along any path of an acyclic graph (0 if it is empty)."""
-    order = topological_order(succ, pred)
-    if len(order) != len(succ):
-        raise ValueError("the graph has a cycle")
-    best = [0.0] * len(succ)
-    for v in order:
-        best[v] = weight[v] + max((best[p] for p in pred[v]), default=0.0)
-    return max(best, default=0.0)
+    return heaviest_path(pred, topological_order(succ, pred), weight)[0]
 
 
 def depth(succ: list[list[int]], pred: list[list[int]]) -> int:

@@ -1,15 +1,19 @@
-"""Metrics of a valid trace: counts, spawn shape, critical path and parallel speed-up."""
+"""Metrics of a valid trace: counts, spawn shape, critical path, parallel speed-up, and what
+explains a run (per-agent busy and idle time, communication per agent pair, decisions)."""
 
 from __future__ import annotations
 
 from collections import Counter
 
-from masrl_kb.traces.graph import adjacency, depth, longest_path
+from masrl_kb.traces.graph import adjacency, depth, heaviest_path, topological_order
 from masrl_kb.traces.schema import decision_ids, event_types
 
 # Sums of float durations pick up binary noise (0.1 + 0.2); six decimals is a microsecond.
 DIGITS = 6
 STOP_DECISION = "O5"
+UNLABELLED = "unlabelled"
+# Events aimed at another agent: they make up the communication between agents.
+ADDRESSED = frozenset({"message", "spawn", "despawn", "return"})
 
 METRIC_KEYS = (
     "events",
@@ -24,6 +28,10 @@ METRIC_KEYS = (
     "parallel_speedup",
     "tokens",
     "wall_clock_s",
+    "critical_path",
+    "agent_time",
+    "communication",
+    "reported",
 )
 
 
@@ -32,36 +40,95 @@ def duration(event: dict) -> float:
     return event["t_end"] - event["t"] if "t_end" in event else 0.0
 
 
+def _end(event: dict) -> float:
+    return event.get("t_end", event["t"])
+
+
 def spawn_depth(events: list[dict]) -> int:
     """Depth of the spawn tree: arcs run from the spawning agent to the spawned one."""
     agents: dict[str, int] = {}
     arcs = {
         (agents.setdefault(e["agent"], len(agents)), agents.setdefault(e["to"], len(agents)))
         for e in events
-        if e["type"] == "spawn"
+        if e["type"] == "spawn" and "to" in e
     }
     return depth(*adjacency(len(agents), arcs))
 
 
-def critical_path(doc: dict, weights: list[float]) -> float:
-    """The heaviest path, by event durations, through the non-temporal edges."""
+def dependency_graph(doc: dict) -> tuple[list[list[int]], list[list[int]], list[int]]:
+    """Successors, predecessors and a topological order of the non-temporal edges."""
     index = {e["id"]: i for i, e in enumerate(doc["events"])}
     arcs = [(index[e["src"]], index[e["dst"]]) for e in doc["edges"] if e["type"] != "temporal"]
-    return longest_path(*adjacency(len(weights), arcs), weights)
+    succ, pred = adjacency(len(index), arcs)
+    return succ, pred, topological_order(succ, pred)
 
 
-def trace_metrics(doc: dict) -> dict:
-    """The metrics of a trace that passed validation (keys in :data:`METRIC_KEYS` order)."""
-    events = doc["events"]
-    by_type = dict.fromkeys(event_types(), 0) | Counter(e["type"] for e in events)
-    decisions = dict.fromkeys(decision_ids(), 0) | Counter(
-        e["decision"] for e in events if e["type"] == "orchestrator_decision"
+def agent_time(events: list[dict]) -> dict[str, dict[str, float]]:
+    """Per acting agent: busy time (the union of its events' intervals) and idle time (the
+    rest of its span, from its first event's start to its last event's end)."""
+    lanes: dict[str, list[int]] = {}
+    for i, event in enumerate(events):
+        lanes.setdefault(event["agent"], []).append(i)
+    result = {}
+    for agent, lane in lanes.items():
+        lane.sort(key=lambda i: events[i]["t"])
+        busy = 0.0
+        run_start = run_end = events[lane[0]]["t"]
+        last = run_end
+        for i in lane:
+            start, end = events[i]["t"], _end(events[i])
+            if start > run_end:
+                busy += run_end - run_start
+                run_start = start
+            run_end = max(run_end, end)
+            last = max(last, end)
+        busy += run_end - run_start
+        span = last - events[lane[0]]["t"]
+        result[agent] = {
+            "busy_s": round(busy, DIGITS),
+            "idle_s": round(max(span - busy, 0.0), DIGITS),
+        }
+    return result
+
+
+def communication(events: list[dict]) -> list[dict]:
+    """Events aimed at another agent (message, spawn, despawn, return) per sender -> recipient,
+    most first."""
+    pairs = Counter(
+        (e.get("from", e["agent"]), e["to"]) for e in events if e["type"] in ADDRESSED and "to" in e
     )
+    ranked = sorted(pairs.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [{"from": src, "to": dst, "events": n} for (src, dst), n in ranked]
+
+
+def decision_counts(events: list[dict]) -> dict[str, int]:
+    """``orchestrator_decision`` events per decision O1-O5, and those without one."""
+    counts = Counter(
+        e.get("decision", UNLABELLED) for e in events if e["type"] == "orchestrator_decision"
+    )
+    return dict.fromkeys([*decision_ids(), UNLABELLED], 0) | counts
+
+
+def trace_metrics(
+    doc: dict, graph: tuple[list[list[int]], list[list[int]], list[int]] | None = None
+) -> dict:
+    """The metrics of a trace that passed validation (keys in :data:`METRIC_KEYS` order).
+
+    ``graph`` is the dependency graph the validator built (successors, predecessors, order);
+    without it the graph is built here.
+    """
+    events = doc["events"]
+    succ, pred, order = graph if graph is not None else dependency_graph(doc)
+    by_type = dict.fromkeys(event_types(), 0) | Counter(e["type"] for e in events)
+    decisions = decision_counts(events)
     spawners = Counter(e["agent"] for e in events if e["type"] == "spawn")
-    agents = {e["agent"] for e in events} | {e["to"] for e in events if e["type"] == "spawn"}
+    agents = {e["agent"] for e in events}
+    agents |= {e["to"] for e in events if e["type"] == "spawn" and "to" in e}
     weights = [duration(e) for e in events]
     work = round(sum(weights), DIGITS)
-    critical = round(critical_path(doc, weights), DIGITS)
+    critical_s, path = heaviest_path(pred, order, weights)
+    del weights
+    critical = round(critical_s, DIGITS)
     return {
         "events": len(events),
         "agents": len(agents),
@@ -75,4 +142,8 @@ def trace_metrics(doc: dict) -> dict:
         "parallel_speedup": round(work / critical, DIGITS) if critical > 0 else None,
         "tokens": doc["costs"]["tokens"],
         "wall_clock_s": doc["costs"]["wall_clock_s"],
+        "critical_path": [events[i]["id"] for i in path],
+        "agent_time": agent_time(events),
+        "communication": communication(events),
+        "reported": dict(doc.get("metrics", {})),
     }

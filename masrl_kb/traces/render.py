@@ -6,8 +6,6 @@ import html
 import os
 from pathlib import Path
 
-from jsonschema import Draft202012Validator
-
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
 from masrl_kb.traces.metrics import trace_metrics
@@ -78,13 +76,12 @@ def fields_table(schema: dict, defs: dict) -> str:
     return table(["Field", "Type", "Required", "Description"], rows)
 
 
-def required_by_type(event_schema: dict, event_type: str) -> list[str]:
-    """The fields an event of this type must have: the base list plus its conditionals'."""
-    fields = list(event_schema["required"])
-    for rule in event_schema.get("allOf", []):
-        if "if" in rule and Draft202012Validator(rule["if"]).is_valid({"type": event_type}):
-            fields += [f for f in rule.get("then", {}).get("required", []) if f not in fields]
-    return fields
+def fields_by_type(schema: dict, event_type: str) -> list[str]:
+    """The fields an event of this type names: the required ones plus those its type expects."""
+    defs = schema["$defs"]
+    kinds = defs["event_type"]
+    expected = dict(zip(kinds["enum"], kinds.get("enumFields", []), strict=True))
+    return list(defs["event"]["required"]) + list(expected.get(event_type, []))
 
 
 def _enum_rows(definition: dict) -> list[tuple[str, str]]:
@@ -95,21 +92,22 @@ def format_section(schema: dict) -> str:
     """The format: trace, event and edge fields and the event and edge types."""
     defs = schema["$defs"]
     event_rows = [
-        [kind, ", ".join(required_by_type(defs["event"], kind)), meaning]
+        [kind, ", ".join(fields_by_type(schema, kind)), meaning]
         for kind, meaning in _enum_rows(defs["event_type"])
     ]
     return "\n\n".join(
         [
             "## The format",
-            f"The format is a JSON Schema (draft 2020-12), `{SCHEMA_PATH.as_posix()}`. "
-            + schema["description"],
+            f"The format is a JSON Schema (draft 2020-12), `{SCHEMA_PATH.as_posix()}` "
+            "(`masrl-kb trace schema` prints it). " + schema["description"],
             "### A trace",
             fields_table(schema, defs),
             "### Events",
             defs["event"]["description"],
             fields_table(defs["event"], defs),
-            "Event types and the fields each one requires:",
-            table(["Type", "Required fields", "Meaning"], event_rows),
+            "Event types and the fields each one names (id, t, type and agent are required; "
+            "the others are expected, and the tools skip an event that lacks them):",
+            table(["Type", "Fields", "Meaning"], event_rows),
             "### Edges",
             defs["edge"]["description"],
             fields_table(defs["edge"], defs),
@@ -283,7 +281,7 @@ def trace_page_markdown(root: str | os.PathLike[str] | None = None) -> str:
     sections = [
         "# Orchestration traces",
         intro,
-        format_section(load_schema(root)),
+        format_section(load_schema()),
         example_section(name, examples[name]),
         metrics_section(examples),
         mapping_section(load_taxonomy(root)),
