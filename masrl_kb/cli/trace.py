@@ -169,7 +169,7 @@ def cmd_import_otel(args: argparse.Namespace) -> int:
     from masrl_kb.traces.otel import OtelImportError, import_otel_file
 
     try:
-        doc, warnings = import_otel_file(args.file, trace_id=args.trace_id)
+        doc, warnings = import_otel_file(args.file, args.trace_id, args.task_id)
     except OtelImportError as exc:
         print(f"{args.file}: {exc}", file=sys.stderr)
         return 1
@@ -236,6 +236,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     otel.add_argument("file", metavar="FILE")
     otel.add_argument("--out", metavar="OUT", help="write here instead of standard output")
     otel.add_argument("--trace-id", metavar="ID", help="the OpenTelemetry trace to take")
+    otel.add_argument(
+        "--task-id", default="unknown", metavar="ID", help="the trace's task_id (unknown)"
+    )
     otel.set_defaults(func=cmd_import_otel)
 
     synth = commands.add_parser(

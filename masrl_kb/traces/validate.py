@@ -22,6 +22,8 @@ from masrl_kb.traces.graph import adjacency, find_cycles, topological_order
 from masrl_kb.traces.schema import ITEM_ARRAYS, compiled_checks, explainer
 
 MAX_CYCLE_SHOWN = 8
+# Messages echo values (a 5 MB string, a 400-digit number): cut them to a readable length.
+MAX_MESSAGE = 300
 # A trace file larger than this is refused before it is read (a 1,000,000-event trace is
 # about 160 MB).
 MAX_FILE_BYTES = 4 * 1024**3
@@ -68,7 +70,7 @@ class ProblemLog:
         if self.full:
             self.more += 1
         else:
-            self.shown.append(Problem(self.file, where, message))
+            self.shown.append(Problem(self.file, shorten(where), shorten(message)))
 
     @property
     def full(self) -> bool:
@@ -87,6 +89,13 @@ class ProblemLog:
             return None
         bound = "at least " if self.inexact else ""
         return f"{self.file}: ... and {bound}{self.more} more problem(s) not shown"
+
+
+def shorten(text: str, limit: int = MAX_MESSAGE) -> str:
+    """``text`` cut to ``limit`` characters, saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit} more characters)"
 
 
 def json_path(parts: Iterable[str | int]) -> str:
