@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-from masrl_kb.traces.validate import Inspection, inspect_file
+from masrl_kb.traces.validate import Inspection, inspect_file, printable, shorten
 
 USAGE_ERROR = 2
 DEFAULT_MAX_PROBLEMS = 50
@@ -93,8 +93,11 @@ def metrics_text(results: dict[str, dict]) -> str:
     width = max(len(key) for key in METRIC_KEYS)
     blocks = []
     for file, metrics in results.items():
-        lines = [file] + [
-            f"  {k:<{width}}  {_text_value(k, metrics[k])}" for k in METRIC_KEYS if k in metrics
+        # Agent names and ids come from the trace: no control character reaches the terminal.
+        lines = [printable(file)] + [
+            printable(f"  {k:<{width}}  {_text_value(k, metrics[k])}")
+            for k in METRIC_KEYS
+            if k in metrics
         ]
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
@@ -171,10 +174,10 @@ def cmd_import_otel(args: argparse.Namespace) -> int:
     try:
         doc, warnings = import_otel_file(args.file, args.trace_id, args.task_id)
     except OtelImportError as exc:
-        print(f"{args.file}: {exc}", file=sys.stderr)
+        print(shorten(f"{args.file}: {exc}"), file=sys.stderr)
         return 1
     for warning in warnings:
-        print(f"{args.file}: warning: {warning}", file=sys.stderr)
+        print(printable(f"{args.file}: warning: {warning}"), file=sys.stderr)
     text = json.dumps(doc, indent=1, allow_nan=False)
     if args.out is None:
         print(text)

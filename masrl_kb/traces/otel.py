@@ -173,9 +173,11 @@ def read_spans(doc: object, trace_id: str | None) -> tuple[list[Span], str, dict
         resource_spans = _dict(resource_spans, rwhere)
         resource = _dict(resource_spans.get("resource", {}), rwhere + ".resource")
         resource_attrs = attributes(resource.get("attributes"), rwhere + ".resource.attributes")
-        for s, scope_spans in enumerate(_list(resource_spans.get("scopeSpans"), rwhere)):
+        scopes = _list(resource_spans.get("scopeSpans"), rwhere + ".scopeSpans")
+        for s, scope_spans in enumerate(scopes):
             swhere = f"{rwhere}.scopeSpans[{s}]"
-            for k, raw in enumerate(_list(_dict(scope_spans, swhere).get("spans"), swhere)):
+            spans = _list(_dict(scope_spans, swhere).get("spans"), swhere + ".spans")
+            for k, raw in enumerate(spans):
                 where = f"{swhere}.spans[{k}]"
                 span, tid = _read_span(_dict(raw, where), where, seq)
                 seq += 1

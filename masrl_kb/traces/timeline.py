@@ -8,6 +8,7 @@ is inline CSS and SVG, and every piece of text from a trace is escaped.
 from __future__ import annotations
 
 import html
+import math
 
 # A million bars would make a page no browser can draw; the critical path is always kept.
 MAX_BARS = 20_000
@@ -26,7 +27,7 @@ COLOURS = {
     "tool_result": "#feca57",
     "return": "#54a0ff",
     "aggregate": "#5f27cd",
-    "human_intervention": "#ee5253",
+    "human_intervention": "#f368e0",
     "safety_event": "#c8d6e5",
 }
 CRITICAL = "#d63031"
@@ -63,9 +64,12 @@ def _shown_events(doc: dict, critical: set[str]) -> list[dict]:
 
 
 def _ticks(span: float) -> list[float]:
+    """Round tick positions (1, 2 or 5 times a power of ten apart), about TICKS of them."""
     if span <= 0:
         return [0.0]
-    return [span * i / TICKS for i in range(TICKS + 1)]
+    power = 10 ** math.floor(math.log10(span / TICKS))
+    step = next(m * power for m in (1, 2, 5, 10) if span / (m * power) <= TICKS)
+    return [i * step for i in range(int(span / step) + 1)]
 
 
 def timeline_svg(doc: dict, metrics: dict) -> tuple[str, int]:
@@ -95,7 +99,7 @@ def timeline_svg(doc: dict, metrics: dict) -> tuple[str, int]:
         x = LABEL_W + tick * scale
         parts.append(
             f'<line x1="{x:.1f}" y1="{AXIS_H - 6}" x2="{x:.1f}" y2="{height}" stroke="#ddd"/>'
-            f'<text x="{x:.1f}" y="{AXIS_H - 10}" text-anchor="middle">{t0 + tick:.3g} s</text>'
+            f'<text x="{x:.1f}" y="{AXIS_H - 10}" text-anchor="middle">{t0 + tick:g} s</text>'
         )
     for event in events:
         start, end = event["t"], event.get("t_end", event["t"])

@@ -29,6 +29,8 @@ MAX_MESSAGE = 300
 MAX_FILE_BYTES = 4 * 1024**3
 # Locating a repeated key re-parses in pure Python; beyond this size only the key is named.
 LOCATE_LIMIT_BYTES = 50 * 1024**2
+# C0 and C1 controls, line and paragraph separators, and bidirectional overrides.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _OVERFLOW_RISK = re.compile(r"[eE]\+?[0-9]{3}|[0-9]{309}")
 _JSON_KINDS = {
     list: "an array",
@@ -91,11 +93,17 @@ class ProblemLog:
         return f"{self.file}: ... and {bound}{self.more} more problem(s) not shown"
 
 
+def printable(text: str) -> str:
+    """``text`` with control characters (ESC, BEL, NUL, newlines...) shown as escapes, so a
+    value from a trace cannot drive the terminal or forge an output line."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
 def shorten(text: str, limit: int = MAX_MESSAGE) -> str:
-    """``text`` cut to ``limit`` characters, saying how much was left out."""
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}... ({len(text) - limit} more characters)"
+    """``text`` made printable and cut to ``limit`` characters, saying how much was left out."""
+    if len(text) > limit:
+        text = f"{text[:limit]}... ({len(text) - limit} more characters)"
+    return printable(text)
 
 
 def json_path(parts: Iterable[str | int]) -> str:
@@ -248,7 +256,7 @@ def read_trace(path: str | os.PathLike[str]) -> tuple[dict | None, list[Problem]
     file = str(path)
     doc, reason = read_json(path)
     if reason is not None:
-        return None, [Problem(file, "$", reason)]
+        return None, [Problem(file, "$", shorten(reason))]
     if not isinstance(doc, dict):
         kind = _JSON_KINDS.get(type(doc), type(doc).__name__)
         return None, [Problem(file, "$", f"a trace must be a JSON object, not {kind}")]
