@@ -29,9 +29,11 @@ SCHEMA_PATH = Path("traces") / "trace.schema.json"
 ITEM_ARRAYS = ("events", "edges")
 
 Check = Callable[[Any], bool]
-# Keywords that only annotate: they never change a verdict.
+# Keywords that only annotate: they never change a verdict ($id only sets the base of
+# references, and every reference is inlined before compiling).
 _ANNOTATIONS = frozenset(
-    {"description", "title", "$comment", "enumDescriptions", "enumFields", "default"} | {"examples"}
+    {"description", "title", "$comment", "enumDescriptions", "enumFields", "default"}
+    | {"examples", "$schema", "$id"}
 )
 _COMPILED = frozenset(
     {"type", "minLength", "minimum", "maximum", "enum", "const"}
@@ -103,6 +105,10 @@ def inline_refs(node: Any, defs: dict, within: tuple[str, ...] = ()) -> Any:
 
 def _always(value: Any) -> bool:
     return True
+
+
+def _never(value: Any) -> bool:
+    return False
 
 
 def _is_type(value: Any, names: tuple[str, ...]) -> bool:
@@ -217,6 +223,8 @@ def compile_check(node: Any) -> Check:
     """A predicate that is True only for values ``node`` accepts (False means "look closer")."""
     if node is True:
         return _always
+    if node is False:
+        return _never
     if not isinstance(node, dict) or not node.keys() <= _COMPILED | _ANNOTATIONS:
         return _fallback(node)
     fused = _fused_check(node)
