@@ -66,27 +66,29 @@ def dependency_graph(doc: dict) -> tuple[list[list[int]], list[list[int]], list[
 def agent_time(events: list[dict]) -> dict[str, dict[str, float]]:
     """Per acting agent: busy time (the union of its events' intervals) and idle time (the
     rest of its span, from its first event's start to its last event's end)."""
+    starts = [e["t"] for e in events]
+    ends = [e.get("t_end", t) for e, t in zip(events, starts, strict=True)]
     lanes: dict[str, list[int]] = {}
     for i, event in enumerate(events):
         lanes.setdefault(event["agent"], []).append(i)
     result = {}
     for agent, lane in lanes.items():
-        lane.sort(key=lambda i: events[i]["t"])
+        lane.sort(key=starts.__getitem__)
         busy = 0.0
-        run_start = run_end = events[lane[0]]["t"]
-        last = run_end
+        first = run_start = run_end = last = starts[lane[0]]
         for i in lane:
-            start, end = events[i]["t"], _end(events[i])
+            start, end = starts[i], ends[i]
             if start > run_end:
                 busy += run_end - run_start
                 run_start = start
-            run_end = max(run_end, end)
-            last = max(last, end)
+            if end > run_end:
+                run_end = end
+            if end > last:
+                last = end
         busy += run_end - run_start
-        span = last - events[lane[0]]["t"]
         result[agent] = {
             "busy_s": round(busy, DIGITS),
-            "idle_s": round(max(span - busy, 0.0), DIGITS),
+            "idle_s": round(max(last - first - busy, 0.0), DIGITS),
         }
     return result
 

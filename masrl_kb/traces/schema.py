@@ -174,15 +174,23 @@ def _object_check(node: dict, strict: bool) -> Check:
     required = frozenset(node.get("required", ()))
     extra_schema = node.get("additionalProperties", True)
     extra = None if extra_schema is True else compile_check(extra_schema)
+    names = props.keys()
 
     def check(value: Any) -> bool:
         if value.__class__ is not dict:
             return not strict and not isinstance(value, dict)
-        if not required <= value.keys():
+        keys = value.keys()
+        if not required <= keys:
             return False
+        if extra is None:
+            # Only the named properties have rules: check those present.
+            for key in names & keys:
+                if not props[key](value[key]):
+                    return False
+            return True
         for key, item in value.items():
             check_item = props.get(key, extra)
-            if check_item is not None and not check_item(item):
+            if not check_item(item):
                 return False
         return True
 

@@ -31,7 +31,9 @@ MAX_FILE_BYTES = 4 * 1024**3
 LOCATE_LIMIT_BYTES = 50 * 1024**2
 # C0 and C1 controls, line and paragraph separators, and bidirectional overrides.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_OVERFLOW_RISK = re.compile(r"[eE]\+?[0-9]{3}|[0-9]{309}")
+_SPACED_COLON = re.compile(r'"[ \t\n\r]+:')
+_CONTAINERS = frozenset({dict, list})
+_INF = math.inf
 _JSON_KINDS = {
     list: "an array",
     str: "a string",
@@ -119,8 +121,12 @@ def json_path(parts: Iterable[str | int]) -> str:
     return out
 
 
+_NUMBER_TYPES = frozenset({int, float})
+
+
 def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    # Exact types: bool is not a number here, and this runs for every event.
+    return value.__class__ in _NUMBER_TYPES
 
 
 # ------------------------------------------------------------------ reading
@@ -156,16 +162,53 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict:
     return obj
 
 
+def _key_count(doc: Any) -> tuple[int, bool]:
+    """How many keys all the objects of a parsed document hold (nested ones included), and
+    whether a number overflowed to infinity."""
+    keys = 0
+    overflow = False
+    stack = [doc]
+    containers = _CONTAINERS
+    while stack:
+        node = stack.pop()
+        if node.__class__ is dict:
+            keys += len(node)
+            node = node.values()
+        for value in node:
+            kind = value.__class__
+            if kind in containers:
+                stack.append(value)
+            elif kind is float and (value == _INF or value == -_INF):
+                overflow = True
+    return keys, overflow
+
+
+def _key_marks(text: str) -> int:
+    """An upper bound on the keys written in a JSON text: every key's closing quote is
+    followed by optional whitespace and a colon (a string value can add false marks)."""
+    return text.count('":') + len(_SPACED_COLON.findall(text))
+
+
 def _loads(text: str) -> Any:
-    # Only a literal with a 3-digit exponent or 309+ digits can overflow to infinity; checking
-    # every float through a Python hook would cost a quarter of the parse, so it runs only then.
-    risky = _OVERFLOW_RISK.search(text) is not None
-    return json.loads(
-        text,
-        object_pairs_hook=_unique_pairs,
-        parse_constant=_reject_constant,
-        parse_float=_finite_float if risky else None,
-    )
+    """Parse JSON, refusing repeated keys, NaN, Infinity and numbers too large for a float.
+
+    The fast path is the plain C parser and one walk over the result: a repeated key leaves
+    fewer keys in the objects than the text writes, an overflowing literal leaves an
+    infinity. Only when either shows does the slow parse run, with a Python hook on every
+    object and float, to name the culprit.
+    """
+    doc = json.loads(text, parse_constant=_reject_constant)
+    if isinstance(doc, dict | list):
+        keys, overflow = _key_count(doc)
+        if overflow or keys != _key_marks(text):
+            del doc
+            doc = json.loads(
+                text,
+                object_pairs_hook=_unique_pairs,
+                parse_constant=_reject_constant,
+                parse_float=_finite_float,
+            )
+    return doc
 
 
 def _repeated_key_position(text: str) -> tuple[int, int] | None:
@@ -352,18 +395,25 @@ def _index_events(events: list, log: ProblemLog) -> tuple[dict[str, int], list[f
     return index, starts
 
 
-def _dependency_lists(
-    doc: dict, index: dict[str, int], starts: list[float], log: ProblemLog
-) -> tuple[list[list[int]], list[list[int]]]:
-    """Successors and predecessors along the non-temporal edges.
+def _well_formed_arcs(
+    edges: list, index: dict[str, int]
+) -> tuple[list[int], list[int], list[object]] | None:
+    """Source and destination positions and types of all edges, or None if any edge is
+    malformed or dangling (then the slow path below says which)."""
+    try:
+        sources = [index[edge["src"]] for edge in edges]
+        targets = [index[edge["dst"]] for edge in edges]
+    except (KeyError, TypeError):
+        return None
+    return sources, targets, [edge.get("type") for edge in edges]
 
-    Logs dangling endpoints and destinations that start before their source (NaN starts,
-    from malformed events, never compare).
-    """
-    succ: list[list[int]] = [[] for _ in starts]
-    pred: list[list[int]] = [[] for _ in starts]
-    edges = doc.get("edges")
-    for j, edge in enumerate(edges if isinstance(edges, list) else []):
+
+def _checked_arcs(
+    edges: list, index: dict[str, int], log: ProblemLog
+) -> tuple[list[int], list[int], list[object]]:
+    """The arcs of the edges whose endpoints exist; logs the dangling endpoints."""
+    sources, targets, kinds = [], [], []
+    for j, edge in enumerate(edges):
         if edge.__class__ is not dict:
             continue
         src_id, dst_id = edge.get("src"), edge.get("dst")
@@ -374,15 +424,35 @@ def _dependency_lists(
                 if isinstance(ref, str) and pos is None:
                     log.add(f"$.edges[{j}].{key}", f"no event has id {ref!r}")
             continue
-        kind = edge.get("type")
+        sources.append(src)
+        targets.append(dst)
+        kinds.append(edge.get("type"))
+    return sources, targets, kinds
+
+
+def _dependency_lists(
+    doc: dict, events: list, index: dict[str, int], starts: list[float], log: ProblemLog
+) -> tuple[list[list[int]], list[list[int]]]:
+    """Successors and predecessors along the non-temporal edges.
+
+    Logs dangling endpoints and destinations that start before their source (NaN starts,
+    from malformed events, never compare).
+    """
+    edges = doc.get("edges")
+    edges = edges if isinstance(edges, list) else []
+    arcs = _well_formed_arcs(edges, index) or _checked_arcs(edges, index, log)
+    succ: list[list[int]] = [[] for _ in starts]
+    pred: list[list[int]] = [[] for _ in starts]
+    for src, dst, kind in zip(*arcs, strict=True):
         if kind == "temporal":
             continue
         succ[src].append(dst)
         pred[dst].append(src)
         if starts[dst] < starts[src]:
             log.add(
-                f"event {dst_id}",
-                f"starts at {starts[dst]} before its {kind} source {src_id} ({starts[src]})",
+                f"event {events[dst]['id']}",
+                f"starts at {starts[dst]} before its {kind} source {events[src]['id']} "
+                f"({starts[src]})",
             )
     return succ, pred
 
@@ -431,7 +501,7 @@ def check_graph(doc: dict, log: ProblemLog) -> TraceGraph | None:
     if not isinstance(events, list):
         return None
     index, starts = _index_events(events, log)
-    succ, pred = _dependency_lists(doc, index, starts, log)
+    succ, pred = _dependency_lists(doc, events, index, starts, log)
     del starts
     graph = TraceGraph(events, index, succ, pred, topological_order(succ, pred))
     _check_cycles(graph, log)
