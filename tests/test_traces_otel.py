@@ -263,8 +263,7 @@ def test_debate(tmp_path: Path) -> None:
         "con.r2",
         "pro.r3",
         "con.r3",
-        "return con",
-        "judge",
+        "judge",  # the judge reads con's last turn (via con's return is as long)
     ]
     assert m["tokens"] == 6 * 50 + 110
     assert m["agent_time"] == {

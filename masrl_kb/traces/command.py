@@ -129,7 +129,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
             failed = True
             continue
         graph = inspection.graph
-        results[file] = trace_metrics(inspection.doc, (graph.succ, graph.pred, graph.order))
+        results[file] = trace_metrics(inspection.doc, (graph.order, graph.sources, graph.targets))
         if args.html:
             docs[file] = inspection.doc
     if args.json:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 
@@ -104,27 +105,50 @@ def find_cycles(succ: list[list[int]], pred: list[list[int]]) -> list[list[int]]
     return [_cycle_in(v, pred, component) for v in sorted(knots)]
 
 
+def forward_order(starts: list[float], sources: list[int], targets: list[int]) -> list[int] | None:
+    """Nodes by start time, a topological order when every arc ends at a later start than it
+    begins (then no cycle is possible); None when some arc does not (or a start is NaN)."""
+    if any(math.isnan(t) for t in starts if t.__class__ is float):
+        return None
+    if any(starts[d] <= starts[s] for s, d in zip(sources, targets, strict=True)):
+        return None
+    return sorted(range(len(starts)), key=starts.__getitem__)
+
+
+def dependency_order(n: int, sources: list[int], targets: list[int]) -> list[int]:
+    """A topological order of nodes ``0..n-1`` (shorter than ``n`` when there is a cycle)."""
+    return topological_order(*adjacency(n, zip(sources, targets, strict=True)))
+
+
 def heaviest_path(
-    pred: list[list[int]], order: list[int], weight: list[float]
+    order: list[int], sources: list[int], targets: list[int], weight: list[float]
 ) -> tuple[float, list[int]]:
     """The largest sum of node weights along a path of an acyclic graph, and that path.
 
-    ``order`` is a topological order of all nodes; ties go to the node first in ``order``.
+    ``order`` is a topological order of all nodes and the arcs are ``sources[j] ->
+    targets[j]``. Arcs are relaxed in the order of their source, so no node's successors are
+    needed; ties go to the source first in ``order``, then to the node first in ``order``.
     """
-    if len(order) != len(pred):
+    n = len(weight)
+    if len(order) != n:
         raise ValueError("the graph has a cycle")
-    best = [0.0] * len(pred)
-    back = [-1] * len(pred)
+    position = [0] * n
+    for i, v in enumerate(order):
+        position[v] = i
+    by_source = [position[s] for s in sources]
+    best_in = [0.0] * n  # heaviest path ending just before each node
+    back = [-1] * n
+    for j in sorted(range(len(sources)), key=by_source.__getitem__):
+        src, dst = sources[j], targets[j]
+        through = best_in[src] + weight[src]
+        if back[dst] == -1 or through > best_in[dst]:
+            best_in[dst] = through
+            back[dst] = src
     top, top_node = 0.0, -1
     for v in order:
-        via, total = -1, 0.0
-        for p in pred[v]:
-            if best[p] > total or via == -1:
-                via, total = p, best[p]
-        best[v] = weight[v] + total
-        back[v] = via
-        if best[v] > top or top_node == -1:
-            top, top_node = best[v], v
+        total = best_in[v] + weight[v]
+        if top_node == -1 or total > top:
+            top, top_node = total, v
     path = []
     while top_node != -1:
         path.append(top_node)
@@ -134,7 +158,9 @@ def heaviest_path(
 
 def longest_path(succ: list[list[int]], pred: list[list[int]], weight: list[float]) -> float:
     """The largest sum of node weights along any path of an acyclic graph (0 if it is empty)."""
-    return heaviest_path(pred, topological_order(succ, pred), weight)[0]
+    sources = [a for a, targets in enumerate(succ) for _ in targets]
+    targets = [b for bs in succ for b in bs]
+    return heaviest_path(topological_order(succ, pred), sources, targets, weight)[0]
 
 
 def depth(succ: list[list[int]], pred: list[list[int]]) -> int:

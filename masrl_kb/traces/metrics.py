@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from masrl_kb.traces.graph import adjacency, depth, heaviest_path, topological_order
+from masrl_kb.traces.graph import adjacency, dependency_order, depth, heaviest_path
 from masrl_kb.traces.schema import decision_ids, event_types
 
 # Sums of float durations pick up binary noise (0.1 + 0.2); six decimals is a microsecond.
@@ -55,12 +55,12 @@ def spawn_depth(events: list[dict]) -> int:
     return depth(*adjacency(len(agents), arcs))
 
 
-def dependency_graph(doc: dict) -> tuple[list[list[int]], list[list[int]], list[int]]:
-    """Successors, predecessors and a topological order of the non-temporal edges."""
+def dependency_graph(doc: dict) -> tuple[list[int], list[int], list[int]]:
+    """A topological order of the events and the non-temporal edges as position arcs."""
     index = {e["id"]: i for i, e in enumerate(doc["events"])}
     arcs = [(index[e["src"]], index[e["dst"]]) for e in doc["edges"] if e["type"] != "temporal"]
-    succ, pred = adjacency(len(index), arcs)
-    return succ, pred, topological_order(succ, pred)
+    sources, targets = [a for a, _ in arcs], [b for _, b in arcs]
+    return dependency_order(len(index), sources, targets), sources, targets
 
 
 def agent_time(events: list[dict]) -> dict[str, dict[str, float]]:
@@ -111,24 +111,22 @@ def decision_counts(events: list[dict]) -> dict[str, int]:
     return dict.fromkeys([*decision_ids(), UNLABELLED], 0) | counts
 
 
-def trace_metrics(
-    doc: dict, graph: tuple[list[list[int]], list[list[int]], list[int]] | None = None
-) -> dict:
+def trace_metrics(doc: dict, graph: tuple[list[int], list[int], list[int]] | None = None) -> dict:
     """The metrics of a trace that passed validation (keys in :data:`METRIC_KEYS` order).
 
-    ``graph`` is the dependency graph the validator built (successors, predecessors, order);
-    without it the graph is built here.
+    ``graph`` is the dependency graph the validator built (a topological order, the arcs'
+    sources and targets); without it the graph is built here.
     """
     events = doc["events"]
-    succ, pred, order = graph if graph is not None else dependency_graph(doc)
+    order, sources, targets = graph if graph is not None else dependency_graph(doc)
     by_type = dict.fromkeys(event_types(), 0) | Counter(e["type"] for e in events)
     decisions = decision_counts(events)
     spawners = Counter(e["agent"] for e in events if e["type"] == "spawn")
     agents = {e["agent"] for e in events}
     agents |= {e["to"] for e in events if e["type"] == "spawn" and "to" in e}
-    weights = [duration(e) for e in events]
+    weights = [e["t_end"] - e["t"] if "t_end" in e else 0.0 for e in events]
     work = round(sum(weights), DIGITS)
-    critical_s, path = heaviest_path(pred, order, weights)
+    critical_s, path = heaviest_path(order, sources, targets, weights)
     del weights
     critical = round(critical_s, DIGITS)
     return {

@@ -16,9 +16,10 @@ import re
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import compress
 from typing import Any
 
-from masrl_kb.traces.graph import adjacency, find_cycles, topological_order
+from masrl_kb.traces.graph import adjacency, dependency_order, find_cycles, forward_order
 from masrl_kb.traces.schema import ITEM_ARRAYS, compiled_checks, explainer
 
 MAX_CYCLE_SHOWN = 8
@@ -354,14 +355,15 @@ def schema_problems(doc: dict, file: str) -> list[Problem]:
 class TraceGraph:
     """The event index and dependency graph of a trace, built once for checks and metrics.
 
-    ``arcs`` are the non-temporal edges as event positions; ``order`` is a topological order
-    of all events (shorter than ``events`` when the graph has a cycle).
+    The non-temporal edges are the arcs ``sources[j] -> targets[j]`` (event positions);
+    ``order`` is a topological order of all events (shorter than ``events`` when the graph
+    has a cycle).
     """
 
     events: list
     index: dict[str, int]
-    succ: list[list[int]]
-    pred: list[list[int]]
+    sources: list[int]
+    targets: list[int]
     order: list[int]
 
     @property
@@ -430,31 +432,32 @@ def _checked_arcs(
     return sources, targets, kinds
 
 
-def _dependency_lists(
+def _dependency_arcs(
     doc: dict, events: list, index: dict[str, int], starts: list[float], log: ProblemLog
-) -> tuple[list[list[int]], list[list[int]]]:
-    """Successors and predecessors along the non-temporal edges.
+) -> tuple[list[int], list[int]]:
+    """The non-temporal edges as arcs between event positions.
 
     Logs dangling endpoints and destinations that start before their source (NaN starts,
     from malformed events, never compare).
     """
     edges = doc.get("edges")
     edges = edges if isinstance(edges, list) else []
-    arcs = _well_formed_arcs(edges, index) or _checked_arcs(edges, index, log)
-    succ: list[list[int]] = [[] for _ in starts]
-    pred: list[list[int]] = [[] for _ in starts]
-    for src, dst, kind in zip(*arcs, strict=True):
-        if kind == "temporal":
-            continue
-        succ[src].append(dst)
-        pred[dst].append(src)
-        if starts[dst] < starts[src]:
-            log.add(
-                f"event {events[dst]['id']}",
-                f"starts at {starts[dst]} before its {kind} source {events[src]['id']} "
-                f"({starts[src]})",
-            )
-    return succ, pred
+    sources, targets, kinds = _well_formed_arcs(edges, index) or _checked_arcs(edges, index, log)
+    if "temporal" in kinds:
+        keep = [kind != "temporal" for kind in kinds]
+        sources, targets = list(compress(sources, keep)), list(compress(targets, keep))
+        kinds = list(compress(kinds, keep))
+    early = [
+        j for j, (s, d) in enumerate(zip(sources, targets, strict=True)) if starts[d] < starts[s]
+    ]
+    for j in early:
+        src, dst = sources[j], targets[j]
+        log.add(
+            f"event {events[dst]['id']}",
+            f"starts at {starts[dst]} before its {kinds[j]} source {events[src]['id']} "
+            f"({starts[src]})",
+        )
+    return sources, targets
 
 
 def _cycle_text(ids: list[str], noun: str) -> str:
@@ -465,7 +468,8 @@ def _cycle_text(ids: list[str], noun: str) -> str:
 def _check_cycles(graph: TraceGraph, log: ProblemLog) -> None:
     if graph.acyclic:
         return
-    for cycle in find_cycles(graph.succ, graph.pred):
+    succ, pred = adjacency(len(graph.events), zip(graph.sources, graph.targets, strict=True))
+    for cycle in find_cycles(succ, pred):
         ids = [graph.events[v]["id"] for v in cycle]
         text = _cycle_text(ids, "events")
         log.add(f"event {ids[0]}", f"non-temporal edges form a cycle: {text}")
@@ -501,9 +505,13 @@ def check_graph(doc: dict, log: ProblemLog) -> TraceGraph | None:
     if not isinstance(events, list):
         return None
     index, starts = _index_events(events, log)
-    succ, pred = _dependency_lists(doc, events, index, starts, log)
+    sources, targets = _dependency_arcs(doc, events, index, starts, log)
+    # Arcs that all run forward in time cannot close a cycle: sorting by start is an order.
+    order = forward_order(starts, sources, targets)
     del starts
-    graph = TraceGraph(events, index, succ, pred, topological_order(succ, pred))
+    if order is None:
+        order = dependency_order(len(events), sources, targets)
+    graph = TraceGraph(events, index, sources, targets, order)
     _check_cycles(graph, log)
     _check_spawn_loops(events, log)
     return graph
