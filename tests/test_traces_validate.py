@@ -426,3 +426,38 @@ def test_recursive_refs_are_refused() -> None:
     defs = {"node": {"type": "array", "items": {"$ref": "#/$defs/node"}}}
     with pytest.raises(ValueError, match="non-recursive"):
         inline_refs({"$ref": "#/$defs/node"}, defs)
+
+
+# ------------------------------------------------- repeated keys and overflow
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            '{"a": {"attrs": {"k": 1, "k": 2}}}',
+            'not valid JSON (object at line 1 column 17): the key "k" appears twice',
+        ),
+        ('{"a": [{"x": 1}, {"y": 2, "y" : 3}]}', 'the key "y" appears twice'),
+        ('{"a": {"deep": [[{"n": 1e400}]]}}', "not valid JSON: 1e400 is too large for a number"),
+        ('{"a": -1E+309}', "not valid JSON: -1E+309 is too large for a number"),
+    ],
+)
+def test_repeated_keys_and_overflow_anywhere_are_refused(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    _, [problem] = read_trace(_write(tmp_path, text))
+    assert message in problem.message
+
+
+def test_values_that_look_like_keys_do_not_hide_or_invent_repeats(tmp_path: Path) -> None:
+    doc = trace(lambda d: d["events"][0].update(content_ref=':":x', attrs={"note": 'a": b'}))
+    parsed, problems = read_trace(_write(tmp_path, json.dumps(doc)))
+    assert problems == [] and parsed == doc
+    text = (
+        json.dumps(doc)
+        .replace('"trusted"', '"x"')
+        .replace('"task_id": "task"', '"task_id": "task", "a": ":", "a": 1')
+    )
+    _, [problem] = read_trace(_write(tmp_path, text))
+    assert 'the key "a" appears twice' in problem.message

@@ -213,7 +213,11 @@ def mapping_section(tax: Taxonomy) -> str:
     metric_rows = [
         ["events, events_by_type", "events, in all and per type", _family(tax, "R4") + ": steps"],
         ["agents", "distinct acting and spawned agents", _family(tax, "R2") + ": who gets credit"],
-        ["decisions", "orchestrator_decision events per decision O1-O5", "O1-O5"],
+        [
+            "decisions",
+            "orchestrator_decision events per decision O1-O5, and those without one (unlabelled)",
+            "O1-O5",
+        ],
         ["has_stop_decision", "whether the run logged an O5 decision", o5],
         ["max_fanout", "most spawn events issued by one agent", o1 + ": breadth"],
         ["spawn_depth", "depth of the agent -> spawned-agent tree", o1 + ": depth"],
@@ -225,6 +229,18 @@ def mapping_section(tax: Taxonomy) -> str:
         ],
         ["parallel_speedup", "total_work_s / critical_path_s", _family(tax, "R7")],
         ["tokens, wall_clock_s", "copied from costs", "cost terms of any reward"],
+        ["critical_path", "the events of that heaviest path", _family(tax, "R7") + ": latency"],
+        [
+            "agent_time",
+            "per agent: busy (union of its events) and idle time within its span",
+            _family(tax, "R2") + ": who gets credit",
+        ],
+        [
+            "communication",
+            "events aimed at another agent, per sender and recipient",
+            o3,
+        ],
+        ["reported", "the trace's own metrics object, as written", "as the run defines"],
     ]
     channel_rows = []
     for channel in CHANNEL_EXAMPLES:
@@ -258,7 +274,8 @@ def tools_section() -> str:
             "## Tools",
             "```bash\n"
             "masrl-kb trace validate FILE...          # schema + graph rules, exit 1 on error\n"
-            "masrl-kb trace metrics FILE... [--json]  # the metrics above\n"
+            "masrl-kb trace metrics FILE... [--json] [--html OUT]  # the metrics above\n"
+            "masrl-kb trace import otel SPANS.json --out run.json  # OpenTelemetry GenAI spans\n"
             "masrl-kb trace synth --agents 300 --steps 4000 --out big.json\n"
             "```",
             "Validation reports every problem as `file: JSON path or event: message`. "
