@@ -26,6 +26,7 @@ from __future__ import annotations
 import base64
 import heapq
 import os
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -358,24 +359,24 @@ def _edge(src: _Event, dst: _Event, kind: str) -> dict:
 
 
 def _agent_edges(build: _Build) -> None:
-    """Spawn -> the spawned agent's first event; return -> the parent's next event."""
+    """Spawn -> the spawned agent's first event; return -> the parent's next event after the
+    spawn. Lanes are sorted by (start, seq), so each lookup is a binary search."""
+    keys = {agent: [(e.start, e.seq) for e in lane] for agent, lane in build.lanes.items()}
+    spawns = {e.event["id"]: e for e in build.events if e.event["type"] == "spawn"}
     for item in build.events:
         event = item.event
         if event["type"] == "spawn":
             lane = build.lanes.get(event["to"], [])
-            first = next((e for e in lane if e.start >= item.start), None)
-            if first is not None:
-                build.edges.append(_edge(item, first, "spawn"))
+            at = bisect_left(keys.get(event["to"], []), (item.start, -1))
+            if at < len(lane):
+                build.edges.append(_edge(item, lane[at], "spawn"))
         elif event["type"] == "return" and event["id"].endswith(".return"):
-            spawn_id = event["id"].removesuffix(".return") + ".spawn"
+            spawn = spawns.get(event["id"].removesuffix(".return") + ".spawn")
             lane = build.lanes.get(event["to"], [])
-            after = [e for e in lane if e.event["id"] == spawn_id]
-            floor = (after[0].start, after[0].seq) if after else (item.start, -1)
-            nxt = next(
-                (e for e in lane if e.start >= item.start and (e.start, e.seq) > floor), None
-            )
-            if nxt is not None:
-                build.edges.append(_edge(item, nxt, "return"))
+            floor = max((spawn.start, spawn.seq) if spawn else (item.start, -1), (item.start, -1))
+            at = bisect_right(keys.get(event["to"], []), floor)
+            if at < len(lane):
+                build.edges.append(_edge(item, lane[at], "return"))
 
 
 def _link_edges(build: _Build, warnings: list[str]) -> None:
