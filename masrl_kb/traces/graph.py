@@ -135,20 +135,23 @@ def heaviest_path(
     position = [0] * n
     for i, v in enumerate(order):
         position[v] = i
-    by_source = [position[s] for s in sources]
-    best_in = [0.0] * n  # heaviest path ending just before each node
+    by_source = list(map(position.__getitem__, sources))
+    # Weights are >= 0, so -1 marks "no predecessor yet" and any arc improves on it.
+    best_in = [-1.0] * n
     back = [-1] * n
     for j in sorted(range(len(sources)), key=by_source.__getitem__):
-        src, dst = sources[j], targets[j]
-        through = best_in[src] + weight[src]
-        if back[dst] == -1 or through > best_in[dst]:
+        src = sources[j]
+        through = best_in[src]
+        through = (through if through > 0.0 else 0.0) + weight[src]
+        dst = targets[j]
+        if through > best_in[dst]:
             best_in[dst] = through
             back[dst] = src
-    top, top_node = 0.0, -1
-    for v in order:
-        total = best_in[v] + weight[v]
-        if top_node == -1 or total > top:
-            top, top_node = total, v
+    totals = [(b if b > 0.0 else 0.0) + w for b, w in zip(best_in, weight, strict=True)]
+    if not order:
+        return 0.0, []
+    top_node = max(order, key=totals.__getitem__)  # the first of equals in `order`
+    top = totals[top_node]
     path = []
     while top_node != -1:
         path.append(top_node)

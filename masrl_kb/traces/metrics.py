@@ -4,6 +4,7 @@ explains a run (per-agent busy and idle time, communication per agent pair, deci
 from __future__ import annotations
 
 from collections import Counter
+from operator import itemgetter
 
 from masrl_kb.traces.graph import adjacency, dependency_order, depth, heaviest_path
 from masrl_kb.traces.schema import decision_ids, event_types
@@ -66,11 +67,19 @@ def dependency_graph(doc: dict) -> tuple[list[int], list[int], list[int]]:
 def agent_time(events: list[dict]) -> dict[str, dict[str, float]]:
     """Per acting agent: busy time (the union of its events' intervals) and idle time (the
     rest of its span, from its first event's start to its last event's end)."""
+    return _agent_time(events, [e["agent"] for e in events])
+
+
+def _agent_time(events: list[dict], actors: list[str]) -> dict[str, dict[str, float]]:
     starts = [e["t"] for e in events]
     ends = [e.get("t_end", t) for e, t in zip(events, starts, strict=True)]
     lanes: dict[str, list[int]] = {}
-    for i, event in enumerate(events):
-        lanes.setdefault(event["agent"], []).append(i)
+    for i, agent in enumerate(actors):
+        lane = lanes.get(agent)
+        if lane is None:
+            lanes[agent] = [i]
+        else:
+            lane.append(i)
     result = {}
     for agent, lane in lanes.items():
         lane.sort(key=starts.__getitem__)
@@ -96,18 +105,22 @@ def agent_time(events: list[dict]) -> dict[str, dict[str, float]]:
 def communication(events: list[dict]) -> list[dict]:
     """Events aimed at another agent (message, spawn, despawn, return) per sender -> recipient,
     most first."""
-    pairs = Counter(
-        (e.get("from", e["agent"]), e["to"]) for e in events if e["type"] in ADDRESSED and "to" in e
-    )
+    return _communication([e for e in events if e["type"] in ADDRESSED])
+
+
+def _communication(addressed: list[dict]) -> list[dict]:
+    pairs = Counter((e.get("from", e["agent"]), e["to"]) for e in addressed if "to" in e)
     ranked = sorted(pairs.items(), key=lambda kv: (-kv[1], kv[0]))
     return [{"from": src, "to": dst, "events": n} for (src, dst), n in ranked]
 
 
 def decision_counts(events: list[dict]) -> dict[str, int]:
     """``orchestrator_decision`` events per decision O1-O5, and those without one."""
-    counts = Counter(
-        e.get("decision", UNLABELLED) for e in events if e["type"] == "orchestrator_decision"
-    )
+    return _decision_counts([e for e in events if e["type"] == "orchestrator_decision"])
+
+
+def _decision_counts(decisions: list[dict]) -> dict[str, int]:
+    counts = Counter(e.get("decision", UNLABELLED) for e in decisions)
     return dict.fromkeys([*decision_ids(), UNLABELLED], 0) | counts
 
 
@@ -119,15 +132,25 @@ def trace_metrics(doc: dict, graph: tuple[list[int], list[int], list[int]] | Non
     """
     events = doc["events"]
     order, sources, targets = graph if graph is not None else dependency_graph(doc)
-    by_type = dict.fromkeys(event_types(), 0) | Counter(e["type"] for e in events)
-    decisions = decision_counts(events)
-    spawners = Counter(e["agent"] for e in events if e["type"] == "spawn")
-    agents = {e["agent"] for e in events}
-    agents |= {e["to"] for e in events if e["type"] == "spawn" and "to" in e}
+    # Columns read once with C-level getters; the per-type lists below are small.
+    types = list(map(itemgetter("type"), events))
+    actors = list(map(itemgetter("agent"), events))
+    by_type = dict.fromkeys(event_types(), 0) | Counter(types)
+    of_type: dict[str, list[dict]] = {kind: [] for kind in ("spawn", "orchestrator_decision")}
+    addressed = []
+    for event, kind in zip(events, types, strict=True):
+        if kind in ADDRESSED:
+            addressed.append(event)
+        if kind in of_type:
+            of_type[kind].append(event)
+    spawns = of_type["spawn"]
+    decisions = _decision_counts(of_type["orchestrator_decision"])
+    spawners = Counter(e["agent"] for e in spawns)
+    agents = set(actors) | {e["to"] for e in spawns if "to" in e}
     weights = [e["t_end"] - e["t"] if "t_end" in e else 0.0 for e in events]
     work = round(sum(weights), DIGITS)
     critical_s, path = heaviest_path(order, sources, targets, weights)
-    del weights
+    del weights, types
     critical = round(critical_s, DIGITS)
     return {
         "events": len(events),
@@ -136,14 +159,14 @@ def trace_metrics(doc: dict, graph: tuple[list[int], list[int], list[int]] | Non
         "decisions": decisions,
         "has_stop_decision": decisions[STOP_DECISION] > 0,
         "max_fanout": max(spawners.values(), default=0),
-        "spawn_depth": spawn_depth(events),
+        "spawn_depth": spawn_depth(spawns),
         "total_work_s": work,
         "critical_path_s": critical,
         "parallel_speedup": round(work / critical, DIGITS) if critical > 0 else None,
         "tokens": doc["costs"]["tokens"],
         "wall_clock_s": doc["costs"]["wall_clock_s"],
         "critical_path": [events[i]["id"] for i in path],
-        "agent_time": agent_time(events),
-        "communication": communication(events),
+        "agent_time": _agent_time(events, actors),
+        "communication": _communication(addressed),
         "reported": dict(doc.get("metrics", {})),
     }
