@@ -461,3 +461,8 @@ def test_values_that_look_like_keys_do_not_hide_or_invent_repeats(tmp_path: Path
     )
     _, [problem] = read_trace(_write(tmp_path, text))
     assert 'the key "a" appears twice' in problem.message
+
+
+def test_graph_rules_skip_times_of_the_wrong_type() -> None:
+    doc = trace(lambda d: d["events"][2].update(t="2", t_end=1))
+    assert problems_of(doc) == ["bad.json: $.events[2].t: '2' is not of type 'number'"]

@@ -105,12 +105,10 @@ def find_cycles(succ: list[list[int]], pred: list[list[int]]) -> list[list[int]]
     return [_cycle_in(v, pred, component) for v in sorted(knots)]
 
 
-def forward_order(starts: list[float], sources: list[int], targets: list[int]) -> list[int] | None:
-    """Nodes by start time, a topological order when every arc ends at a later start than it
-    begins (then no cycle is possible); None when some arc does not (or a start is NaN)."""
+def forward_order(starts: list[float]) -> list[int] | None:
+    """Nodes by start time: a topological order when every arc ends at a later start than it
+    begins (the caller knows), since then no cycle is possible. None if a start is NaN."""
     if any(math.isnan(t) for t in starts if t.__class__ is float):
-        return None
-    if any(starts[d] <= starts[s] for s, d in zip(sources, targets, strict=True)):
         return None
     return sorted(range(len(starts)), key=starts.__getitem__)
 
