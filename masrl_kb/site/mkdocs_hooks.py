@@ -19,7 +19,7 @@ from masrl_kb.site.pages import edit_path, render_files
 
 # Whitespace is meaningful inside these; everywhere else a newline plus indentation
 # renders exactly like a newline.
-_INDENT = re.compile(r"(<(pre|textarea)\b.*?</\2>)|\n[ \t]+", re.S | re.I)
+_INDENT = re.compile(r"(<(pre|textarea)\b.*?</\2>)|\n\s+", re.S | re.I)
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
