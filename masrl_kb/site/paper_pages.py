@@ -41,8 +41,16 @@ FACET_LABELS = {
     "learned": "Learns decision",
     "decision": "Touches decision",
 }
-# The issue form a reader reports a wrong record with (.github/ISSUE_TEMPLATE).
+# The issue forms readers use (.github/ISSUE_TEMPLATE): a wrong record, a missing paper.
 REPORT_FORM = "correct-tag.yml"
+SUGGEST_FORM = "suggest-paper.yml"
+
+
+def suggest_link(ctx: Context) -> str | None:
+    """The "Suggest a paper" issue form, when the repository is known."""
+    if not ctx.repo_url:
+        return None
+    return f"{ctx.repo_url.rstrip('/')}/issues/new?{urlencode({'template': SUGGEST_FORM})}"
 
 
 def _facet_values(ctx: Context, param: str, axis: str | None) -> list[tuple[str, str]]:
@@ -139,7 +147,12 @@ def papers_table_page(ctx: Context) -> Page:
         urls.PAPERS, "Papers", meta={"hide": ["navigation", "toc"], "search": {"exclude": True}}
     )
     return page.show(
-        "papers.md", ctx=ctx, facets=facets(ctx), rows=table_rows(ctx), total=len(ctx.papers)
+        "papers.md",
+        ctx=ctx,
+        facets=facets(ctx),
+        rows=table_rows(ctx),
+        total=len(ctx.papers),
+        suggest=suggest_link(ctx),
     )
 
 
