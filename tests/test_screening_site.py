@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+import yaml
 
 from masrl_kb.contrib.screening import Paging, decide_round, run_round
 from masrl_kb.kb.fields import PLACEHOLDER
@@ -17,7 +18,6 @@ from masrl_kb.kb.protocol import load_protocol
 from masrl_kb.kb.rounds import RoundError, load_round
 from masrl_kb.kb.schema import schema_comment
 from masrl_kb.kb.synthetic import dump_record
-from masrl_kb.kb.yamlio import load_yaml_file
 from masrl_kb.query.claims import evaluate_claims
 from masrl_kb.query.frames import crosstab, load_pool, pool_as_of
 from masrl_kb.site.pages import site_files
@@ -30,13 +30,14 @@ ROUND = f"{SINCE}_{UNTIL}"
 
 def _finish(path: Path, like: Path) -> None:
     """Fill a new record's TODO fields from another record (as a curator would)."""
-    data = dict(load_yaml_file(path).data)
-    model = load_yaml_file(like).data
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))  # plain dicts, dumpable
+    model = yaml.safe_load(like.read_text(encoding="utf-8"))
     for name, value in list(data.items()):
         if value == PLACEHOLDER:
             data[name] = model[name]
-    data["decisions"] = [dict(d) for d in model["decisions"]]
-    data["citation"] = dict(data["citation"])
+    for name in model.keys() - data.keys():  # judgement fields a new record lacks
+        data[name] = model[name]
+    data["decisions"] = model["decisions"]
     data["reward_type"], data["credit_unit"] = "orchestration", "orchestrator"
     path.write_text(schema_comment("paper") + "\n" + dump_record(data), encoding="utf-8")
 
@@ -73,12 +74,17 @@ def files(screened: Path) -> dict[str, str]:
     return site_files(screened)
 
 
-def _flow_numbers(svg: str) -> dict[str, int]:
-    return {m[0]: int(m[1]) for m in re.findall(r'data-kb-flow="([a-z]+)" data-n="(\d+)"', svg)}
+def _flow_numbers(table: str) -> dict[str, int]:
+    return {m[0]: int(m[1]) for m in re.findall(r'data-kb-flow="([a-z]+)">(\d+)<', table)}
 
 
 def _svgs(page: str) -> list[str]:
     return re.findall(r"<svg .*?</svg>", page, flags=re.S)
+
+
+def _flow_tables(page: str) -> list[str]:
+    """The table of numbers printed under each flow diagram."""
+    return re.findall(r"</svg>.*?</table>", page, flags=re.S)
 
 
 def test_round_flow_shows_the_round_counts(screened: Path, files: dict[str, str]) -> None:
@@ -89,8 +95,13 @@ def test_round_flow_shows_the_round_counts(screened: Path, files: dict[str, str]
     svgs = _svgs(page)
     assert len(svgs) == 2  # all rounds together, then the one round
     for svg in svgs:
-        ET.fromstring(svg)  # well-formed, no external reference
-        assert _flow_numbers(svg) == {
+        ET.fromstring(svg)  # well-formed
+        assert "href" not in svg  # no external reference
+    for svg, table in zip(svgs, _flow_tables(page), strict=True):
+        numbers = _flow_numbers(table)
+        for name, n in numbers.items():  # the diagram shows the same numbers
+            assert f"(n = {n})" in svg or name == "removed"
+        assert numbers == {
             "previous": baseline,
             "identified": rnd.counts["retrieved"],
             "removed": rnd.counts["duplicates_removed"] + rnd.counts["outside_window"],
@@ -134,14 +145,22 @@ def test_since_survey_shows_changed_cells_and_moved_claims(
         int(before.at["R7", "orchestrator"]),
         int(after.at["R7", "orchestrator"]),
     )
-    now = {r.claim.id: r.value for r in evaluate_claims(root=screened)}
+    # a value moves when its count or, for "N of M" claims, its denominator moves
+    now = {r.claim.id: r.shown_value for r in evaluate_claims(root=screened)}
     then = {
-        r.claim.id: r.value
+        r.claim.id: r.shown_value
         for r in evaluate_claims(root=screened, papers=base_p, exclusions=base_e)
     }
     moved = {c for c in now if now[c] != then[c]}
     assert moved  # two exclusions and one paper move the audit counts
     assert set(re.findall(r'data-claim="([^"]+)"', page)) == moved
+    for claim in moved:
+        shown = re.search(
+            rf'<tr data-claim="{re.escape(claim)}">.*?<td class="kb-num">([^<]*)</td>'
+            r'<td class="kb-num">([^<]*)</td>',
+            page,
+        )
+        assert shown and (shown[1], shown[2]) == (then[claim], now[claim])
 
 
 def test_protocol_page_renders_the_protocol(screened: Path, files: dict[str, str]) -> None:

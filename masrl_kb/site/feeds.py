@@ -1,4 +1,5 @@
-"""What's new: records by the day they were added, and an Atom feed of additions."""
+"""What's new: records by screening round (or by day before any round), and an Atom
+feed of additions."""
 
 from __future__ import annotations
 
@@ -8,10 +9,13 @@ from xml.sax.saxutils import quoteattr
 
 import pandas as pd
 
+from masrl_kb.kb.rounds import load_rounds
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import Context
 from masrl_kb.site.html import safe_url
+from masrl_kb.site.protocol_pages import site_protocol
+from masrl_kb.site.round_pages import added_by_hand, baseline_pool, record_ids
 
 FEED_ENTRIES = 100  # newest additions carried by the feed
 FEED_ID = "tag:masrl-kb,2026:additions"
@@ -32,14 +36,47 @@ def newest_first(papers: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def new_page(ctx: Context) -> Page:
-    page = Page(urls.NEW, "What's new")
-    ordered = newest_first(ctx.papers)
-    days = [
+def by_day(papers: pd.DataFrame) -> list[tuple[str, list[str]]]:
+    """(ISO date, keys) per ``added`` day, newest day first."""
+    ordered = newest_first(papers)
+    return [
         (day.date().isoformat(), list(group.index))
         for day, group in ordered.groupby("added", sort=False)
     ]
-    return page.show("new.md", ctx=ctx, days=days)
+
+
+def by_round(ctx: Context) -> list[dict]:
+    """Groups of the pool, newest first: each round's additions, papers added by hand
+    since the baseline, then the survey baseline. Empty when no round exists."""
+    rounds = load_rounds(ctx.root)
+    if not rounds:
+        return []
+    protocol = site_protocol(ctx)
+    groups = []
+    for rnd in reversed(rounds):
+        keys = [k for k in record_ids(rnd, "include") if k in ctx.rows]
+        groups.append({"id": f"r-{rnd.id}", "round": rnd, "title": f"Round {rnd.id}", "keys": keys})
+    by_hand = added_by_hand(ctx, protocol, rounds)
+    if by_hand:
+        groups.append({"id": "by-hand", "round": None, "title": "Added by hand", "keys": by_hand})
+    baseline = baseline_pool(ctx, protocol)[0]
+    groups.append({"id": "baseline", "round": None, "title": "Survey baseline", "keys": []})
+    for group in groups:
+        chosen = baseline if group["id"] == "baseline" else ctx.papers.loc[group["keys"]]
+        group["days"] = by_day(chosen)
+        group["count"] = len(chosen)
+    return groups
+
+
+def new_page(ctx: Context) -> Page:
+    page = Page(urls.NEW, "What's new")
+    return page.show(
+        "new.md",
+        ctx=ctx,
+        groups=by_round(ctx),
+        days=by_day(ctx.papers),
+        baseline=site_protocol(ctx).baseline.isoformat(),
+    )
 
 
 def _absolute(ctx: Context, url: str) -> str:
