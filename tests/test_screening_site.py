@@ -215,3 +215,42 @@ def test_a_tampered_round_stops_the_build(screened: Path, tmp_path: Path, old, n
     assert f": {field}: " in message
     if field != "decided":
         assert message.startswith(f"screening/{ROUND}/round.yaml:{line}:")
+
+
+def test_whats_new_groups_papers_by_round(screened: Path, files: dict[str, str]) -> None:
+    page = files["new/index.md"]
+    rnd = load_round(screened, ROUND)
+    papers, exclusions = load_pool(screened)
+    baseline = pool_as_of(papers, exclusions, load_protocol(screened).baseline)[0]
+    head, rest = page.split(f"## Round {ROUND} {{#r-{ROUND}}}")
+    in_round, in_baseline = rest.split("## Survey baseline {#baseline}")
+    added = {Path(d["record"]).stem for d in rnd.decided.values() if d["decision"] == "include"}
+    assert set(re.findall(r'data-key="([^"]+)"', in_round)) == added
+    assert set(re.findall(r'data-key="([^"]+)"', in_baseline)) == set(baseline.index)
+    assert 'data-key="' not in head  # every paper sits in exactly one group
+    assert len(re.findall(r'data-key="', page)) == len(papers)
+
+
+def test_whats_new_goes_by_day_without_rounds(tmp_path: Path) -> None:
+    kb = copy_kb(tmp_path / "kb")
+    page = site_files(kb)["new/index.md"]
+    papers, _ = load_pool(kb)
+    days = sorted({d.date().isoformat() for d in papers["added"]}, reverse=True)
+    assert re.findall(r"^## (\S+) \{#d-", page, flags=re.M) == days
+    assert "Survey baseline" not in page
+
+
+def test_hostile_protocol_text_is_escaped(tmp_path: Path) -> None:
+    kb = copy_kb(tmp_path / "kb")
+    path = kb / "protocol.yaml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    payload = "<script>alert(1)</script>"
+    data["survey"]["title"] = payload
+    data["query_families"][0]["label"] = payload
+    data["query_families"][0]["terms"][0] = payload
+    data["inclusion_rules"][0]["rule"] = payload
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    files = site_files(kb)
+    for name in ("protocol/index.md", "rounds/index.md", "since-survey/index.md"):
+        assert "<script>" not in files[name]
+    assert files["protocol/index.md"].count("&lt;script&gt;alert(1)&lt;/script&gt;") == 4

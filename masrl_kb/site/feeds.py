@@ -9,7 +9,7 @@ from xml.sax.saxutils import quoteattr
 
 import pandas as pd
 
-from masrl_kb.kb.rounds import load_rounds
+from masrl_kb.kb.rounds import Round, load_rounds
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import Context
@@ -45,6 +45,10 @@ def by_day(papers: pd.DataFrame) -> list[tuple[str, list[str]]]:
     ]
 
 
+def _group(gid: str, title: str, papers: pd.DataFrame, rnd: Round | None = None) -> dict:
+    return {"id": gid, "title": title, "round": rnd, "count": len(papers), "days": by_day(papers)}
+
+
 def by_round(ctx: Context) -> list[dict]:
     """Groups of the pool, newest first: each round's additions, papers added by hand
     since the baseline, then the survey baseline. Empty when no round exists."""
@@ -52,19 +56,19 @@ def by_round(ctx: Context) -> list[dict]:
     if not rounds:
         return []
     protocol = site_protocol(ctx)
-    groups = []
-    for rnd in reversed(rounds):
-        keys = [k for k in record_ids(rnd, "include") if k in ctx.rows]
-        groups.append({"id": f"r-{rnd.id}", "round": rnd, "title": f"Round {rnd.id}", "keys": keys})
+    groups = [
+        _group(
+            f"r-{rnd.id}",
+            f"Round {rnd.id}",
+            ctx.papers.loc[[k for k in record_ids(rnd, "include") if k in ctx.rows]],
+            rnd,
+        )
+        for rnd in reversed(rounds)
+    ]
     by_hand = added_by_hand(ctx, protocol, rounds)
     if by_hand:
-        groups.append({"id": "by-hand", "round": None, "title": "Added by hand", "keys": by_hand})
-    baseline = baseline_pool(ctx, protocol)[0]
-    groups.append({"id": "baseline", "round": None, "title": "Survey baseline", "keys": []})
-    for group in groups:
-        chosen = baseline if group["id"] == "baseline" else ctx.papers.loc[group["keys"]]
-        group["days"] = by_day(chosen)
-        group["count"] = len(chosen)
+        groups.append(_group("by-hand", "Added by hand", ctx.papers.loc[by_hand]))
+    groups.append(_group("baseline", "Survey baseline", baseline_pool(ctx, protocol)[0]))
     return groups
 
 

@@ -16,7 +16,7 @@ from markupsafe import Markup
 
 from masrl_kb.site.diagrams import Arrow, Box, diagram
 
-WRAP = 34  # characters per line inside a box
+WRAP = 24  # characters per line inside a box: three columns fit the text column
 NBSP = "\u00a0"  # keeps "(n = 12)" on one line when wrapping
 # Column heads of the update layout: the previous review, this update, what left it.
 HEADS = ["Previous studies", "New records from this update", "Removed or excluded"]
