@@ -277,22 +277,20 @@ def paper_evaluations(ctx: Context, key: str) -> list[dict]:
     return table[table["paper"] == key].to_dict("records")
 
 
-def other_readings(ctx: Context, key: str) -> list[dict]:
-    """Other readers' codings of this paper beside the record's own."""
+def other_readings(ctx: Context, key: str) -> dict:
+    """Other readers' codings of this paper: one row per reader, one cell per field,
+    each cell saying whether it matches the record."""
     table = ctx.readings
-    mine = table[(table["key"] == key)]
+    mine = table[table["key"] == key]
     if mine.empty:
-        return []
+        return {}
     record = {r.axis: r.value for r in mine[mine["reader"] == KB_READER].itertuples()}
-    return [
-        {
-            "reader": r.reader,
-            "axis": r.axis,
-            "value": r.value,
-            "same": record.get(r.axis) == r.value,
-        }
-        for r in mine[mine["reader"] != KB_READER].itertuples()
-    ]
+    others = mine[mine["reader"] != KB_READER]
+    axes = [a for a in record if a in set(others["axis"])]
+    rows = {}
+    for r in others.itertuples():
+        rows.setdefault(r.reader, {})[r.axis] = (r.value, record.get(r.axis) == r.value)
+    return {"axes": axes, "record": record, "rows": rows}
 
 
 def paper_pages(ctx: Context) -> Iterator[Page]:
