@@ -28,7 +28,7 @@ from masrl_kb.kb.records import RecordFile, RecordSet, read_records
 from masrl_kb.kb.rules import NA, is_http_url
 from masrl_kb.kb.taxonomy import Taxonomy, TaxonomyError, load_taxonomy
 from masrl_kb.kb.text import shorten, shorten_name, text_problem, title_skeleton
-from masrl_kb.kb.yamlio import LineDict
+from masrl_kb.kb.yamlio import LineDict, load_yaml_text
 
 MIN_YEAR = 1950
 MIN_DATE = dt.date(MIN_YEAR, 1, 1)
@@ -402,6 +402,16 @@ def _duplicate_problems(records: list[RecordFile]) -> Iterator[Problem]:
 
 
 # ---------------------------------------------------------------- entry points
+
+
+def record_text_problems(kind: str, rel: str, text: str, tax: Taxonomy) -> list[Problem]:
+    """What ``validate`` would say of one record file's text, ``TODO`` placeholders aside.
+
+    Used before a tool writes a record, so nothing is written that breaks a rule.
+    """
+    loaded = load_yaml_text(text)
+    rec = RecordFile(kind, rel, loaded.data, loaded.problems)
+    return sorted(p for p in _record_problems(rec, tax) if not p.message.startswith("unfinished"))
 
 
 def validate_records(records: RecordSet, tax: Taxonomy) -> list[Problem]:
