@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from masrl_kb.kb.rules import NA
 from masrl_kb.site import urls
 from masrl_kb.site.context import Context
 from masrl_kb.site.html import esc, front_matter, link, rel
@@ -47,7 +48,7 @@ def paper_link(page: Page, ctx: Context, key: str) -> str:
 def tag_link(page: Page, ctx: Context, axis: str, value_id: object, short: bool = False) -> str:
     """A tag shown with its label (``short``: the survey's id, label on hover)."""
     label = urls.value_label(ctx, axis, value_id)
-    if short and value_id != "NA":
+    if short and value_id != NA:
         return page.link(urls.value(axis, value_id), value_id, label)
     return page.link(urls.value(axis, value_id), label)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from masrl_kb.contrib.export.bibtex import to_bibtex
+from masrl_kb.kb.rules import decision_status
 from masrl_kb.query.frames import value_counts
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page, credit_cell, decision_badges, h1, tag_link
@@ -216,7 +217,7 @@ def _decisions_table(page: Page, ctx: Context, row: dict) -> str:
         return '<p class="kb-dim">The record touches no orchestration decision.</p>'
     body = []
     for entry in sorted(row["decisions"], key=lambda d: d["id"]):
-        status = "learned" if entry["learned"] else "present"
+        status = decision_status(entry)
         body.append(
             f'<tr data-decision="{esc(entry["id"])}"><td>'
             f"{tag_link(page, ctx, 'decision', entry['id'])}</td>"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from masrl_kb.kb.rules import decision_status
 from masrl_kb.query.frames import axis_mask, value_counts
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page, paper_list
@@ -66,7 +67,7 @@ def _decision_extra(ctx: Context, did: str):
 
     def cells(key: str) -> list[str]:
         entry = next(d for d in ctx.row(key)["decisions"] if d["id"] == did)
-        status = "learned" if entry["learned"] else "present"
+        status = decision_status(entry)
         return [f'<span class="kb-{status}-tag">{status}</span>', esc(entry["why"])]
 
     return cells
