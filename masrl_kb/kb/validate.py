@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import hashlib
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -382,10 +383,12 @@ def _identities(rec: RecordFile) -> Iterator[tuple[str, str, str]]:
         yield "title", "title", normalise_title(data["title"])
 
 
-def _duplicate_problems(records: list[RecordFile]) -> Iterator[Problem]:
+def _duplicate_problems(
+    records: list[RecordFile], identities: dict[int, list[tuple[str, str, str]]]
+) -> Iterator[Problem]:
     first: dict[tuple[str, str], tuple[RecordFile, str]] = {}
     for rec in records:
-        for field_name, what, value in _identities(rec):
+        for field_name, what, value in identities[id(rec)]:
             slot = (what, value)
             if slot not in first:
                 first[slot] = (rec, field_name)
@@ -414,13 +417,69 @@ def record_text_problems(kind: str, rel: str, text: str, tax: Taxonomy) -> list[
     return sorted(p for p in _record_problems(rec, tax) if not p.message.startswith("unfinished"))
 
 
+# Bump when a rule changes: cached verdicts of older rules are then ignored.
+RULES_VERSION = "2026-11-30.1"
+
+
+def _check_context(tax: Taxonomy) -> str:
+    """What a record's verdict depends on besides its bytes: rules, taxonomy, today."""
+    axes = [
+        (n, a.ids, [sorted(map(str, v.extra.items())) for v in a.values])
+        for n, a in tax.axes.items()
+    ]
+    text = repr((RULES_VERSION, dt.date.today().isoformat(), axes))
+    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+
+
+def _cached_verdict(value: object) -> tuple[list[Found], list[tuple[str, str, str]]] | None:
+    if not isinstance(value, list) or len(value) != 2:
+        return None
+    found, ids = value
+    if not isinstance(found, list) or not isinstance(ids, list):
+        return None
+    for item in found:
+        if not (isinstance(item, list) and len(item) == 3 and type(item[0]) is int):
+            return None
+        if not (isinstance(item[1], str) and isinstance(item[2], str)):
+            return None
+    for item in ids:
+        if not (
+            isinstance(item, list) and len(item) == 3 and all(isinstance(x, str) for x in item)
+        ):
+            return None
+    return [tuple(x) for x in found], [tuple(x) for x in ids]
+
+
+def _verdict(rec: RecordFile, tax: Taxonomy, records: RecordSet, context: str | None):
+    """(problems, identities) of one record, from the cache when its bytes are known."""
+    cache = records.cache
+    slot = f"{rec.digest}:{context}:{rec.kind}:{rec.rel}" if context and rec.digest else None
+    if slot is not None:
+        cached = _cached_verdict(cache.get_check(slot))
+        if cached is not None:
+            found, ids = cached
+            return [Problem(rec.rel, *f) for f in found], ids
+    problems = list(_record_problems(rec, tax))
+    ids = list(_identities(rec))
+    if slot is not None:
+        cache.put_check(slot, [[[p.line, p.field, p.message] for p in problems], ids])
+    return problems, ids
+
+
 def validate_records(records: RecordSet, tax: Taxonomy) -> list[Problem]:
     """All problems in a parsed record set, sorted by file and line."""
     problems = [Problem(f"{name}/", 1, "folder", msg) for name, msg in records.folder_problems]
     problems += [Problem(rel, 1, "file", "record files must end in .yaml") for rel in records.stray]
-    for rec in records.papers + records.exclusions:
-        problems.extend(_record_problems(rec, tax))
-    problems.extend(_duplicate_problems(records.papers + records.exclusions))
+    context = _check_context(tax) if records.cache is not None else None
+    identities: dict[int, list[tuple[str, str, str]]] = {}
+    everything = records.papers + records.exclusions
+    for rec in everything:
+        found, ids = _verdict(rec, tax, records, context)
+        problems.extend(found)
+        identities[id(rec)] = ids
+    problems.extend(_duplicate_problems(everything, identities))
+    if records.cache is not None:
+        records.cache.save()
     return sorted(set(problems))
 
 
