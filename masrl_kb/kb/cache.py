@@ -100,10 +100,10 @@ def _hook(obj: dict) -> Any:
     pairs = obj.pop(_RAW, [])
     if (
         type(line) is not int
-        or not isinstance(key_lines, list)
+        or type(key_lines) is not list
         or len(key_lines) != len(obj)
-        or not all(type(n) is int for n in key_lines)
-        or not isinstance(pairs, list)
+        or not set(map(type, key_lines)) <= {int}
+        or type(pairs) is not list
         or not all(
             isinstance(p, list) and len(p) == 2 and p[0] in obj and isinstance(p[1], str)
             for p in pairs

@@ -431,23 +431,19 @@ def _check_context(tax: Taxonomy) -> str:
     return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
 
 
-def _cached_verdict(value: object) -> tuple[list[Found], list[tuple[str, str, str]]] | None:
-    if not isinstance(value, list) or len(value) != 2:
+def _cached_verdict(rel: str, value: object) -> tuple[list[Problem], list] | None:
+    """A stored verdict back as problems and identities; None when its shape is wrong."""
+    try:
+        found, ids = value  # type: ignore[misc]
+        problems = [Problem(rel, line, field, message) for line, field, message in found]
+        identities = [(a, b, c) for a, b, c in ids]
+    except (TypeError, ValueError):
         return None
-    found, ids = value
-    if not isinstance(found, list) or not isinstance(ids, list):
+    texts = {type(x) for p in problems for x in (p.field, p.message)}
+    texts |= {type(x) for triple in identities for x in triple}
+    if not texts <= {str} or any(type(p.line) is not int for p in problems):
         return None
-    for item in found:
-        if not (isinstance(item, list) and len(item) == 3 and type(item[0]) is int):
-            return None
-        if not (isinstance(item[1], str) and isinstance(item[2], str)):
-            return None
-    for item in ids:
-        if not (
-            isinstance(item, list) and len(item) == 3 and all(isinstance(x, str) for x in item)
-        ):
-            return None
-    return [tuple(x) for x in found], [tuple(x) for x in ids]
+    return problems, identities
 
 
 def _verdict(rec: RecordFile, tax: Taxonomy, records: RecordSet, context: str | None):
@@ -455,10 +451,9 @@ def _verdict(rec: RecordFile, tax: Taxonomy, records: RecordSet, context: str | 
     cache = records.cache
     slot = f"{rec.digest}:{context}:{rec.kind}:{rec.rel}" if context and rec.digest else None
     if slot is not None:
-        cached = _cached_verdict(cache.get_check(slot))
+        cached = _cached_verdict(rec.rel, cache.get_check(slot))
         if cached is not None:
-            found, ids = cached
-            return [Problem(rec.rel, *f) for f in found], ids
+            return cached
     problems = list(_record_problems(rec, tax))
     ids = list(_identities(rec))
     if slot is not None:
