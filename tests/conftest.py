@@ -33,14 +33,21 @@ verified: "yes"
 credit_strict: false
 decisions:
   - id: O2
-    learned: true
-    why: The trained policy picks the next agent.
+    learned: false
+    why: A fixed rule picks the next agent.
 added: 2026-05-04
 summary: A record used by the tests.
 citation:
   bibtex_key: bad2025
   entry_type: article
   journal: arXiv preprint arXiv:2501.00001
+artifacts:
+  code: "https://example.org/code"
+  weights: {none: 2026-11-30}
+  data: {none: 2026-11-30}
+  traces: {none: 2026-11-30}
+  source: "https://arxiv.org/abs/2501.00001"
+evaluated_on: []
 """
 
 GOOD_EXCLUSION = """\

@@ -39,11 +39,39 @@ def test_credit_claims_follow_the_strict_flag(results) -> None:
 def test_holds_is_the_comparison(results) -> None:
     for result in results.values():
         claim = result.claim
+        target = result.total if claim.expected == "all" else claim.expected
         expected = {
-            "==": result.value == claim.expected,
-            ">=": result.value >= claim.expected,
+            "==": result.value == target,
+            "!=": result.value != target,
+            "<": result.value < target,
+            "<=": result.value <= target,
+            ">": result.value > target,
+            ">=": result.value >= target,
         }[claim.op]
         assert result.holds == expected, claim.id
+
+
+def test_o5_layers_nest_and_follow_the_evidence(results) -> None:
+    papers = masrl_kb.load_papers()
+    learned = papers[papers["O5"] == "learned"]
+    explicit = learned[learned["O5_mechanism"] == "explicit"]
+    in_text = explicit[explicit["O5_source"].isin(["paper", "appendix"])]
+    assert set(results["o5-never-learned"].keys) == set(in_text.index)
+    assert set(results["o5-explicit-with-code"].keys) == set(explicit.index)
+    assert set(results["o5-learned-any"].keys) == set(learned.index)
+    implicit = set(results["o5-implicit"].keys)
+    assert implicit | set(explicit.index) == set(learned.index)
+    assert not implicit & set(explicit.index)
+    assert all(r.claim.group == "o5-stop" for k, r in results.items() if k.startswith("o5-"))
+
+
+def test_a_share_claim_counts_its_denominator(results) -> None:
+    papers = masrl_kb.load_papers()
+    methods = papers[papers["category"] == "rl_method"]
+    code = results["rl-methods-release-code"]
+    assert code.total == len(methods)
+    assert set(code.keys) == set(methods.index[methods["has_code"]])
+    assert code.shown_value == f"{code.value} of {len(methods)}"
 
 
 def test_the_survey_claims_are_all_listed() -> None:
@@ -98,6 +126,27 @@ def test_bad_claims_file_names_line_and_field(mini_root: Path) -> None:
         load_claims(mini_root)
 
 
+def test_all_needs_a_denominator(mini_root: Path) -> None:
+    _root_with_claims(
+        mini_root,
+        "claims:\n  - id: x\n    statement: s\n    table: papers\n    op: '<'\n    expected: all\n",
+    )
+    with pytest.raises(ClaimsFileError, match=r"claims.yaml:6: expected: \"all\" needs an `of`"):
+        load_claims(mini_root)
+
+
+def test_a_bad_denominator_names_its_field(mini_root: Path) -> None:
+    _root_with_claims(
+        mini_root,
+        (
+            "claims:\n  - id: x\n    statement: s\n    table: papers\n"
+            "    of: __import__('os')\n    op: '<'\n    expected: all\n"
+        ),
+    )
+    with pytest.raises(ClaimsFileError, match=r"claims.yaml:5: of: "):
+        load_claims(mini_root)
+
+
 def test_bad_query_is_a_clear_error(mini_root: Path) -> None:
     _root_with_claims(
         mini_root,
@@ -106,7 +155,7 @@ def test_bad_query_is_a_clear_error(mini_root: Path) -> None:
             "    op: '=='\n    expected: 1\n"
         ),
     )
-    with pytest.raises(ClaimsFileError, match="claim q: bad where 'nosuch == 1'"):
+    with pytest.raises(ClaimsFileError, match="claims.yaml:5: where: claim q: unknown column"):
         evaluate_claims(root=mini_root)
 
 

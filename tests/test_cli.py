@@ -63,7 +63,7 @@ def test_commands_on_invalid_records_fail_cleanly(
     mini_root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (mini_root / "papers" / "bad.yaml").write_text("key: [1,\n  2\ntitle: x\n")
-    assert main(["--root", str(mini_root), "stats"]) == 1
+    assert main(["--root", str(mini_root), "stats"]) == 2  # a user error (issue 8)
     assert "papers/bad.yaml:3: yaml: malformed YAML" in capsys.readouterr().err
 
 

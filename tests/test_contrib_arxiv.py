@@ -83,6 +83,7 @@ def kb(tmp_path: Path) -> Path:
     root = tmp_path / "kb"
     root.mkdir()
     shutil.copy(REPO / "taxonomy.yaml", root / "taxonomy.yaml")
+    shutil.copy(REPO / "benchmarks.yaml", root / "benchmarks.yaml")
     shutil.copytree(REPO / "papers", root / "papers")
     shutil.copytree(REPO / "exclusions", root / "exclusions")
     return root
@@ -203,7 +204,10 @@ def test_add_reports_known_ids_without_asking_arxiv(
 def test_add_reports_a_paper_pooled_under_another_url(
     kb: Path, arxiv_api: ArxivStub, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # papers/multiagent-finetuning2025.yaml has no arxiv_id: only the title matches.
+    # Drop the record's arxiv_id so that only the title can match.
+    record = kb / "papers" / "multiagent-finetuning2025.yaml"
+    lines = record.read_text(encoding="utf-8").splitlines(keepends=True)
+    record.write_text("".join(x for x in lines if not x.startswith("arxiv_id:")), encoding="utf-8")
     before = _files(kb)
     assert run("--root", str(kb), "add", "2501.05707") == 1
     out = capsys.readouterr().out

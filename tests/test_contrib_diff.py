@@ -54,7 +54,16 @@ def _retag(root: Path) -> tuple[str, str, str]:
     )
     data["reward_type"] = new
     data["decisions"] = [d for d in data["decisions"] if d["id"] != "O5"]
-    data["decisions"].append({"id": "O5", "learned": True, "why": "A learned stop action."})
+    evidence = {"source": "paper", "where": "Section 3", "url": "https://example.org/paper"}
+    data["decisions"].append(
+        {
+            "id": "O5",
+            "learned": True,
+            "why": "A learned stop action.",
+            "mechanism": "explicit",
+            "evidence": evidence,
+        }
+    )
     path.write_text(dump_record(data))
     return data["key"], old, new
 

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+import yaml
 
-from masrl_kb.contrib.links import check_url
-from masrl_kb.kb.synthetic import write_synthetic_root
+from masrl_kb.contrib.links import ARTIFACT_KINDS, check_url
+from masrl_kb.kb.synthetic import dump_record, write_synthetic_root
 from tests.conftest import run_cli as run
 
 # path -> (status of HEAD, status of GET)
@@ -60,13 +62,20 @@ def site():
     server.server_close()
 
 
-def _root_with_urls(tmp_path: Path, urls: list[str]) -> Path:
-    """A synthetic root whose records' URLs all point at the loopback server."""
+def _root_with_urls(tmp_path: Path, urls: list[str], releases: dict | None = None) -> Path:
+    """A synthetic root whose records' URLs all point at the loopback server.
+
+    Synthetic records release code at example.org; here every release is
+    ``none`` unless ``releases`` maps a record's position to its artifacts.
+    """
     root = write_synthetic_root(tmp_path / "kb", papers=len(urls))
-    for path, url in zip(sorted((root / "papers").glob("*.yaml")), urls, strict=True):
-        lines = path.read_text().splitlines()
-        lines = [f"url: {url}" if line.startswith("url: ") else line for line in lines]
-        path.write_text("\n".join(lines) + "\n")
+    paths = sorted((root / "papers").glob("*.yaml"))
+    for i, (path, url) in enumerate(zip(paths, urls, strict=True)):
+        record = yaml.safe_load(path.read_text())
+        record["url"] = url
+        checked = {kind: {"none": dt.date(2026, 11, 30)} for kind in ARTIFACT_KINDS}
+        record["artifacts"] = {**record["artifacts"], **checked, **(releases or {}).get(i, {})}
+        path.write_text(dump_record(record))
     return root
 
 
@@ -104,3 +113,15 @@ def test_unreachable_host_is_broken() -> None:
         port = sock.getsockname()[1]
     result = check_url(f"http://127.0.0.1:{port}/", timeout=5)
     assert result.broken and result.describe().startswith("error: ")
+
+
+def test_artifact_links_are_checked_and_moves_reported(
+    tmp_path: Path, site: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    releases = {0: {"code": f"{site}/moved"}, 1: {"traces": f"{site}/missing"}}
+    root = _root_with_urls(tmp_path, [f"{site}/good", f"{site}/good"], releases)
+    assert run("--root", str(root), "check-links") == 1
+    captured = capsys.readouterr()
+    assert f"{site}/missing: 404" in captured.out
+    assert f"artifacts.code: moved to {site}/good (update it)" in captured.out
+    assert "1 broken link(s) of 4" in captured.err

@@ -1,7 +1,9 @@
 """The built site in a real browser: Debian's chromium, headless, on 127.0.0.1.
 
 Skips on a developer machine without chromium; in CI (CI=true) a missing
-browser fails the run instead.
+browser fails the run instead. Every request that leaves the test server is
+blocked and counted as a failure. Page-wide checks (offline, widths, axe) run
+on one page of each kind, so the whole file stays near a minute.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import pytest
 
 from masrl_kb.query.frames import cell_papers, load_exclusions, load_papers, select
 from masrl_kb.site import urls as site_urls
-from masrl_kb.site.context import Cross
+from masrl_kb.site.context import Cross, all_crosses
 from tests.test_site_support import KEY, build_hostile_site, real_site, serve
 
 CHROMIUM_ARGS = [
@@ -61,9 +63,8 @@ def base_url(tmp_path_factory):
         yield url
 
 
-@pytest.fixture
-def page(browser, tmp_path):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+def _open(browser, width: int):
+    context = browser.new_context(viewport={"width": width, "height": 900})
     # Nothing may leave the machine: block every request that is not to the test server.
     context.route(
         "**/*",
@@ -73,11 +74,55 @@ def page(browser, tmp_path):
     )
     opened = context.new_page()
     dialogs: list[str] = []
+    problems: list[str] = []
     opened.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    opened.dialogs = dialogs
+    opened.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
+    opened.on(
+        "console", lambda m: problems.append(f"console: {m.text}") if m.type == "error" else None
+    )
+    opened.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    opened.dialogs, opened.problems = dialogs, problems
+    return context, opened
+
+
+@pytest.fixture
+def page(browser):
+    context, opened = _open(browser, 1280)
     yield opened
-    assert not dialogs, f"a script ran a dialog: {dialogs}"
+    assert not opened.dialogs, f"a script ran a dialog: {opened.dialogs}"
     context.close()
+
+
+@pytest.fixture
+def phone(browser):
+    context, opened = _open(browser, 390)
+    yield opened
+    context.close()
+
+
+def page_kinds() -> dict[str, str]:
+    """One URL of each kind of page (the records choose the paper and the cell)."""
+    papers = load_papers()
+    key = papers.index[0]
+    cross = all_crosses()[0]
+    row = papers.loc[key]
+    return {
+        "home": "",
+        "gaps": site_urls.GAPS,
+        "crosstabs": site_urls.CROSSTABS,
+        "crosstab": site_urls.crosstab(Cross("decision", "reward_family")),
+        "year-crosstab": site_urls.crosstab(Cross("category", "year")),
+        "cell": site_urls.cell(cross, row[cross.rows], row[cross.cols]),
+        "taxonomy": site_urls.axis_page("decision"),
+        "papers": site_urls.PAPERS,
+        "paper": site_urls.paper(key),
+        "exclusions": site_urls.EXCLUSIONS,
+        "new": site_urls.NEW,
+        "downloads": site_urls.DOWNLOADS,
+        "traces": site_urls.TRACES,
+        "cite": site_urls.CITE,
+        "contribute": site_urls.CONTRIBUTE,
+    }
 
 
 def _search(page, query: str, expect_href: str) -> list[tuple[str, str]]:
@@ -130,7 +175,7 @@ def test_clicking_a_crosstab_cell_lists_exactly_its_papers(page, base_url) -> No
     cell.click()
     page.wait_for_url("**/cells/**")
     page.locator("[data-kb-count]").wait_for()
-    listed = page.locator("tr[data-key]").evaluate_all("rows => rows.map(r => r.dataset.key)")
+    listed = page.locator("li[data-key]").evaluate_all("rows => rows.map(r => r.dataset.key)")
     assert listed == expected
     assert page.locator("[data-kb-count]").inner_text() == str(len(expected))
     _shot(page, "cell")
@@ -161,7 +206,7 @@ def test_papers_table_filters_from_the_url_and_by_clicking(page, base_url) -> No
     )
     assert visible.count() == len(narrowed)
     page.locator('th[data-sort-key="year"] button').click()
-    years = page.locator("tr[data-key]:visible td:nth-child(2)").all_inner_texts()
+    years = page.locator("tr[data-key]:visible td:nth-child(3)").all_inner_texts()
     assert years == sorted(years)
     _shot(page, "papers-filtered")
     page.reload()
@@ -186,3 +231,104 @@ def test_hostile_record_runs_no_script(page, tmp_path_factory) -> None:
         assert "<script>alert(1)</script>" in page.locator(".md-search-result").inner_text()
         page.wait_for_timeout(300)
         # the page fixture fails the test if any alert() dialog opened
+
+
+def test_every_kind_of_page_works_offline_without_errors(page, base_url) -> None:
+    for kind, url in page_kinds().items():
+        page.goto(base_url + url, wait_until="networkidle")
+        assert not page.problems, (kind, page.problems)
+    page.goto(base_url + site_urls.EXCLUSIONS, wait_until="networkidle")
+    assert page.locator(".kb-diagram svg").count() == 1  # the flow, drawn without a script
+    page.goto(base_url + site_urls.TRACES, wait_until="networkidle")
+    assert page.locator(".kb-diagram svg").count() == 1
+    assert not page.problems
+
+
+WIDE = "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_no_page_scrolls_sideways(browser, base_url, width) -> None:
+    context, opened = _open(browser, width)
+    try:
+        for kind, url in page_kinds().items():
+            opened.goto(base_url + url)
+            overflow = opened.evaluate(WIDE)
+            assert overflow <= 0, f"{kind} at {width}px scrolls sideways by {overflow}px"
+            if kind == "crosstab":
+                _shot(opened, f"{kind}-{width}")
+    finally:
+        context.close()
+
+
+def test_wide_tables_scroll_in_their_box_with_a_pinned_first_column(phone, base_url) -> None:
+    phone.goto(base_url + site_urls.crosstab(Cross("decision", "reward_family")))
+    box = phone.locator(".kb-scroll").first
+    assert "is-wide" in box.get_attribute("class")
+    head = phone.locator("table.kb-heat tbody th").first
+    assert head.evaluate("e => getComputedStyle(e).position") == "sticky"
+    before = head.bounding_box()["x"]
+    box.evaluate("e => { e.scrollLeft = 400; }")
+    assert head.bounding_box()["x"] == pytest.approx(before, abs=1)
+
+
+def test_phone_folds_the_filters_and_unfolds_them_on_demand(phone, base_url) -> None:
+    phone.goto(base_url + site_urls.PAPERS)
+    facets = phone.locator("[data-kb-facets]")
+    assert facets.evaluate("e => e.open") is False
+    assert not phone.locator(".kb-chip").first.is_visible()
+    facets.locator("summary").click()
+    assert phone.locator(".kb-chip").first.is_visible()
+    _shot(phone, "papers-390")
+
+
+def test_chip_states_are_told_apart(page, base_url) -> None:
+    page.goto(base_url + site_urls.PAPERS)
+    chip = page.locator('.kb-chip[data-param="category"]').first
+    chip.click()
+    assert chip.get_attribute("aria-pressed") == "true"
+    assert "kept" in chip.get_attribute("aria-label")
+    chip.click()
+    assert chip.get_attribute("aria-pressed") == "false"
+    assert "excluded" in chip.get_attribute("aria-label")
+    chip.click()
+    assert chip.get_attribute("data-state") == "none"
+
+
+def _unique_first_author_surnames(limit: int) -> list[tuple[str, str]]:
+    """(surname, key) of first authors whose surname no other author in the pool carries."""
+    papers = load_papers()
+    surnames = [a.split(",")[0].strip() for authors in papers["authors"] for a in authors]
+    picked = []
+    for key, authors in papers["authors"].items():
+        name = authors[0].split(",")[0].strip() if authors else ""
+        if len(name) > 2 and surnames.count(name) == 1:
+            picked.append((name, key))
+    return picked[:limit]
+
+
+def test_search_finds_papers_by_first_author_surname(page, base_url) -> None:
+    picked = _unique_first_author_surnames(10)
+    assert len(picked) == 10, "the pool has ten first authors with distinct surnames"
+    page.goto(base_url)
+    for surname, key in picked:
+        page.locator(".md-search__input").fill("")
+        _search(page, surname, f"/papers/{key}/")
+
+
+AXE_PAGES = ("home", "crosstab", "papers", "paper", "gaps", "exclusions")
+
+
+@pytest.mark.parametrize("kind", AXE_PAGES)
+def test_no_serious_accessibility_violation_in_our_markup(page, base_url, kind) -> None:
+    from axe_playwright_python.sync_playwright import Axe
+
+    page.goto(base_url + page_kinds()[kind])
+    # Our markup is the page content; the theme's header, navigation and footer are Material's.
+    results = Axe().run(page, context={"include": [[".md-content"]]})
+    serious = [
+        (v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3])
+        for v in results.response["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+    assert not serious, serious

@@ -10,7 +10,9 @@ import yaml
 from masrl_kb.kb.synthetic import dump_record
 from masrl_kb.kb.validate import validate
 from masrl_kb.site import safe_url
-from masrl_kb.site.html import esc, md_text, mermaid_label
+from masrl_kb.site.diagrams import Box, diagram
+from masrl_kb.site.html import esc, md_text
+from masrl_kb.site.templates import render
 from tests.test_site_support import (
     BREAKOUT,
     KEY,
@@ -52,8 +54,13 @@ def test_escapers_neutralise_markup() -> None:
     assert esc('"x"') == "&quot;x&quot;"
     heading = md_text(MARKDOWN)
     assert "\\*emph\\*" in heading and "\\[click\\]" in heading and "&#35;" in heading
-    label = mermaid_label('A "quoted" [label] <b>')
-    assert not set('"[]<>') & set(label)
+    svg = diagram([Box("a", (SCRIPT,), 0, 0)], [], f'"{SCRIPT}')
+    assert "<script>" not in svg and "&lt;script&gt;" in svg
+
+
+def test_templates_escape_by_default() -> None:
+    html = render("missing.md", name=SCRIPT)
+    assert "<script>" not in html and "&lt;script&gt;" in html
 
 
 def test_validation_rejects_a_javascript_url(mini_root: Path) -> None:

@@ -5,6 +5,7 @@ This module holds no tests; the site test modules import from it.
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import http.server
 import threading
@@ -52,7 +53,35 @@ def build_hostile_site(tmp_path_factory) -> Path:
             "notes": f"{SCRIPT} <a href='javascript:alert(3)'>x</a>",
             "venue": IMG,
             "affiliation": SCRIPT,
-            "decisions": [{"id": "O1", "learned": True, "why": f"{SCRIPT} {IMG}"}],
+            "decisions": [
+                {
+                    "id": "O1",
+                    "learned": True,
+                    "why": f"{SCRIPT} {IMG}",
+                    "mechanism": "explicit",
+                    "evidence": {
+                        "source": "code",
+                        "where": f"{SCRIPT} {MARKDOWN}",
+                        "url": 'https://example.org/a?x="><script>alert(4)</script>',
+                    },
+                }
+            ],
+            "credit_strict": True,
+            "credit_mechanism": "shaping",
+            "credit_evidence": {
+                "source": "paper",
+                "where": IMG,
+                "url": "https://example.org/credit",
+                "note": f"{SCRIPT} {MARKDOWN}",
+            },
+            "artifacts": {
+                "code": "https://example.org/code",
+                "weights": {"none": dt.date(2026, 11, 30)},
+                "data": {"none": dt.date(2026, 11, 30)},
+                "traces": {"none": dt.date(2026, 11, 30)},
+                "license": SCRIPT,
+                "source": "https://example.org/release",
+            },
         },
     )
     _rewrite(

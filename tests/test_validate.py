@@ -46,7 +46,7 @@ SINGLE_RULE_CASES = {
     ),
     "key given twice": (
         GOOD_PAPER + "year: 2024\n",
-        "papers/bad.yaml:29: year: key given twice (first on line 5)",
+        "papers/bad.yaml:36: year: key given twice (first on line 5)",
     ),
     "missing field": (
         GOOD_PAPER.replace("venue: arXiv\n", ""),
@@ -125,7 +125,9 @@ SINGLE_RULE_CASES = {
     ),
     "strict credit without a unit": (
         GOOD_PAPER.replace("credit_unit: agent", "credit_unit: NA").replace(
-            "credit_strict: false", "credit_strict: true"
+            "credit_strict: false",
+            "credit_strict: true\ncredit_mechanism: shaping\n"
+            "credit_evidence: {source: paper, where: S3, url: 'https://e.org'}",
         ),
         "papers/bad.yaml:18: credit_strict: true needs a credit unit, but credit_unit is NA",
     ),

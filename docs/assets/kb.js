@@ -122,10 +122,20 @@
         chip.classList.toggle("is-include", st === "include");
         chip.classList.toggle("is-exclude", st === "exclude");
         chip.classList.toggle("is-empty", n === 0);
-        chip.setAttribute("aria-pressed", st === "none" ? "false" : "true");
+        // Three states: aria-pressed says "on" (keep) / "off"; an exclusion is not a press
+        // but its own state, named in the label so a screen reader hears which.
+        chip.setAttribute("aria-pressed", st === "include" ? "true" : "false");
+        chip.setAttribute("data-state", st);
+        var label = chip.getAttribute("data-label") || chip.firstChild.textContent.trim();
+        chip.setAttribute("data-label", label);
+        chip.setAttribute("aria-label", label + (st === "include" ? ", kept" :
+          st === "exclude" ? ", excluded" : "") + ", " + n + " papers");
         chip.querySelector(".kb-n").textContent = n;
       });
       panel.querySelector("[data-kb-shown]").textContent = shown;
+      var active = panel.querySelectorAll(".kb-chip.is-include, .kb-chip.is-exclude").length;
+      var note = panel.querySelector("[data-kb-active]");
+      if (note) note.textContent = active ? "(" + active + " active)" : "";
       sortRows(table, state.sort);
       writeState(state);
     }
@@ -164,7 +174,21 @@
     apply();
   }
 
+  // Wide tables scroll inside their box: mark them so CSS shows a hint and pins column one.
+  function markWide() {
+    document.querySelectorAll(".kb-scroll").forEach(function (box) {
+      box.classList.toggle("is-wide", box.scrollWidth > box.clientWidth + 1);
+    });
+  }
+
   function setup() {
+    markWide();
+    var facets = document.querySelector("[data-kb-facets]");
+    // Phones: the tag filters fold behind their summary so the table comes first.
+    if (facets && window.matchMedia("(max-width: 44.9375em)").matches &&
+        !/[?&]-?[a-z_]+=/.test(window.location.search.replace(/[?&](text|sort)=[^&]*/g, ""))) {
+      facets.open = false;
+    }
     var panel = document.querySelector("[data-kb-filter]");
     var table = document.querySelector("[data-kb-table]");
     if (panel && table && !table.hasAttribute("data-kb-ready")) {
@@ -175,6 +199,7 @@
 
   // Material's instant navigation swaps pages without a reload: re-run on
   // each page it shows; fall back to DOMContentLoaded without Material.
+  window.addEventListener("resize", markWide);
   if (typeof document$ !== "undefined") {
     document$.subscribe(setup);
   } else if (document.readyState === "loading") {

@@ -13,13 +13,6 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from masrl_kb.contrib.arxiv_import import (
-    AlreadyRecorded,
-    ArxivImportError,
-    add_paper,
-    describe_written,
-    exclude_record,
-)
 from masrl_kb.kb.paths import find_root
 
 # Exit codes: 0 done, 1 a check failed or nothing was written, 2 bad usage.
@@ -50,6 +43,8 @@ def _axis_help(axis: str, what: str) -> str:
 
 def _write_record(root: Path, write: Callable[[], Path]) -> int:
     """Run ``write``; report a duplicate or a failure the same way for add and exclude."""
+    from masrl_kb.contrib.arxiv_import import AlreadyRecorded, ArxivImportError, describe_written
+
     try:
         written = write()
     except AlreadyRecorded as err:
@@ -65,11 +60,15 @@ def _write_record(root: Path, write: Callable[[], Path]) -> int:
 
 
 def cmd_add(args: argparse.Namespace) -> int:
+    from masrl_kb.contrib.arxiv_import import add_paper
+
     root = _root(args)
     return _write_record(root, lambda: add_paper(args.arxiv_id, root=root, key=args.key))
 
 
 def cmd_exclude(args: argparse.Namespace) -> int:
+    from masrl_kb.contrib.arxiv_import import exclude_record
+
     root = _root(args)
     return _write_record(
         root,
@@ -91,17 +90,20 @@ def cmd_exclude(args: argparse.Namespace) -> int:
 
 
 class QueryError(ValueError):
-    """A ``--where`` expression pandas cannot evaluate."""
+    """A ``--where`` expression outside the query language (masrl_kb.query.lang)."""
 
 
 def _selected(args: argparse.Namespace):
     from masrl_kb.query.frames import load_papers, select
+    from masrl_kb.query.lang import QueryError as LanguageError
 
     papers = load_papers(args.root)
     try:
         return select(args.where, papers=papers)
-    except Exception as err:  # pandas raises many types for a bad expression
-        raise QueryError(f"--where {args.where!r}: {err}") from None
+    except LanguageError as err:
+        shown = repr(args.where)
+        shown = shown if len(shown) <= 80 else shown[:76] + "...'"
+        raise QueryError(f"--where {shown}: {err}") from None
 
 
 def _emit(text: str, output: str | None) -> None:
@@ -215,6 +217,8 @@ def cmd_check_links(args: argparse.Namespace) -> int:
         print(format_problem(link, result))
     for link, result in report.blocked:
         print(f"{format_problem(link, result)} (blocked for robots; not counted as broken)")
+    for link, result in report.moved:
+        print(f"{link.path}:{link.line}: {link.field}: moved to {result.final_url} (update it)")
     urls = len({link.url for link, _ in report.links})
     broken = len(report.broken)
     summary = f"{broken} broken link(s) of {len(report.links)} in the records ({urls} distinct)"
@@ -280,7 +284,10 @@ def register(sub) -> None:
 
     export = sub.add_parser("export", help="the pool as BibTeX, CSV, JSON or awesome-list Markdown")
     formats = export.add_subparsers(dest="format", required=True, metavar="FORMAT")
-    where_help = "only papers matching this pandas query, e.g. 'credit_unit == \"message\"'"
+    where_help = (
+        "only papers matching this query: comparisons, in [...], and/or/not over columns, "
+        "e.g. 'credit_unit == \"message\" and credit_strict'"
+    )
     for name, render, what in (
         ("bibtex", _to_bibtex, "BibTeX entries (bibtexparser)"),
         ("csv", _to_csv, "CSV, one row per paper, every field"),

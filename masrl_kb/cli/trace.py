@@ -6,10 +6,11 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from masrl_kb.traces.metrics import METRIC_KEYS, trace_metrics
-from masrl_kb.traces.synth import min_steps, synth_trace
-from masrl_kb.traces.validate import Problem, check_file
+# The trace modules load jsonschema: imported by the commands that use them, not by --help.
+if TYPE_CHECKING:
+    from masrl_kb.traces.validate import Problem
 
 USAGE_ERROR = 2
 
@@ -31,6 +32,8 @@ def _report(problems: list[Problem]) -> None:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Validate each trace file; exit 1 if any has a problem."""
+    from masrl_kb.traces.validate import check_file
+
     failed = 0
     count = 0
     for file in args.files:
@@ -58,6 +61,8 @@ def _text_value(value: object) -> str:
 
 def metrics_text(results: dict[str, dict]) -> str:
     """Plain-text listing of each file's metrics."""
+    from masrl_kb.traces.metrics import METRIC_KEYS
+
     width = max(len(key) for key in METRIC_KEYS)
     blocks = []
     for file, metrics in results.items():
@@ -68,6 +73,9 @@ def metrics_text(results: dict[str, dict]) -> str:
 
 def cmd_metrics(args: argparse.Namespace) -> int:
     """Print the metrics of each valid trace; invalid ones are reported and give exit 1."""
+    from masrl_kb.traces.metrics import trace_metrics
+    from masrl_kb.traces.validate import check_file
+
     results: dict[str, dict] = {}
     failed = False
     for file in args.files:
@@ -86,6 +94,8 @@ def cmd_metrics(args: argparse.Namespace) -> int:
 
 def cmd_synth(args: argparse.Namespace) -> int:
     """Write a synthetic trace to ``--out`` or standard output."""
+    from masrl_kb.traces.synth import min_steps, synth_trace
+
     if args.steps < min_steps(args.agents):
         print(
             f"error: --steps must be at least {min_steps(args.agents)} for {args.agents} "

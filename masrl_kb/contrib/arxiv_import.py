@@ -16,6 +16,7 @@ replaces the API endpoint (the tests point it at a loopback server).
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import os
 import re
 import signal
@@ -27,6 +28,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
+
+import arxiv
+import requests
 
 from masrl_kb.contrib.arxiv_client import (
     AtomEntry,
@@ -60,6 +64,7 @@ from masrl_kb.kb.validate import (
 
 ENV_ARXIV_URL = "MASRL_KB_ARXIV_URL"
 DEFAULT_ENDPOINT = "https://export.arxiv.org/api/query"
+DEFAULT_TIMEOUT = 20.0  # per request, for paging clients of the arxiv package (screening)
 ARXIV_VENUE = "arXiv"
 
 _ARXIV_RE = re.compile(ARXIV_ID_PATTERN)
@@ -150,6 +155,58 @@ def arxiv_endpoint(endpoint: str | None = None) -> str:
     return endpoint or os.environ.get(ENV_ARXIV_URL) or DEFAULT_ENDPOINT
 
 
+class TimeoutSession(requests.Session):
+    """A session whose requests time out (the arxiv package sets no timeout)."""
+
+    def __init__(self, timeout: float) -> None:
+        super().__init__()
+        self.timeout = timeout
+
+    def request(self, *args, **kwargs):  # type: ignore[override]
+        kwargs.setdefault("timeout", self.timeout)
+        return super().request(*args, **kwargs)
+
+
+def arxiv_client(
+    endpoint: str,
+    timeout: float = DEFAULT_TIMEOUT,
+    page_size: int = 1,
+    delay_seconds: float = 0.0,
+    num_retries: int = 0,
+    session: requests.Session | None = None,
+) -> arxiv.Client:
+    """An ``arxiv`` package client for ``endpoint`` whose requests time out.
+
+    For paging searches (screening rounds); single records go through
+    :func:`fetch_arxiv`'s bounded client instead.
+    """
+    client = arxiv.Client(page_size=page_size, delay_seconds=delay_seconds, num_retries=num_retries)
+    separator = "&" if "?" in endpoint else "?"
+    client.query_url_format = endpoint.replace("{", "{{").replace("}", "}}") + separator + "{}"
+    client._session = session or TimeoutSession(timeout)
+    return client
+
+
+@contextmanager
+def quiet_arxiv_logger():
+    logger = logging.getLogger("arxiv")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+def network_reason(err: requests.RequestException, timeout: float) -> str:
+    if isinstance(err, requests.Timeout):
+        return f"no answer within {timeout:g} s"
+    errno = re.search(r"\[Errno -?[0-9]+\] ([^'\")\]]+)", str(err))
+    if errno:
+        return errno.group(1).strip().lower()
+    return type(err).__name__
+
+
 def clean_text(text: str) -> str:
     """API text as one line: control characters (ESC, BEL...) and runs of space made one space."""
     return " ".join(strip_controls(text).split())
@@ -179,6 +236,18 @@ def _paper_from(entry: AtomEntry, arxiv_id: str) -> ArxivPaper:
         published=_published(entry.published, arxiv_id),
         primary_category=_category(entry.primary_category),
         abstract=clean_text(entry.summary),
+    )
+
+
+def cleaned_paper(paper: ArxivPaper) -> ArxivPaper:
+    """A paper's API text made safe: control characters gone, category checked."""
+    return ArxivPaper(
+        arxiv_id=paper.arxiv_id,
+        title=clean_text(paper.title),
+        authors=tuple(clean_text(a) for a in paper.authors if clean_text(a)),
+        published=paper.published,
+        primary_category=_category(paper.primary_category or ""),
+        abstract=clean_text(paper.abstract),
     )
 
 
@@ -441,8 +510,13 @@ def add_paper(
     key: str | None = None,
     today: dt.date | None = None,
     endpoint: str | None = None,
+    paper: ArxivPaper | None = None,
 ) -> Written:
-    """Fetch an arXiv paper and write its unfinished record under ``papers/``."""
+    """Fetch an arXiv paper and write its unfinished record under ``papers/``.
+
+    ``paper``: its metadata when already fetched (a screening round), so no
+    request is made; its text is cleaned and checked like a fetched one.
+    """
     arxiv_id = parse_arxiv_id(reference)
     records = read_records(root)
     papers_dir = records.root / PAPERS_DIR
@@ -458,7 +532,7 @@ def add_paper(
     existing = find_existing(records, arxiv_id=arxiv_id)
     if existing:
         raise AlreadyRecorded(existing)
-    paper = fetch_arxiv(arxiv_id, endpoint=endpoint)
+    paper = cleaned_paper(paper) if paper else fetch_arxiv(arxiv_id, endpoint=endpoint)
     existing = find_existing(records, title=paper.title, url=paper.url)
     if existing:
         raise AlreadyRecorded(existing)
@@ -527,8 +601,12 @@ def exclude_record(
     identifier: str | None = None,
     today: dt.date | None = None,
     endpoint: str | None = None,
+    paper: ArxivPaper | None = None,
 ) -> Written:
-    """Write the next ``exclusions/E<nnn>.yaml`` for an arXiv id or a URL."""
+    """Write the next ``exclusions/E<nnn>.yaml`` for an arXiv id or a URL.
+
+    ``paper``: the arXiv metadata when already fetched, so no request is made.
+    """
     records = read_records(root)
     tax = load_taxonomy(records.root)
     check_choice(tax, "exclusion_stage", stage, "--stage")
@@ -537,18 +615,18 @@ def exclude_record(
         check_choice(tax, "query_family", query_family, "--query-family")
     if source is not None:
         check_choice(tax, "exclusion_source", source, "--source")
-    paper = None
     if is_arxiv_reference(reference):
         arxiv_id = parse_arxiv_id(reference)
         existing = find_existing(records, arxiv_id=arxiv_id)
         if existing:
             raise AlreadyRecorded(existing)
-        paper = fetch_arxiv(arxiv_id, endpoint=endpoint)
+        paper = cleaned_paper(paper) if paper else fetch_arxiv(arxiv_id, endpoint=endpoint)
         url = paper.url
         title = title or paper.title
         identifier = identifier or f"arXiv:{arxiv_id}"
         default_source = "arxiv"
     else:
+        paper = None
         url = reference.strip()
         if not is_http_url(url):
             raise ArxivImportError(

@@ -1,7 +1,7 @@
 """``masrl-kb diff <git-ref>``: what a change does to the knowledge base.
 
 Compares the records of a git ref (``papers/``, ``exclusions/``,
-``taxonomy.yaml`` and ``claims.yaml``, extracted with ``git archive``) with
+``taxonomy.yaml``, ``claims.yaml`` and ``benchmarks.yaml``, extracted with ``git archive``) with
 the working tree of the data root and prints Markdown: papers added, removed
 or retagged (field by field, old -> new), exclusions added, removed or
 changed, the cross-tab cells whose counts change, and the claims whose value
@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from masrl_kb.kb.benchmarks import BENCHMARKS_FILE
 from masrl_kb.kb.fields import TAG_FIELDS
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.records import EXCLUSIONS_DIR, PAPERS_DIR, read_records
@@ -41,7 +42,7 @@ from masrl_kb.query.claims import (
 )
 from masrl_kb.query.frames import crosstab, load_pool
 
-DATA_PATHS = (PAPERS_DIR, EXCLUSIONS_DIR, TAXONOMY_FILE, CLAIMS_FILE)
+DATA_PATHS = (PAPERS_DIR, EXCLUSIONS_DIR, TAXONOMY_FILE, CLAIMS_FILE, BENCHMARKS_FILE)
 # (rows, columns, strict): the survey's cross-tabs, as the site shows them.
 CROSSTABS: tuple[tuple[str, str, bool], ...] = tuple(crosstab_list())
 JUDGEMENT_FIELDS = (*TAG_FIELDS, "credit_strict")

@@ -1,12 +1,15 @@
 """``masrl-kb check-links``: is every record's link still alive?
 
-Every ``url`` and ``extra_urls`` entry of papers and every exclusion ``url``
-is requested once (a URL several records share is fetched once): first with
+Every ``url`` and ``extra_urls`` entry of papers, every released artifact
+(``artifacts.code``, ``weights``, ``data``, ``traces``) and every exclusion
+``url`` is requested once (a URL several records share is fetched once): first with
 ``HEAD``, and with ``GET`` when the server refuses ``HEAD`` or answers it
 with an error. Redirects are followed. A link is *broken* when the final
 answer is an HTTP error or no answer arrives (timeout, DNS or connection
 failure). Answers that mean "not for robots" (401, 403, 429) are reported as
-*blocked* and do not fail the run: the page may well exist.
+*blocked* and do not fail the run: the page may well exist. A link whose
+final address differs from the recorded one (a renamed or moved repository)
+is reported as *moved*, with its new address, and does not fail the run.
 
 This command needs the network; it runs on a schedule, never on pull
 requests.
@@ -28,6 +31,7 @@ DEFAULT_TIMEOUT = 15.0
 DEFAULT_WORKERS = 8
 USER_AGENT = "masrl-kb-check-links/1.0 (link checker of a curated paper list)"
 BLOCKED = frozenset({401, 403, 429})
+ARTIFACT_KINDS = ("code", "weights", "data", "traces")
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,11 @@ class LinkResult:
     url: str
     status: int | None
     error: str | None = None
+    final_url: str | None = None  # where redirects ended, when they ended elsewhere
+
+    @property
+    def moved(self) -> bool:
+        return self.ok and self.final_url is not None
 
     @property
     def ok(self) -> bool:
@@ -77,18 +86,30 @@ def record_links(records: RecordSet) -> Iterator[Link]:
             for url in extra:
                 if isinstance(url, str):
                     yield Link(rec.rel, rec.line("extra_urls"), "extra_urls", url.strip())
+        artifacts = data.get("artifacts")
+        if isinstance(artifacts, dict):
+            for kind in ARTIFACT_KINDS:
+                url = artifacts.get(kind)
+                if isinstance(url, str):
+                    yield Link(rec.rel, rec.line("artifacts"), f"artifacts.{kind}", url.strip())
 
 
-def _request(url: str, method: str, timeout: float) -> int:
+def _request(url: str, method: str, timeout: float) -> tuple[int, str | None]:
+    """The final status, and the final address when redirects moved it elsewhere."""
     request = urllib.request.Request(url, method=method, headers={"User-Agent": USER_AGENT})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
             if method == "GET":
                 response.read(1024)
-            return response.status
+            final = response.geturl()
+            return response.status, final if _moved(url, final) else None
     except urllib.error.HTTPError as err:
         err.close()
-        return err.code
+        return err.code, None
+
+
+def _moved(url: str, final: str) -> bool:
+    return final.rstrip("/") != url.rstrip("/")
 
 
 def _error_text(err: BaseException) -> str:
@@ -102,13 +123,14 @@ def _error_text(err: BaseException) -> str:
 def check_url(url: str, timeout: float = DEFAULT_TIMEOUT) -> LinkResult:
     """HEAD, then GET when HEAD fails; the final status or error."""
     try:
-        status = _request(url, "HEAD", timeout)
+        status, final = _request(url, "HEAD", timeout)
         if status < 400:
-            return LinkResult(url, status)
+            return LinkResult(url, status, final_url=final)
     except (urllib.error.URLError, OSError, ValueError):
         pass  # some servers drop HEAD requests: GET decides
     try:
-        return LinkResult(url, _request(url, "GET", timeout))
+        status, final = _request(url, "GET", timeout)
+        return LinkResult(url, status, final_url=final)
     except (urllib.error.URLError, OSError, ValueError) as err:
         return LinkResult(url, None, _error_text(err))
 
@@ -126,6 +148,10 @@ class LinkReport:
     @property
     def blocked(self) -> list[tuple[Link, LinkResult]]:
         return [(link, r) for link, r in self.links if r.blocked]
+
+    @property
+    def moved(self) -> list[tuple[Link, LinkResult]]:
+        return [(link, r) for link, r in self.links if r.moved]
 
 
 def check_links(

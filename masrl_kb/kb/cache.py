@@ -9,6 +9,8 @@ and one day. A changed file has a new hash and is parsed again, alone.
 
 The cache is never trusted blindly:
 
+- it is tied to the code: a change to any module of ``masrl_kb/kb`` (the
+  parser, a field list, a rule) empties it;
 - it is JSON, never pickle, and every entry is checked shape by shape when
   read: a corrupt or foreign entry is a miss, not an error;
 - the file carries an HMAC made with a key kept outside the clone
@@ -22,6 +24,7 @@ Deleting the folder is always safe.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import hmac
 import json
@@ -47,6 +50,17 @@ _LINE, _KEYS, _RAW, _DATE, _TIME = "\0l", "\0k", "\0r", "\0d", "\0t"
 
 class _Corrupt(ValueError):
     """An entry that does not have the shape this module writes."""
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """A hash of this package's record code (kb/*.py): any change to a parser or a
+    rule makes every cached parse and verdict a miss, with no version to bump by hand."""
+    digest = hashlib.blake2b(digest_size=12)
+    for path in sorted(Path(__file__).resolve().parent.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def content_hash(raw: bytes) -> str:
@@ -210,6 +224,7 @@ class ParseCache:
             if (
                 not isinstance(meta, dict)
                 or meta.get("format") != FORMAT
+                or meta.get("code") != code_fingerprint()
                 or not hmac.compare_digest(str(meta.get("mac")), _mac(key, body))
             ):
                 return cls(path, key, {}, {})
@@ -288,7 +303,8 @@ class ParseCache:
             ensure_ascii=False,
             separators=(",", ":"),
         ).encode("utf-8")
-        head = json.dumps({"format": FORMAT, "mac": _mac(self.key, body)}).encode()
+        meta = {"format": FORMAT, "code": code_fingerprint(), "mac": _mac(self.key, body)}
+        head = json.dumps(meta).encode()
         try:
             self.path.parent.mkdir(exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=".records-", dir=self.path.parent)

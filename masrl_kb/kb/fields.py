@@ -20,7 +20,9 @@ class Field:
     """One field of a record.
 
     ``kind`` is one of: text, int, bool, date, url, urls, strings, axis,
-    arxiv_id, pattern, decisions, citation.
+    arxiv_id, pattern, decisions, citation, object (a mapping of ``sub``
+    fields), objects (a list of such mappings) and artifact (a URL, or
+    ``{none: DATE}`` saying when it was checked and found missing).
     """
 
     name: str
@@ -29,14 +31,64 @@ class Field:
     required: bool = True
     axis: str | None = None
     pattern: str | None = None
+    sub: tuple[Field, ...] = ()
     multiline: bool = False  # text that may hold line breaks (\n only)
 
+
+EVIDENCE_FIELDS: tuple[Field, ...] = (
+    Field("source", "axis", "What the reading rests on.", axis="evidence_source"),
+    Field("where", "text", "Section, figure, table, or file path in the released code."),
+    Field("url", "url", "Link to the paper, page or code file."),
+    Field("note", "text", "Why the reading holds, in the curators' own words.", False),
+)
+
+SOURCE_FIELDS: tuple[Field, ...] = (
+    Field("field", "text", "The record field this source settles (authors, arxiv_id...)."),
+    Field("url", "url", "Where the fact was looked up."),
+)
+
+ARTIFACT_FIELDS: tuple[Field, ...] = (
+    Field("code", "artifact", "Released code: a URL, or {none: DATE} when checked and absent."),
+    Field("weights", "artifact", "Released model weights: a URL or {none: DATE}."),
+    Field("data", "artifact", "Released training or evaluation data: a URL or {none: DATE}."),
+    Field("traces", "artifact", "Released agent rollouts or traces: a URL or {none: DATE}."),
+    Field("license", "text", "The code's licence as its repository states it.", False),
+    Field("source", "url", "Where the links were found (the paper, project page, README)."),
+)
+
+EVALUATION_FIELDS: tuple[Field, ...] = (
+    Field(
+        "benchmark",
+        "pattern",
+        "A pooled benchmark record's key, or an id from benchmarks.yaml (outside the pool).",
+        pattern=KEY_PATTERN,
+    ),
+    Field("metric", "text", "The metric reported (accuracy, pass@1, success rate...)."),
+    Field("multi_agent_native", "bool", "The setting scores the team, not only an answer."),
+    Field("note", "text", "What the setting was, when it matters (a split, a mode).", False),
+)
+
+BENCHMARK_FIELDS: tuple[Field, ...] = (
+    Field("id", "pattern", "Short unique id that evaluated_on entries name.", pattern=KEY_PATTERN),
+    Field("name", "text", "The benchmark's name as its authors write it."),
+    Field("url", "url", "The benchmark's paper or home page."),
+    Field("evaluates", "text", "What it scores, in the curators' words."),
+    Field("multi_agent_native", "bool", "It scores a team, its messages or orchestration."),
+)
 
 PAPER_FIELDS: tuple[Field, ...] = (
     Field("key", "pattern", "Short unique id; equals the file name.", pattern=KEY_PATTERN),
     Field("title", "text", "Title exactly as published."),
     Field("authors", "strings", "Authors as 'Family, Given', in publication order."),
-    Field("authors_truncated", "bool", "True when the list stops short ('and others').", False),
+    Field(
+        "authors_truncated",
+        "bool",
+        "True only for team-authored works (needs authors_note).",
+        False,
+    ),
+    Field(
+        "authors_note", "text", "Why the author list is a team name (team-authored works).", False
+    ),
     Field("year", "int", "Year of publication."),
     Field("venue", "text", "Where it appeared (arXiv, NeurIPS 2025, Tech Blog...)."),
     Field("arxiv_id", "arxiv_id", "arXiv identifier without version, e.g. '2508.04652'.", False),
@@ -52,17 +104,66 @@ PAPER_FIELDS: tuple[Field, ...] = (
     Field("pool_role", "axis", "Role in the survey's argument.", axis="pool_role"),
     Field("verified", "axis", "How far the metadata was checked.", axis="verified"),
     Field("credit_strict", "bool", "Explicit credit estimator at credit_unit (strict reading)."),
+    Field(
+        "credit_mechanism",
+        "axis",
+        "Explicit estimator or reward shaping (required when credit_strict is true).",
+        False,
+        axis="credit_mechanism",
+    ),
+    Field(
+        "credit_evidence",
+        "object",
+        "What the strict reading rests on (required when credit_strict is true).",
+        False,
+        sub=EVIDENCE_FIELDS,
+    ),
     Field("decisions", "decisions", "Orchestration decisions touched: {id, learned, why}."),
     Field("added", "date", "Day the record entered the pool (YYYY-MM-DD, unquoted)."),
     Field("summary", "text", "One or two sentences in the curators' own words.", multiline=True),
     Field("notes", "text", "Curators' remarks and recorded doubts.", False, multiline=True),
     Field("citation", "citation", "What BibTeX export needs."),
+    Field(
+        "sources",
+        "objects",
+        "Where corrected or added facts were looked up.",
+        False,
+        sub=SOURCE_FIELDS,
+    ),
+    Field(
+        "artifacts",
+        "object",
+        "What the work released: code, weights, data, traces.",
+        sub=ARTIFACT_FIELDS,
+    ),
+    Field(
+        "evaluated_on",
+        "objects",
+        "Benchmarks the work reports results on.",
+        False,
+        sub=EVALUATION_FIELDS,
+    ),
+    Field("evaluation_source", "url", "Where the evaluations were read (paper, tables).", False),
 )
 
 DECISION_FIELDS: tuple[Field, ...] = (
     Field("id", "axis", "Decision id, O1..O5.", axis="decision"),
     Field("learned", "bool", "True when an RL or post-training update acts on it."),
     Field("why", "text", "One line: what in the work makes this decision."),
+    Field(
+        "mechanism",
+        "axis",
+        "How the RL update reaches it (learned only).",
+        False,
+        axis="decision_mechanism",
+    ),
+    Field(
+        "evidence",
+        "object",
+        "What the coding rests on (required when learned).",
+        False,
+        sub=EVIDENCE_FIELDS,
+    ),
 )
 
 CITATION_FIELDS: tuple[Field, ...] = (

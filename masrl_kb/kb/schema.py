@@ -93,6 +93,18 @@ def _field_schema(f: Field, tax: Taxonomy) -> dict:
         schema = {"type": "array", "items": item}
     elif kind == "citation":
         schema = _object(CITATION_FIELDS, tax, f.doc)
+    elif kind == "object":
+        schema = _object(f.sub, tax, f.doc)
+    elif kind == "objects":
+        schema = {"type": "array", "items": _object(f.sub, tax, f.doc)}
+    elif kind == "artifact":
+        none = {
+            "type": "object",
+            "properties": {"none": {"type": "string", "format": "date"}},
+            "required": ["none"],
+            "additionalProperties": False,
+        }
+        schema = {"oneOf": [_url(), none]}
     else:  # pragma: no cover - a new kind must be added here and in the validator
         raise ValueError(f"no JSON Schema rule for field kind {kind!r}")
     schema["description"] = _describe(f, tax)

@@ -10,9 +10,18 @@ from pathlib import Path
 
 import yaml
 
+from masrl_kb.kb.benchmarks import BENCHMARKS_FILE
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.records import EXCLUSIONS_DIR, PAPERS_DIR
 from masrl_kb.kb.taxonomy import TAXONOMY_FILE, Taxonomy, load_taxonomy
+
+SYNTHETIC_BENCHMARK = {
+    "id": "synthetic-bench",
+    "name": "Synthetic Bench",
+    "url": "https://example.org/bench",
+    "evaluates": "Nothing: a stand-in that synthetic records report results on.",
+    "multi_agent_native": False,
+}
 
 
 def synthetic_paper(i: int, tax: Taxonomy, rng: random.Random) -> dict:
@@ -24,7 +33,13 @@ def synthetic_paper(i: int, tax: Taxonomy, rng: random.Random) -> dict:
         for d in tax["decision"].ids
         if rng.random() < 0.25
     ]
-    return {
+    evidence = {"source": "paper", "where": "Section 3", "url": f"https://example.org/papers/{i}"}
+    for d in decisions:
+        if d["learned"]:
+            d["mechanism"] = "explicit"
+            d["evidence"] = dict(evidence)
+    strict = unit != "NA" and rng.random() < 0.5
+    record = {
         "key": f"synthetic-{i:05d}",
         "title": f"Synthetic Paper Number {i} on Multi-Agent Credit",
         "authors": [f"Author, Number{i}", "Second, Person"],
@@ -41,7 +56,7 @@ def synthetic_paper(i: int, tax: Taxonomy, rng: random.Random) -> dict:
         "scenario": pick("scenario"),
         "pool_role": pick("pool_role"),
         "verified": pick("verified"),
-        "credit_strict": unit != "NA" and rng.random() < 0.5,
+        "credit_strict": strict,
         "decisions": decisions,
         "added": dt.date(2026, 5, 4) + dt.timedelta(days=i % 200),
         "summary": f"A synthetic record used to measure the tools at scale (number {i}).",
@@ -50,6 +65,34 @@ def synthetic_paper(i: int, tax: Taxonomy, rng: random.Random) -> dict:
             "entry_type": "article",
             "journal": f"arXiv preprint arXiv:25{(i % 12) + 1:02d}.{10000 + i:05d}",
         },
+        "artifacts": _synthetic_artifacts(i),
+        "evaluated_on": [
+            {
+                "benchmark": SYNTHETIC_BENCHMARK["id"],
+                "metric": "accuracy",
+                "multi_agent_native": i % 3 == 0,
+            }
+        ],
+        "evaluation_source": f"https://example.org/papers/{i}",
+    }
+    if strict:
+        record["credit_mechanism"] = "estimator" if i % 2 else "shaping"
+        record["credit_evidence"] = dict(evidence)
+    return record
+
+
+def _checked() -> dict:
+    # A new date each time: one shared object would be dumped as a YAML alias.
+    return {"none": dt.date(2026, 11, 30)}
+
+
+def _synthetic_artifacts(i: int) -> dict:
+    return {
+        "code": f"https://example.org/code/{i}" if i % 2 else _checked(),
+        "weights": _checked(),
+        "data": _checked(),
+        "traces": f"https://example.org/traces/{i}" if i % 5 == 0 else _checked(),
+        "source": f"https://example.org/papers/{i}",
     }
 
 
@@ -83,6 +126,8 @@ def write_synthetic_root(
     (target / PAPERS_DIR).mkdir(parents=True, exist_ok=True)
     (target / EXCLUSIONS_DIR).mkdir(parents=True, exist_ok=True)
     shutil.copy(source / TAXONOMY_FILE, target / TAXONOMY_FILE)
+    registry = dump_record({"benchmarks": [SYNTHETIC_BENCHMARK]})
+    (target / BENCHMARKS_FILE).write_text(registry, encoding="utf-8")
     tax = load_taxonomy(source)
     rng = random.Random(seed)
     for i in range(papers):

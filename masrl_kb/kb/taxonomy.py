@@ -92,11 +92,11 @@ def _axis(name: str, raw: dict) -> Axis:
 # ---------------------------------------------------------------- rules
 # The axes code reads besides the record fields' own: the derived reward
 # family, the decision statuses and the exclusion tags.
-_EXTRA_AXES = ("reward_family", "decision_status")
+_EXTRA_AXES = ("reward_family", "decision_status", "benchmark_setting")
 _AXIS_KEYS = {"label": True, "description": False, "values": True}
-_VALUE_KEYS = {"id": True, "label": True, "definition": True}
-# Keys a value may carry beyond id/label/definition, by axis.
-_VALUE_EXTRAS = {"reward_type": {"family": True}}
+_VALUE_KEYS = {"id": True, "label": True, "definition": True, "example": False}
+# Keys a value may carry beyond id/label/definition/example, by axis.
+_VALUE_EXTRAS = {"reward_type": {"family": True}, "decision": {"boundary": False}}
 
 
 def required_axes() -> tuple[str, ...]:

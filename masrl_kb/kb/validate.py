@@ -15,8 +15,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from masrl_kb.kb.benchmarks import BENCHMARKS_FILE, BenchmarkFile, read_benchmarks
+from masrl_kb.kb.cache import code_fingerprint
 from masrl_kb.kb.fields import (
     ARXIV_ID_PATTERN,
+    BENCHMARK_FIELDS,
     CITATION_FIELDS,
     DECISION_FIELDS,
     EXCLUSION_FIELDS,
@@ -24,7 +27,9 @@ from masrl_kb.kb.fields import (
     PLACEHOLDER,
     Field,
 )
+from masrl_kb.kb.judgements import judgement_problems
 from masrl_kb.kb.problem import Problem
+from masrl_kb.kb.readings import ReadingsError, load_readers
 from masrl_kb.kb.records import RecordFile, RecordSet, read_records
 from masrl_kb.kb.rules import NA, is_http_url
 from masrl_kb.kb.taxonomy import Taxonomy, TaxonomyError, load_taxonomy
@@ -201,7 +206,17 @@ def _check_pattern(value: object, f: Field) -> str | None:
     return None
 
 
+def _check_artifact(value: object) -> str | None:
+    if isinstance(value, dict):
+        if set(value) != {"none"}:
+            return "expected a URL, or {none: YYYY-MM-DD} (the day it was checked and not found)"
+        problem = _check_date(value["none"])
+        return f"none: {problem}" if problem else None
+    return _check_url(value)
+
+
 _SIMPLE = {
+    "artifact": lambda v, f, t: _check_artifact(v),
     "text": lambda v, f, t: _check_text(v, f.multiline),
     "url": lambda v, f, t: _check_url(v),
     "urls": lambda v, f, t: _check_urls(v),
@@ -263,11 +278,25 @@ def _check_value(data: LineDict, f: Field, tax: Taxonomy, prefix: str) -> list[F
         return _check_decisions(value, tax, name, data.line_of(f.name))
     if f.kind == "citation":
         return _check_mapping(value, CITATION_FIELDS, tax, f"{name}.", data.line_of(f.name))
+    if f.kind == "object":
+        return _check_mapping(value, f.sub, tax, f"{name}.", data.line_of(f.name))
+    if f.kind == "objects":
+        return _check_objects(value, f, tax, name, data.line_of(f.name))
     if f.kind == "int":
         problem = _check_int(value, f, data.raw_of(f.name))
     else:
         problem = _SIMPLE[f.kind](value, f, tax)
     return [(data.line_of(f.name), name, problem)] if problem else []
+
+
+def _check_objects(value: object, f: Field, tax: Taxonomy, name: str, line: int) -> list[Found]:
+    if not isinstance(value, list):
+        return [(line, name, f"expected a list of mappings, got {describe(value)}")]
+    found: list[Found] = []
+    for i, item in enumerate(value):
+        item_line = item.line if isinstance(item, LineDict) else line
+        found.extend(_check_mapping(item, f.sub, tax, f"{name}[{i}].", item_line))
+    return found
 
 
 def _check_decisions(value: object, tax: Taxonomy, name: str, line: int) -> list[Found]:
@@ -417,7 +446,8 @@ def record_text_problems(kind: str, rel: str, text: str, tax: Taxonomy) -> list[
     return sorted(p for p in _record_problems(rec, tax) if not p.message.startswith("unfinished"))
 
 
-# Bump when a rule changes: cached verdicts of older rules are then ignored.
+# Cached verdicts also key on the code itself (cache.code_fingerprint); this is
+# for rules that live outside masrl_kb/kb.
 RULES_VERSION = "2026-11-30.1"
 
 
@@ -427,7 +457,7 @@ def _check_context(tax: Taxonomy) -> str:
         (n, a.ids, [sorted(map(str, v.extra.items())) for v in a.values])
         for n, a in tax.axes.items()
     ]
-    text = repr((RULES_VERSION, dt.date.today().isoformat(), axes))
+    text = repr((RULES_VERSION, code_fingerprint(), dt.date.today().isoformat(), axes))
     return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
 
 
@@ -461,6 +491,41 @@ def _verdict(rec: RecordFile, tax: Taxonomy, records: RecordSet, context: str | 
     return problems, ids
 
 
+def _readings_problems(records: RecordSet) -> Iterator[Problem]:
+    """The first problem of the independent readings (readings/*.yaml), if any."""
+    keys = {r.data.get("key") for r in records.papers if isinstance(r.data, dict)}
+    try:
+        load_readers({k for k in keys if isinstance(k, str)}, records.root)
+    except ReadingsError as err:
+        path, line, field, message = str(err).split(":", 3)
+        yield Problem(path, int(line), field.strip(), message.strip())
+
+
+def _benchmark_problems(
+    registry: BenchmarkFile, papers: list[RecordFile], tax: Taxonomy
+) -> Iterator[Problem]:
+    for line, name, message in registry.problems:
+        yield Problem(BENCHMARKS_FILE, line, name, message)
+    pooled = {r.data.get("key") for r in papers if isinstance(r.data, dict)}
+    seen: dict[str, int] = {}
+    for i, entry in enumerate(registry.entries):
+        prefix = f"benchmarks[{i}]."
+        for line, name, message in _check_mapping(entry, BENCHMARK_FIELDS, tax, prefix, entry.line):
+            yield Problem(BENCHMARKS_FILE, line, name, message)
+        bid = entry.get("id")
+        if not isinstance(bid, str):
+            continue
+        line = entry.line_of("id")
+        if bid in seen:
+            yield Problem(
+                BENCHMARKS_FILE, line, f"{prefix}id", f"{bid!r} listed twice (line {seen[bid]})"
+            )
+        elif bid in pooled:
+            message = f"{bid!r} is a pooled record's key; name the record itself instead"
+            yield Problem(BENCHMARKS_FILE, line, f"{prefix}id", message)
+        seen.setdefault(bid, line)
+
+
 def validate_records(records: RecordSet, tax: Taxonomy) -> list[Problem]:
     """All problems in a parsed record set, sorted by file and line."""
     problems = [Problem(f"{name}/", 1, "folder", msg) for name, msg in records.folder_problems]
@@ -472,6 +537,11 @@ def validate_records(records: RecordSet, tax: Taxonomy) -> list[Problem]:
         found, ids = _verdict(rec, tax, records, context)
         problems.extend(found)
         identities[id(rec)] = ids
+    registry = read_benchmarks(records.root)
+    problems.extend(_benchmark_problems(registry, records.papers, tax))
+    problems.extend(_readings_problems(records))
+    outside = frozenset(b.id for b in registry.benchmarks)
+    problems.extend(Problem(*found) for found in judgement_problems(records.papers, outside))
     problems.extend(_duplicate_problems(everything, identities))
     if records.cache is not None:
         records.cache.save()

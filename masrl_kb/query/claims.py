@@ -11,6 +11,7 @@ import pandas as pd
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.yamlio import load_yaml_file
 from masrl_kb.query.frames import load_exclusions, load_papers, load_pool
+from masrl_kb.query.lang import QueryError, parse, select_rows
 
 CLAIMS_FILE = "claims.yaml"
 TABLES = ("papers", "exclusions", "audited")
@@ -37,7 +38,12 @@ class Claim:
     table: str
     where: str | None
     op: str
-    expected: int
+    expected: int | str  # a count, or "all": every row matching ``of``
+    of: str | None = None  # the denominator's query: the value reads "N of M"
+    group: str | None = None  # claims read together (one headline, several readings)
+    label: str | None = None  # a short name for the reading, shown beside its count
+    where_line: int = 0  # the line of ``where`` in claims.yaml, for error messages
+    of_line: int = 0
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,17 @@ class ClaimResult:
     value: int
     holds: bool
     keys: tuple[str, ...]  # the matching records (empty for counts of whole tables)
+    total: int | None = None  # rows matching ``of``, when the claim has one
+
+    @property
+    def expected_value(self) -> int:
+        """The number the value is compared with ("all" resolves to ``total``)."""
+        return self.total if self.claim.expected == "all" else self.claim.expected
+
+    @property
+    def shown_value(self) -> str:
+        """The value as a reader sees it: ``N`` or ``N of M``."""
+        return f"{self.value} of {self.total}" if self.total is not None else str(self.value)
 
 
 def _claim_error(path: str, line: int, field: str, message: str) -> ClaimsFileError:
@@ -67,15 +84,36 @@ def _parse_claim(raw: object, path: str) -> Claim:
     if raw["op"] not in OPERATORS:
         allowed = ", ".join(OPERATORS)
         raise _claim_error(path, raw.line_of("op"), "op", f"allowed: {allowed}")
-    if isinstance(raw["expected"], bool) or not isinstance(raw["expected"], int):
-        raise _claim_error(path, raw.line_of("expected"), "expected", "must be a whole number")
+    expected = raw["expected"]
+    if expected == "all" and not raw.get("of"):
+        raise _claim_error(path, raw.line_of("expected"), "expected", '"all" needs an `of` query')
+    if expected != "all" and (isinstance(expected, bool) or not isinstance(expected, int)):
+        message = 'must be a whole number, or "all" with an `of` query'
+        raise _claim_error(path, raw.line_of("expected"), "expected", message)
+    for name in ("of", "group", "label"):
+        if name in raw and not isinstance(raw[name], str):
+            raise _claim_error(path, raw.line_of(name), name, "must be text")
+    where = raw.get("where")
+    where_line = raw.line_of("where") if "where" in raw else line
+    of_line = raw.line_of("of") if "of" in raw else line
+    for name, text, at in (("where", where, where_line), ("of", raw.get("of"), of_line)):
+        if text is not None:
+            try:
+                parse(text)  # the language's own rules; columns and values are checked per table
+            except QueryError as err:
+                raise _claim_error(path, at, name, str(err)) from None
     return Claim(
         str(raw["id"]),
         str(raw["statement"]),
         raw["table"],
-        raw.get("where"),
+        where,
         raw["op"],
-        raw["expected"],
+        expected,
+        raw.get("of"),
+        raw.get("group"),
+        raw.get("label"),
+        where_line,
+        of_line,
     )
 
 
@@ -92,17 +130,19 @@ def load_claims(root: str | os.PathLike[str] | None = None) -> list[Claim]:
     return [_parse_claim(raw, CLAIMS_FILE) for raw in raws]
 
 
-def _matching(claim: Claim, papers: pd.DataFrame, exclusions: pd.DataFrame) -> pd.Index:
+def _matching(
+    claim: Claim, papers: pd.DataFrame, exclusions: pd.DataFrame, where: str | None
+) -> pd.Index:
     if claim.table == "audited":
         return papers.index.append(exclusions.index)
     table = papers if claim.table == "papers" else exclusions
-    if not claim.where:
+    if not where:
         return table.index
     try:
-        return table.query(claim.where, engine="python").index
-    except Exception as err:  # pandas raises many types for a bad expression
-        message = f"{CLAIMS_FILE}: claim {claim.id}: bad where {claim.where!r}: {err}"
-        raise ClaimsFileError(message) from None
+        return select_rows(table, where).index
+    except QueryError as err:
+        name, line = ("where", claim.where_line) if where == claim.where else ("of", claim.of_line)
+        raise _claim_error(CLAIMS_FILE, line, name, f"claim {claim.id}: {err}") from None
 
 
 def evaluate_claims(
@@ -119,10 +159,13 @@ def evaluate_claims(
     exclusions = load_exclusions(root) if exclusions is None else exclusions
     results = []
     for claim in claims:
-        index = _matching(claim, papers, exclusions)
+        index = _matching(claim, papers, exclusions, claim.where)
+        total = len(_matching(claim, papers, exclusions, claim.of)) if claim.of else None
         value = len(index)
         keys = tuple(index) if claim.where else ()
-        results.append(ClaimResult(claim, value, OPERATORS[claim.op](value, claim.expected), keys))
+        expected = total if claim.expected == "all" else claim.expected
+        holds = OPERATORS[claim.op](value, expected)
+        results.append(ClaimResult(claim, value, holds, keys, total))
     return results
 
 
@@ -132,8 +175,8 @@ def claims_frame(results: list[ClaimResult]) -> pd.DataFrame:
         {
             "id": r.claim.id,
             "statement": r.claim.statement,
-            "expected": f"{r.claim.op} {r.claim.expected}",
-            "value": r.value,
+            "expected": f"{r.claim.op} {r.expected_value}",
+            "value": r.shown_value,
             "holds": r.holds,
         }
         for r in results

@@ -6,18 +6,23 @@ functions; each of them loads the records itself only when it is not given.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 from collections.abc import Iterable
 
 import pandas as pd
 
+from masrl_kb.kb.benchmarks import read_benchmarks
 from masrl_kb.kb.fields import EXCLUSION_FIELDS, PAPER_FIELDS, TAG_FIELDS
 from masrl_kb.kb.records import RecordSet, read_records
 from masrl_kb.kb.rules import decision_statuses
 from masrl_kb.kb.taxonomy import Taxonomy, TaxonomyError, load_taxonomy
 from masrl_kb.kb.validate import Problem, arxiv_ids_of, validate_records
+from masrl_kb.query.lang import select_rows
 
 PathLike = str | os.PathLike[str] | None
+ARTIFACT_KINDS = ("code", "weights", "data", "traces")
+DateLike = dt.date | str | None
 DECISION_AXES = ("decision", "decision_learned")
 EXCLUSION_TAGS = {
     "source": "exclusion_source",
@@ -61,15 +66,41 @@ def _paper_row(data: dict) -> dict:
     row["citation"] = dict(citation)
     row["decisions"] = [dict(d) for d in data["decisions"]]
     row.update(decision_statuses(data["decisions"]))
+    for d in data["decisions"]:
+        row[f"{d['id']}_mechanism"] = d.get("mechanism")
+        row[f"{d['id']}_source"] = (d.get("evidence") or {}).get("source")
+    row["credit_source"] = (data.get("credit_evidence") or {}).get("source")
+    artifacts = data.get("artifacts") or {}
+    for kind in ARTIFACT_KINDS:
+        url = artifacts.get(kind)
+        row[f"has_{kind}"] = isinstance(url, str)
+        row[f"{kind}_url"] = url if isinstance(url, str) else None
+    row["license"] = artifacts.get("license")
+    evaluations = data.get("evaluated_on") or []
+    row["evaluated_on"] = [dict(e) for e in evaluations]
+    row["n_benchmarks"] = len(evaluations)
+    row["ma_native_eval"] = any(e.get("multi_agent_native") for e in evaluations)
     return row
 
 
 def _paper_frame(rows: list[dict], tax: Taxonomy) -> pd.DataFrame:
     frame = pd.DataFrame(rows)
-    defaults = {"arxiv_id": None, "notes": None, "authors_truncated": False, "extra_urls": None}
+    defaults = {
+        "arxiv_id": None,
+        "notes": None,
+        "authors_truncated": False,
+        "authors_note": None,
+        "extra_urls": None,
+        "credit_evidence": None,
+        "credit_mechanism": None,
+        "sources": None,
+        "evaluation_source": None,
+        "artifacts": None,
+    }
     for column, default in defaults.items():
         if column not in frame:
             frame[column] = default
+    frame["sources"] = [s if isinstance(s, list) else [] for s in frame["sources"]]
     frame["authors_truncated"] = frame["authors_truncated"].fillna(False).astype(bool)
     frame["extra_urls"] = [u if isinstance(u, list) else [] for u in frame["extra_urls"]]
     frame["reward_family"] = [tax.family_of(r) for r in frame["reward_type"]]
@@ -81,27 +112,48 @@ def _paper_frame(rows: list[dict], tax: Taxonomy) -> pd.DataFrame:
     for did in tax["decision"].ids:
         column = frame[did] if did in frame else pd.Series([None] * len(frame))
         frame[did] = _categorical(column.fillna("absent"), status)
+        for suffix, axis in (("mechanism", "decision_mechanism"), ("source", "evidence_source")):
+            name = f"{did}_{suffix}"
+            values = frame[name] if name in frame else [None] * len(frame)
+            frame[name] = _categorical(values, tax[axis].ids)
+    frame["credit_source"] = _categorical(frame["credit_source"], tax["evidence_source"].ids)
+    frame["credit_mechanism"] = _categorical(frame["credit_mechanism"], tax["credit_mechanism"].ids)
+    frame["rl_methods_using"] = _benchmark_use(frame)
     frame["added"] = pd.to_datetime(frame["added"])
     frame["year"] = frame["year"].astype(int)
     frame["credit_strict"] = frame["credit_strict"].astype(bool)
     return frame.set_index("key").sort_index()
 
 
-def load_papers(root: PathLike = None) -> pd.DataFrame:
+def load_papers(root: PathLike = None, as_of: DateLike = None) -> pd.DataFrame:
     """One row per pooled paper, indexed by ``key``.
 
     Tag columns are ordered categoricals in taxonomy order (unused values
     stay as categories). Derived columns: ``reward_family``, ``bibtex_key``,
     ``entry_type`` and one ``O1``..``O5`` column each holding absent /
-    present / learned. Raises :class:`InvalidRecordsError` on invalid records.
+    present / learned. ``as_of`` (a date) keeps the pool as it stood that day:
+    papers ``added`` on or before it. Raises :class:`InvalidRecordsError` on
+    invalid records.
     """
-    return load_pool(root)[0]
+    return load_pool(root, as_of=as_of)[0]
 
 
-def load_pool(root: PathLike = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """``(load_papers(), load_exclusions())`` from one read and validation."""
+def load_pool(root: PathLike = None, as_of: DateLike = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(load_papers(), load_exclusions())`` from one read and validation.
+
+    ``as_of``: papers added and exclusions screened on or before that date only.
+    """
     records, tax = _valid_records(root)
-    return _papers_table(records, tax), _exclusions_table(records, tax)
+    papers, exclusions = _papers_table(records, tax), _exclusions_table(records, tax)
+    return (papers, exclusions) if as_of is None else pool_as_of(papers, exclusions, as_of)
+
+
+def pool_as_of(
+    papers: pd.DataFrame, exclusions: pd.DataFrame, as_of: DateLike
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The pool as it stood on ``as_of``: papers added, exclusions screened by that day."""
+    day = pd.Timestamp(as_of)
+    return papers[papers["added"] <= day], exclusions[exclusions["screened"] <= day]
 
 
 def _papers_table(records: RecordSet, tax: Taxonomy) -> pd.DataFrame:
@@ -109,23 +161,47 @@ def _papers_table(records: RecordSet, tax: Taxonomy) -> pd.DataFrame:
     return frame[_paper_columns(tax)]
 
 
+def _benchmark_use(frame: pd.DataFrame) -> list[int]:
+    """For each record, how many RL methods report results on it (0 for non-benchmarks)."""
+    uses: dict[str, int] = {}
+    for category, evaluations in zip(frame["category"], frame["evaluated_on"], strict=True):
+        if category != "rl_method":
+            continue
+        for key in {e.get("benchmark") for e in evaluations} - {None}:
+            uses[key] = uses.get(key, 0) + 1
+    return [uses.get(key, 0) for key in frame["key"]]
+
+
 def _paper_columns(tax: Taxonomy) -> list[str]:
     """Record fields in field-list order, each derived column after its source."""
     columns: list[str] = []
+    decisions = tax["decision"].ids
     for f in PAPER_FIELDS[1:]:
         columns.append(f.name)
         if f.name == "reward_type":
             columns.append("reward_family")
+        if f.name == "credit_evidence":
+            columns.append("credit_source")
         if f.name == "decisions":
-            columns.extend(tax["decision"].ids)
+            columns.extend(decisions)
+            columns.extend(f"{d}_{s}" for s in ("mechanism", "source") for d in decisions)
         if f.name == "citation":
             columns.extend(["bibtex_key", "entry_type"])
+        if f.name == "artifacts":
+            columns.extend(f"has_{k}" for k in ARTIFACT_KINDS)
+            columns.extend(f"{k}_url" for k in ARTIFACT_KINDS)
+            columns.append("license")
+        if f.name == "evaluated_on":
+            columns.extend(["n_benchmarks", "ma_native_eval", "rl_methods_using"])
     return columns
 
 
-def load_exclusions(root: PathLike = None) -> pd.DataFrame:
-    """One row per excluded record, indexed by ``id``; tags are categoricals."""
-    return load_pool(root)[1]
+def load_exclusions(root: PathLike = None, as_of: DateLike = None) -> pd.DataFrame:
+    """One row per excluded record, indexed by ``id``; tags are categoricals.
+
+    ``as_of``: only the records screened on or before that date.
+    """
+    return load_pool(root, as_of=as_of)[1]
 
 
 def _exclusions_table(records: RecordSet, tax: Taxonomy) -> pd.DataFrame:
@@ -253,11 +329,82 @@ def tag_matrix(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.
 
 
 def select(where: str | None, papers: pd.DataFrame | None = None, root: PathLike = None):
-    """Papers matching a pandas ``DataFrame.query`` expression (all when empty).
+    """Papers matching a query of :mod:`masrl_kb.query.lang` (all when empty).
 
-    Example: ``select('credit_unit == "message" and credit_strict')``.
+    Example: ``select('credit_unit == "message" and credit_strict')``. Raises
+    :class:`~masrl_kb.query.lang.QueryError` for a query outside the language,
+    an unknown column or a value outside the column's vocabulary.
     """
     papers = load_papers(root) if papers is None else papers
-    if not where or not where.strip():
-        return papers
-    return papers.query(where, engine="python")
+    return select_rows(papers, where)
+
+
+# ---------------------------------------------------------------- evaluations
+
+EVALUATION_COLUMNS = [
+    "paper",
+    "benchmark",
+    "label",
+    "pooled",
+    "url",
+    "metric",
+    "multi_agent_native",
+    "category",
+]
+
+
+def evaluations(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.DataFrame:
+    """One row per (paper, benchmark) a paper reports results on.
+
+    ``benchmark`` is a pooled record's key or an id of ``benchmarks.yaml``;
+    ``label`` is what a reader sees (the record's title or the benchmark's
+    name); ``pooled`` says which; ``category`` is the evaluating paper's.
+    """
+    papers = load_papers(root) if papers is None else papers
+    outside = {b.id: b for b in read_benchmarks(root).benchmarks}
+    rows = []
+    for key, category, entries in zip(
+        papers.index, papers["category"], papers["evaluated_on"], strict=True
+    ):
+        for e in entries:
+            bid = e["benchmark"]
+            pooled = bid in papers.index
+            known = outside.get(bid)
+            rows.append(
+                {
+                    "paper": key,
+                    "benchmark": bid,
+                    "label": papers.at[bid, "title"] if pooled else getattr(known, "name", bid),
+                    "pooled": pooled,
+                    "url": papers.at[bid, "url"] if pooled else getattr(known, "url", None),
+                    "metric": e["metric"],
+                    "multi_agent_native": bool(e["multi_agent_native"]),
+                    "category": category,
+                }
+            )
+    return pd.DataFrame(rows, columns=EVALUATION_COLUMNS)
+
+
+def benchmark_matrix(
+    papers: pd.DataFrame | None = None, root: PathLike = None, outside: int = 15
+) -> pd.DataFrame:
+    """Papers (rows) x benchmarks (columns), 1 where the paper reports on it.
+
+    Columns: every pooled benchmark first (in key order, used or not), then the
+    ``outside`` most used benchmarks outside the pool (ties by name). Rows:
+    papers with at least one evaluation, in key order.
+    """
+    papers = load_papers(root) if papers is None else papers
+    table = evaluations(papers)
+    pooled = sorted(papers.index[papers["category"] == "benchmark"])
+    others = table[~table["pooled"]]
+    counts = others.groupby("benchmark")["paper"].nunique()
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0].casefold()))
+    columns = pooled + [name for name, _ in ranked[:outside]]
+    rows = sorted(table["paper"].unique())
+    matrix = pd.DataFrame(0, index=pd.Index(rows, name="paper"), columns=columns)
+    for paper, bench in zip(table["paper"], table["benchmark"], strict=True):
+        if bench in matrix.columns:
+            matrix.at[paper, bench] = 1
+    matrix.columns.name = "benchmark"
+    return matrix

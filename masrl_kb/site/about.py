@@ -6,7 +6,6 @@ import re
 
 import yaml
 
-from masrl_kb.contrib.export.bibtex import to_bibtex
 from masrl_kb.contrib.export.tables import (
     exclusions_records,
     records_csv,
@@ -18,10 +17,11 @@ from masrl_kb.kb.fields import EXCLUSION_FIELDS, PAPER_FIELDS
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import SURVEY, Context
-from masrl_kb.site.html import esc
-from masrl_kb.traces.render import trace_page_markdown
+from masrl_kb.site.diagrams import trace_diagram
+from masrl_kb.traces.render import DIAGRAM_EXAMPLE, load_examples, trace_page_markdown
 from masrl_kb.traces.schema import SCHEMA_PATH
 
+MERMAID_FENCE = re.compile(r"^```mermaid\n.*?\n```$", re.S | re.M)
 DERIVED_DOCS = {
     "reward_family": "Reward family R1..R8 or NA, derived from reward_type.",
     "O1..O5": "One column per orchestration decision: absent, present or learned.",
@@ -36,49 +36,32 @@ def download_files(ctx: Context) -> dict[str, str]:
     return {
         "downloads/papers.csv": to_csv(ctx.papers),
         "downloads/papers.json": to_json(ctx.papers),
-        "downloads/papers.bib": to_bibtex(ctx.papers),
+        "downloads/papers.bib": ctx.bibtex,
         "downloads/exclusions.csv": records_csv(exclusions),
         "downloads/exclusions.json": records_json(exclusions),
     }
 
 
+DESCRIBED = {
+    "papers.csv": "the pool, one row a paper; list and mapping fields as JSON text",
+    "papers.json": "the pool as a JSON list of records",
+    "papers.bib": "BibTeX for every pooled paper",
+    "exclusions.csv": "the exclusion log, one row a record",
+    "exclusions.json": "the exclusion log as a JSON list",
+}
+
+
 def downloads_page(ctx: Context, files: dict[str, str]) -> Page:
     page = Page(urls.DOWNLOADS, "Downloads")
-    described = {
-        "papers.csv": "the pool, one row a paper; list and mapping fields as JSON text",
-        "papers.json": "the pool as a JSON list of records",
-        "papers.bib": "BibTeX for every pooled paper",
-        "exclusions.csv": "the exclusion log, one row a record",
-        "exclusions.json": "the exclusion log as a JSON list",
-    }
-    items = []
-    for path, text in files.items():
-        name = path.rsplit("/", 1)[-1]
-        size = len(text.encode("utf-8")) / 1024
-        items.append(f"<li>{page.link(path, name)} ({size:.0f} KB): {esc(described[name])}</li>")
-    fields = [(f.name, f.doc) for f in PAPER_FIELDS] + list(DERIVED_DOCS.items())
-    rows = "".join(f"<tr><td><code>{esc(n)}</code></td><td>{esc(d)}</td></tr>" for n, d in fields)
-    excl = "".join(
-        f"<tr><td><code>{esc(f.name)}</code></td><td>{esc(f.doc)}</td></tr>"
-        for f in EXCLUSION_FIELDS
-    )
-    page.add(
-        "# Downloads",
-        "<p>The data behind every page, written when the site is built (CC0-1.0). "
-        "The same columns as <code>masrl_kb.load_papers()</code>.</p>",
-        f'<ul class="kb-links">{"".join(items)}</ul>',
-        "## Paper columns",
-        _doc_table(rows),
-        "## Exclusion columns",
-        _doc_table(excl),
-    )
-    return page
-
-
-def _doc_table(rows: str) -> str:
-    return (
-        '<div class="kb-scroll"><table class="kb-table"><thead><tr><th>Column</th>'
-        f"<th>Meaning</th></tr></thead><tbody>{rows}</tbody></table></div>"
+    items = [
+        (path, path.rsplit("/", 1)[-1], len(text.encode("utf-8")) / 1024)
+        for path, text in files.items()
+    ]
+    return page.show(
+        "downloads.md",
+        files=[(path, name, f"{size:.0f}", DESCRIBED[name]) for path, name, size in items],
+        paper_fields=[(f.name, f.doc) for f in PAPER_FIELDS] + list(DERIVED_DOCS.items()),
+        exclusion_fields=[(f.name, f.doc) for f in EXCLUSION_FIELDS],
     )
 
 
@@ -156,14 +139,12 @@ def cite_page(ctx: Context) -> Page:
     page.add("# How to cite")
     source = ctx.source_file("CITATION.cff")
     if source is None:
-        page.add("<p>This data root has no <code>CITATION.cff</code>.</p>")
+        page.show("missing.md", name="CITATION.cff")
         return page
     text = source.read_text(encoding="utf-8")
     survey = f"https://arxiv.org/abs/{SURVEY['arxiv_id']}"
+    page.show("cite.md", survey=survey, arxiv_id=SURVEY["arxiv_id"])
     page.add(
-        f"<p>Cite the knowledge base, and the survey whose pool it curates "
-        f'(<a href="{esc(survey)}">arXiv:{esc(SURVEY["arxiv_id"])}</a>). '
-        "BibTeX for both:</p>",
         _fence("\n\n".join(cff_bibtex(yaml.safe_load(text))), "bibtex"),
         "## CITATION.cff",
         "<p>The repository's citation file:</p>",
@@ -176,10 +157,12 @@ def traces_page(ctx: Context) -> Page:
     """The orchestration-trace format page, written by ``masrl_kb.traces.render``."""
     page = Page(urls.TRACES, "Orchestration traces")
     if not (ctx.root / SCHEMA_PATH).is_file():  # a bare data root carries no trace format
-        page.add(
-            "# Orchestration traces",
-            f"<p>This data root has no <code>{esc(SCHEMA_PATH.as_posix())}</code>.</p>",
-        )
-        return page
-    page.add(trace_page_markdown().strip())
+        page.add("# Orchestration traces")
+        return page.show("missing.md", name=SCHEMA_PATH.as_posix())
+    examples = load_examples(ctx.root)
+    name = DIAGRAM_EXAMPLE if DIAGRAM_EXAMPLE in examples else next(iter(examples))
+    # The trace module writes the page with a Mermaid diagram; the site draws the same
+    # trace as inline SVG so the page needs no script from another host.
+    text = MERMAID_FENCE.sub(lambda _: trace_diagram(examples[name]), trace_page_markdown(ctx.root))
+    page.add(text.strip())
     return page

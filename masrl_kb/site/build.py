@@ -1,18 +1,40 @@
-"""Build the site with MkDocs from any data root."""
+"""Build the site with MkDocs from any data root, never losing the last good site.
+
+MkDocs builds into a fresh temporary folder beside the target; only a build
+that succeeds replaces the target (by renaming), so a failure in page
+generation, an interrupt or a crash leaves the previous site as it was.
+
+A target folder is replaced only if it is empty or is a previous build: the
+build writes a marker file (:data:`MARKER`) listing every file it created,
+and a folder holding anything else is refused, so ``--site-dir`` never
+deletes files it did not create.
+"""
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from masrl_kb.kb.paths import ENV_ROOT, find_root
 from masrl_kb.site.context import CLONE
 
 CONFIG_FILE = "mkdocs.yml"
+MARKER = ".masrl-kb-site.json"
+GENERATOR = "masrl-kb build"
+# A default site/ built before the marker existed is recognised by MkDocs' own outputs.
+LEGACY_SIGNS = ("sitemap.xml", "search/search_index.json")
+SHOWN_FOREIGN = 5
 # Silence the theme's and plugins' end-of-life banners: they are not about this site.
 QUIET = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
+
+
+class SiteDirError(ValueError):
+    """The output folder holds files the build did not create; nothing was changed."""
 
 
 def config_file(root: Path) -> Path:
@@ -31,24 +53,119 @@ def build_site(
     """Run ``mkdocs build`` (``--strict`` by default) for a data root; return its exit code.
 
     The data root reaches the page generator through ``MASRL_KB_ROOT``; the
-    site goes to ``site_dir`` (default ``<root>/site``).
+    site goes to ``site_dir`` (default ``<root>/site``), replaced only when
+    the build succeeds. Raises :class:`SiteDirError` before building when
+    ``site_dir`` holds files a previous build did not create.
     """
     data_root = find_root(root).resolve()
     config = config_file(data_root)
-    target = Path(site_dir).resolve() if site_dir else data_root / "site"
-    command = [
-        sys.executable,
-        "-m",
-        "mkdocs",
-        "build",
-        "--quiet",
-        "-f",
-        str(config),
-        "-d",
-        str(target),
-    ]
-    if strict:
-        command.append("--strict")
+    default = site_dir is None
+    target = data_root / "site" if default else Path(site_dir).absolute()
+    check_replaceable(target, legacy_ok=default)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.building-", dir=target.parent))
+    try:
+        code = run_mkdocs(_command(config, staging, strict), data_root, config.parent)
+        if code == 0:
+            write_marker(staging)
+            swap_in(staging, target)
+        return code
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)  # gone already after a swap
+
+
+def _command(config: Path, out: Path, strict: bool) -> list[str]:
+    command = [sys.executable, "-m", "mkdocs", "build", "--quiet", "-f", str(config)]
+    command += ["-d", str(out)]
+    return [*command, "--strict"] if strict else command
+
+
+def run_mkdocs(command: list[str], data_root: Path, cwd: Path) -> int:
+    """MkDocs in a child process; its exit code."""
     env = {**os.environ, ENV_ROOT: str(data_root), **QUIET}
     # The config's own folder as cwd keeps its relative paths (docs/, scripts/) resolvable.
-    return subprocess.run(command, env=env, cwd=config.parent, check=False).returncode
+    return subprocess.run(command, env=env, cwd=cwd, check=False).returncode
+
+
+# ---------------------------------------------------------------- the output folder
+
+
+def files_under(folder: Path) -> list[str]:
+    """Every file and link under ``folder``, as sorted POSIX paths relative to it."""
+    found = []
+    for base, dirs, files in os.walk(folder):  # does not follow links to folders
+        rel = Path(base).relative_to(folder)
+        links = [d for d in dirs if (Path(base) / d).is_symlink()]
+        found += [(rel / name).as_posix() for name in [*files, *links]]
+    return sorted(found)
+
+
+def write_marker(folder: Path) -> None:
+    """Record what this build created, so a later build may replace exactly that."""
+    listing = {"generator": GENERATOR, "files": files_under(folder)}
+    (folder / MARKER).write_text(json.dumps(listing, indent=1) + "\n", encoding="utf-8")
+
+
+def _marker_files(folder: Path) -> set[str] | None:
+    """The files a previous build listed, or None when ``folder`` carries no valid marker."""
+    path = folder / MARKER
+    if path.is_symlink() or not path.is_file():
+        return None
+    try:
+        listing = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if not isinstance(listing, dict) or listing.get("generator") != GENERATOR:
+        return None
+    files = listing.get("files")
+    if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+        return None
+    return {*files, MARKER}
+
+
+def check_replaceable(target: Path, legacy_ok: bool = False) -> None:
+    """Raise :class:`SiteDirError` unless ``target`` may be replaced by a new build.
+
+    Replaceable: missing, an empty folder, or a previous build holding only the
+    files it listed. ``legacy_ok`` also accepts a MkDocs build made before the
+    marker existed (the default ``site/`` of an older checkout).
+    """
+    if target.is_symlink() or (target.exists() and not target.is_dir()):
+        raise SiteDirError(f"{target}: not a folder; refusing to replace it with the site")
+    if not target.exists():
+        return
+    present = files_under(target)
+    if not present:
+        return
+    listed = _marker_files(target)
+    if listed is None:
+        if legacy_ok and all((target / sign).is_file() for sign in LEGACY_SIGNS):
+            return
+        raise SiteDirError(
+            f"{target}: not empty and not a previous masrl-kb build (no {MARKER}); "
+            "refusing to delete its files: choose an empty or new folder"
+        )
+    foreign = [f for f in present if f not in listed]
+    if foreign:
+        shown = ", ".join(foreign[:SHOWN_FOREIGN])
+        more = f" and {len(foreign) - SHOWN_FOREIGN} more" if len(foreign) > SHOWN_FOREIGN else ""
+        raise SiteDirError(
+            f"{target}: holds files a build did not create ({shown}{more}); "
+            "refusing to delete them: move them out or choose another folder"
+        )
+
+
+def swap_in(staging: Path, target: Path) -> None:
+    """Put the finished build at ``target``; the old site is removed only once it is replaced."""
+    if not target.exists():
+        staging.rename(target)
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+    old.rmdir()  # a free name beside the target, on the same file system
+    target.rename(old)
+    try:
+        staging.rename(target)
+    except BaseException:
+        old.rename(target)  # put the last good site back
+        raise
+    shutil.rmtree(old, ignore_errors=True)

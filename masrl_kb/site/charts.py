@@ -1,12 +1,18 @@
-"""Inline SVG charts drawn at build time, each with a data-table fallback."""
+"""Inline SVG charts drawn at build time, each with a data-table fallback.
+
+SVG is assembled here rather than in a template (coordinates are arithmetic);
+every text in it goes through :func:`~masrl_kb.site.html.esc`, the one SVG escaper.
+"""
 
 from __future__ import annotations
+
+from markupsafe import Markup
 
 from masrl_kb.query.frames import crosstab, value_counts
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import Context
-from masrl_kb.site.html import esc
+from masrl_kb.site.html import esc, link
 
 WIDTH, HEIGHT = 640, 260
 PAD_LEFT, PAD_RIGHT, PAD_TOP, PAD_BOTTOM = 36, 8, 12, 28
@@ -45,13 +51,13 @@ def _y_axis(ticks: list[int], scale: float) -> list[str]:
     return parts
 
 
-def year_chart(page: Page, ctx: Context) -> str:
+def year_chart(page: Page, ctx: Context) -> Markup:
     """Stacked bars: papers per year, one colour per category."""
     table = crosstab("category", "year", papers=ctx.papers)
     years = list(table.columns)
     totals = table.sum(axis=0)
     if not years:
-        return '<p class="kb-dim">No papers.</p>'
+        return Markup('<p class="kb-dim">No papers.</p>')
     ticks = _ticks(int(totals.max()))
     scale = (HEIGHT - PAD_TOP - PAD_BOTTOM) / max(ticks[-1], 1)
     slot = (WIDTH - PAD_LEFT - PAD_RIGHT) / len(years)
@@ -78,7 +84,7 @@ def year_chart(page: Page, ctx: Context) -> str:
             )
     legend = "".join(
         f'<span class="kb-key-item"><span class="kb-swatch kb-c{j}"></span>'
-        f"{page.link(urls.value('category', c), ctx.tax['category'].label_of(c))}</span>"
+        f"{link(page.url, urls.value('category', c), ctx.tax['category'].label_of(c))}</span>"
         for j, c in enumerate(table.index)
     )
     svg = (
@@ -90,19 +96,22 @@ def year_chart(page: Page, ctx: Context) -> str:
     rows = [
         [y, *[int(table.at[c, y]) for c in table.index], int(totals[y])] for y in years if totals[y]
     ]
-    return (
+    return Markup(
         f'<figure class="kb-figure">{svg}<figcaption class="kb-legend">{legend}'
         f"</figcaption></figure>{_fallback('Papers per year by category', head, rows)}"
     )
 
 
-def decision_chart(page: Page, ctx: Context) -> str:
+def decision_chart(page: Page, ctx: Context) -> Markup:
     """Horizontal bars per decision: learned, and present (fixed or prompted)."""
     ids = ctx.tax["decision"].ids
     counts = {d: value_counts(d, papers=ctx.papers) for d in ids}
     peak = max((int(c["present"] + c["learned"]) for c in counts.values()), default=0) or 1
-    row_h, label_w, width = 30, 150, WIDTH
-    bar_w = width - label_w - 60
+    labels = [f"{d} {ctx.tax['decision'].label_of(d)}" for d in ids]
+    # Room for the longest label at the tick font (about 7 px a character at 12 px).
+    row_h, width = 30, WIDTH
+    label_w = 16 + 7 * max((len(label) for label in labels), default=0)
+    bar_w = width - label_w - 150  # room after the bars for "n learned · n present"
     parts = []
     for i, did in enumerate(ids):
         y = 8 + i * row_h
@@ -147,7 +156,7 @@ def decision_chart(page: Page, ctx: Context) -> str:
         ]
         for d in ids
     ]
-    return (
+    return Markup(
         f'<figure class="kb-figure">{svg}<figcaption class="kb-legend">{legend}</figcaption>'
         f"</figure>{_fallback('Decisions', ['Decision', 'Learned', 'Present'], rows)}"
     )

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import pandas as pd
 
+from masrl_kb.contrib.export.bibtex import to_bibtex
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.rules import CROSSTAB_PAIRS
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
 from masrl_kb.query.claims import CLAIMS_FILE, ClaimResult, evaluate_claims
-from masrl_kb.query.frames import cell_papers, crosstab, load_pool
+from masrl_kb.query.frames import axis_mask, axis_values, crosstab, load_pool
 
 # The survey this knowledge base curates (facts about the source, not counts).
 SURVEY = {
@@ -67,10 +70,46 @@ class Context:
     cells: dict[tuple[Cross, object, object], list[str]] = field(default_factory=dict)
     paper_cells: dict[str, list[tuple[Cross, object, object]]] = field(default_factory=dict)
     rows: dict[str, dict] = field(default_factory=dict)
+    # Per cross-tab and side ("rows"/"cols"): each paper's positions along that axis
+    # (strict tables count strict papers only). Computed once; gaps and totals reuse it.
+    spots: dict[tuple[Cross, str], dict[str, list[int]]] = field(default_factory=dict)
+    repo_url: str = ""
 
     def row(self, key: str) -> dict:
         """One paper's fields as a plain dict (pandas row access is slow in loops)."""
         return self.rows[key]
+
+    @cached_property
+    def readings(self) -> pd.DataFrame:
+        """Every independent reading (reader, key, axis, value), loaded once per build."""
+        from masrl_kb.query.agreement import readings
+
+        return readings(self.papers, self.root)
+
+    @cached_property
+    def evaluations(self) -> pd.DataFrame:
+        """One row per (paper, benchmark), computed once per build."""
+        from masrl_kb.query.frames import evaluations
+
+        return evaluations(self.papers, self.root)
+
+    @cached_property
+    def bibtex(self) -> str:
+        """BibTeX of the whole pool, rendered once per build (downloads and paper pages)."""
+        return to_bibtex(self.papers)
+
+    @cached_property
+    def bibtex_entries(self) -> dict[str, str]:
+        """Each paper's entry cut from :attr:`bibtex`, by record key."""
+        by_cite = {}
+        for entry in re.split(r"\n(?=@)", self.bibtex):
+            found = re.match(r"@\w+\{([^,\s]+),", entry)
+            if found:
+                by_cite[found.group(1)] = entry.strip() + "\n"
+        return {
+            key: by_cite.get(str(row["bibtex_key"]), "")
+            for key, row in zip(self.papers.index, self.rows.values(), strict=True)
+        }
 
     def source_file(self, name: str) -> Path | None:
         """A repository file from the data root, else from the package clone."""
@@ -94,21 +133,34 @@ def load_context(root: object = None, site_url: str = "") -> Context:
 
 
 def _fill_cells(ctx: Context) -> None:
-    """Counts per cross-tab and the papers of each non-empty cell."""
+    """Counts per cross-tab, the papers of each non-empty cell and each paper's spots.
+
+    One mask per axis value (the query API's ``axis_mask``), so every cell is an
+    AND of two precomputed masks rather than a fresh scan of the table.
+    """
     by_paper: dict[str, list] = defaultdict(list)
+    keys = ctx.papers.index.to_numpy()
+    strict = ctx.papers["credit_strict"].to_numpy(dtype=bool)
     for cross in all_crosses():
         table = crosstab(cross.rows, cross.cols, strict=cross.strict, papers=ctx.papers)
         ctx.tables[cross] = table
-        for rv in table.index:
-            for cv in table.columns:
-                if table.at[rv, cv] == 0:
+        masks = {}
+        for side, axis in (("rows", cross.rows), ("cols", cross.cols)):
+            values = axis_values(axis, ctx.papers)
+            masks[side] = [axis_mask(ctx.papers, axis, v).to_numpy(dtype=bool) for v in values]
+            if cross.strict:
+                masks[side] = [m & strict for m in masks[side]]
+            spots: dict[str, list[int]] = defaultdict(list)
+            for position, mask in enumerate(masks[side]):
+                for key in keys[mask]:
+                    spots[key].append(position)
+            ctx.spots[(cross, side)] = dict(spots)
+        for r_i, rv in enumerate(table.index):
+            for c_i, cv in enumerate(table.columns):
+                if table.iat[r_i, c_i] == 0:
                     continue
-                keys = list(
-                    cell_papers(
-                        cross.rows, rv, cross.cols, cv, strict=cross.strict, papers=ctx.papers
-                    ).index
-                )
-                ctx.cells[(cross, rv, cv)] = keys
-                for key in keys:
+                members = [str(k) for k in keys[masks["rows"][r_i] & masks["cols"][c_i]]]
+                ctx.cells[(cross, rv, cv)] = members
+                for key in members:
                     by_paper[key].append((cross, rv, cv))
     ctx.paper_cells = dict(by_paper)

@@ -1,19 +1,24 @@
-"""Cross-tab pages (heat-shaded, gaps marked) and one page per non-empty cell."""
+"""Cross-tab pages (heat-shaded, gaps marked, totals) and one page per non-empty cell."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import pandas as pd
 
 from masrl_kb.site import urls
-from masrl_kb.site.components import Page, h1, paper_list
+from masrl_kb.site.components import Page
 from masrl_kb.site.context import CROSSTABS, Context, Cross, all_crosses
-from masrl_kb.site.html import esc, md_text
 
 NEAR_EMPTY = 2  # a cell with this many papers or fewer is "near-empty"
 HOT = 0.7  # above this shade (0..1), cell text turns light
+# "No reward" / "no credit unit" rows and columns are not cells of the field: they
+# stay in the table but neither set the shading scale nor count as gaps.
+NOT_A_VALUE = "NA"
+# Axes whose column heads show the survey's short ids (label on hover) to keep tables narrow.
+SHORT_COLUMNS = ("reward_family", "decision", "decision_learned")
 
 
 def twin_of(cross: Cross) -> Cross | None:
@@ -26,11 +31,11 @@ def twin_of(cross: Cross) -> Cross | None:
     return None
 
 
-def reading_note(ctx: Context, cross: Cross) -> str:
+def reading_note(cross: Cross) -> str:
     if cross.strict:
         return (
             "Strict reading: only papers with an explicit credit estimator at their credit "
-            "unit (<code>credit_strict</code>) are counted."
+            "unit (credit_strict) are counted."
         )
     if cross.rows == "decision_learned":
         return "Learned: a paper counts under a decision only when an RL update acts on it."
@@ -41,100 +46,110 @@ def reading_note(ctx: Context, cross: Cross) -> str:
     return ""
 
 
-def _axis_header(page: Page, ctx: Context, axis: str, value_id: object) -> str:
-    label = urls.value_label(ctx, axis, value_id)
-    return page.link(urls.value(axis, value_id), label)
+@dataclass(frozen=True)
+class Head:
+    """A row or column head: the value, its link and its text."""
+
+    value: object
+    href: str
+    text: str
+    title: str | None = None
 
 
-def heat_cell(
-    page: Page, ctx: Context, cross: Cross, rv: object, cv: object, count: int, peak: int
-) -> str:
-    """One shaded ``<td>``: zero cells are marked as gaps, others link to their papers."""
-    data = f'data-row="{esc(rv)}" data-col="{esc(cv)}" data-count="{count}"'
-    where = f"{urls.value_label(ctx, cross.rows, rv)} × {urls.value_label(ctx, cross.cols, cv)}"
-    if count == 0:
-        return (
-            f'<td class="kb-cell kb-gap" {data} title="{esc("gap: no paper in " + where)}">'
-            "<span>0</span></td>"
-        )
-    # Square root: one dominant cell (say None x None) must not wash out the rest.
-    share = math.sqrt(count / peak) if peak else 0.0
-    classes = "kb-cell" + (" kb-near" if count <= NEAR_EMPTY else "")
-    classes += " kb-hot" if share > HOT else ""
-    noun = "paper" if count == 1 else "papers"
-    tip = f"{count} {noun}: {where}" + (" (near-empty)" if count <= NEAR_EMPTY else "")
-    href = page.href(urls.cell(cross, rv, cv))
-    return (
-        f'<td class="{classes}" style="--h:{share:.3f}" {data}>'
-        f'<a href="{esc(href)}" title="{esc(tip)}">{count}</a></td>'
-    )
+def _head(ctx: Context, axis: str, value: object, short: bool) -> Head:
+    label = urls.value_label(ctx, axis, value)
+    if short and value != NOT_A_VALUE:
+        return Head(value, urls.value(axis, value), str(value), label)
+    return Head(value, urls.value(axis, value), label)
 
 
-def heat_table(page: Page, ctx: Context, cross: Cross) -> str:
-    """The whole cross-tab as an HTML table."""
+def shade_peak(table: pd.DataFrame) -> int:
+    """The largest count among real cells (no NA row or column): the shading's 100 %."""
+    rows = [r for r in table.index if r != NOT_A_VALUE]
+    cols = [c for c in table.columns if c != NOT_A_VALUE]
+    real = table.loc[rows, cols]
+    return int(real.to_numpy().max()) if real.size else 0
+
+
+def ordered_columns(cross: Cross, table: pd.DataFrame) -> list:
+    """Columns in taxonomy order; years ascending, as in the charts."""
+    return sorted(table.columns) if cross.cols == "year" else list(table.columns)
+
+
+def _distinct(ctx: Context, cross: Cross, side: str, position: int) -> int:
+    """Papers in one row or column, each counted once (decision axes count a paper once)."""
+    return sum(position in spots for spots in ctx.spots[(cross, side)].values())
+
+
+def heat(ctx: Context, cross: Cross) -> dict:
+    """Everything the heat-table macro draws for one cross-tab."""
     table = ctx.tables[cross]
-    peak = int(table.to_numpy().max()) if table.size else 0
-    rows_label, cols_label = urls.axis_label(ctx, cross.rows), urls.axis_label(ctx, cross.cols)
-    corner = f"{esc(cols_label)} →<br>{esc(rows_label)} ↓"
-    if cross.cols == "year":  # newest first: the field's recent years are what people look for
-        table = table[table.columns[::-1]]
-    head = "".join(
-        f'<th scope="col">{_axis_header(page, ctx, cross.cols, c)}</th>' for c in table.columns
-    )
+    peak = shade_peak(table)
+    cols = ordered_columns(cross, table)
+    col_pos = {c: list(table.columns).index(c) for c in cols}
     rows = []
-    for rv in table.index:
-        cells = "".join(
-            heat_cell(page, ctx, cross, rv, cv, int(table.at[rv, cv]), peak) for cv in table.columns
-        )
-        rows.append(
-            f'<tr><th scope="row">{_axis_header(page, ctx, cross.rows, rv)}</th>{cells}</tr>'
-        )
-    return (
-        f'<div class="kb-scroll"><table class="kb-heat" data-cross="{esc(cross.slug)}">'
-        f'<thead><tr><th class="kb-corner">{corner}</th>{head}</tr></thead>'
-        f"<tbody>{''.join(rows)}</tbody></table></div>"
-    )
-
-
-LEGEND = (
-    '<p class="kb-legend"><span class="kb-swatch kb-swatch-hot"></span> darker = more papers · '
-    '<span class="kb-swatch kb-swatch-near"></span> near-empty (≤ {near}) · '
-    '<span class="kb-swatch kb-swatch-gap"></span> gap (0) · click a number for its papers</p>'
-)
+    for r_i, rv in enumerate(table.index):
+        cells = []
+        for cv in cols:
+            count = int(table.at[rv, cv])
+            where = (
+                f"{urls.value_label(ctx, cross.rows, rv)} × {urls.value_label(ctx, cross.cols, cv)}"
+            )
+            share = min(1.0, math.sqrt(count / peak)) if peak else 0.0
+            near = " (near-empty)" if count <= NEAR_EMPTY else ""
+            cells.append(
+                {
+                    "col": cv,
+                    "count": count,
+                    "where": where,
+                    "share": share,
+                    "near": 0 < count <= NEAR_EMPTY,
+                    "hot": share > HOT,
+                    "href": urls.cell(cross, rv, cv),
+                    "tip": f"{count} paper{'s' if count != 1 else ''}: {where}{near}",
+                }
+            )
+        head = _head(ctx, cross.rows, rv, short=False)
+        rows.append({**head.__dict__, "cells": cells, "total": _distinct(ctx, cross, "rows", r_i)})
+    return {
+        "slug": cross.slug,
+        "title": urls.cross_title(ctx, cross),
+        "rows_label": urls.axis_label(ctx, cross.rows),
+        "cols_label": urls.axis_label(ctx, cross.cols),
+        "cols": [_head(ctx, cross.cols, c, cross.cols in SHORT_COLUMNS) for c in cols],
+        "rows": rows,
+        "col_totals": [_distinct(ctx, cross, "cols", col_pos[c]) for c in cols],
+        "total": len(set(ctx.spots[(cross, "rows")]) & set(ctx.spots[(cross, "cols")])),
+    }
 
 
 def crosstab_page(ctx: Context, cross: Cross) -> Page:
-    page = Page(urls.crosstab(cross), urls.cross_title(ctx, cross), meta={"hide": ["toc"]})
-    page.add(f"# {md_text(page.title)}")
-    twin = twin_of(cross)
-    intro = reading_note(ctx, cross)
-    if twin is not None:
-        intro += " See also " + page.link(urls.crosstab(twin), urls.cross_title(ctx, twin)) + "."
-    page.add(f"<p>{intro}</p>", LEGEND.format(near=NEAR_EMPTY), heat_table(page, ctx, cross))
+    title = urls.cross_title(ctx, cross)
+    page = Page(
+        urls.crosstab(cross),
+        title,
+        meta={"hide": ["navigation", "toc"], "search": {"exclude": True}},
+    )
+    chart = None
     if cross == Cross("category", "year"):
         from masrl_kb.site.charts import year_chart
 
-        page.add("## Papers per year by category", year_chart(page, ctx))
-    return page
+        chart = year_chart(page, ctx)
+    return page.show(
+        "crosstab.md",
+        ctx=ctx,
+        title=title,
+        note=reading_note(cross),
+        twin=twin_of(cross),
+        heat=heat(ctx, cross),
+        near=NEAR_EMPTY,
+        chart=chart,
+    )
 
 
 def crosstab_index(ctx: Context) -> Page:
     page = Page(urls.CROSSTABS, "Cross-tabs")
-    page.add(
-        "# Cross-tabs",
-        "<p>Two axes at a time: every cell counts the papers tagged with "
-        "both values and links to exactly those papers. Empty cells are the field's "
-        "gaps; the " + page.link(urls.GAPS, "gaps page") + " lists them with the papers "
-        "that come closest.</p>",
-    )
-    items = []
-    for broad, variant in CROSSTABS:
-        item = page.link(urls.crosstab(broad), urls.cross_title(ctx, broad))
-        if variant is not None:
-            item += " · " + page.link(urls.crosstab(variant), urls.cross_title(ctx, variant))
-        items.append(f"<li>{item}</li>")
-    page.add(f'<ul class="kb-links">{"".join(items)}</ul>')
-    return page
+    return page.show("crosstab_index.md", ctx=ctx, pairs=CROSSTABS)
 
 
 def cell_page(ctx: Context, cross: Cross, rv: object, cv: object, keys: list[str]) -> Page:
@@ -142,25 +157,18 @@ def cell_page(ctx: Context, cross: Cross, rv: object, cv: object, keys: list[str
     page = Page(
         urls.cell(cross, rv, cv),
         title,
-        meta={"search": {"exclude": True}, "hide": ["navigation", "toc"]},
+        meta={"search": {"exclude": True}, "hide": ["navigation", "toc"], "kb_lean": True},
     )
-    crumbs = " · ".join(
-        [
-            "Cross-tab: " + page.link(urls.crosstab(cross), urls.cross_title(ctx, cross)),
-            page.link(urls.value(cross.rows, rv), urls.value_label(ctx, cross.rows, rv)),
-            page.link(urls.value(cross.cols, cv), urls.value_label(ctx, cross.cols, cv)),
-            page.link(urls.cell_filter(cross, rv, cv), "open in the papers table"),
-        ]
+    return page.show(
+        "cell.md",
+        ctx=ctx,
+        title=title,
+        cross=cross,
+        rv=rv,
+        cv=cv,
+        keys=keys,
+        note=reading_note(cross),
     )
-    noun = "paper" if len(keys) == 1 else "papers"
-    page.add(
-        h1(title),
-        f'<p class="kb-crumbs">{crumbs}</p>',
-        f'<p><strong data-kb-count="cell">{len(keys)}</strong> {noun} in this cell. '
-        f"{reading_note(ctx, cross)}</p>",
-        paper_list(page, ctx, keys),
-    )
-    return page
 
 
 def cell_pages(ctx: Context) -> Iterator[Page]:

@@ -6,7 +6,7 @@ from masrl_kb.query.frames import crosstab, value_counts
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import Context
-from masrl_kb.site.html import esc, ext_link, mermaid_label
+from masrl_kb.site.diagrams import flow_diagram
 
 
 def _stage_counts(ctx: Context) -> list[tuple[str, str, int]]:
@@ -15,108 +15,64 @@ def _stage_counts(ctx: Context) -> list[tuple[str, str, int]]:
     return [(str(s), spec.label_of(str(s)), int(n)) for s, n in counts.items()]
 
 
-def flow_diagram(ctx: Context) -> str:
-    """A Mermaid flowchart; every label is escaped for Mermaid."""
-    pooled, excluded = len(ctx.papers), len(ctx.exclusions)
-    lines = [
-        "```mermaid",
-        "flowchart TD",
-        f'  S["{mermaid_label(f"Records screened: {pooled + excluded}")}"]',
-        f'  S --> K["{mermaid_label(f"Retained in the pool: {pooled}")}"]',
-        f'  S --> X["{mermaid_label(f"Excluded: {excluded}")}"]',
-    ]
-    for i, (_, label, n) in enumerate(_stage_counts(ctx)):
-        lines.append(f'  X --> X{i}["{mermaid_label(f"{label}: {n}")}"]')
-    return "\n".join([*lines, "```"])
-
-
-def flow_table(ctx: Context) -> str:
-    """The same numbers as the diagram, as text (readable without JavaScript)."""
+def flow_rows(ctx: Context) -> list[tuple[str, int, str]]:
+    """(label, count, data key) of the screening flow, readable without the diagram."""
     pooled, excluded = len(ctx.papers), len(ctx.exclusions)
     rows = [
         ("Records screened", pooled + excluded, "screened"),
         ("Retained in the pool", pooled, "retained"),
         ("Excluded", excluded, "excluded"),
     ]
-    rows += [(f"Excluded at: {label}", n, f"stage-{sid}") for sid, label, n in _stage_counts(ctx)]
-    body = "".join(
-        f'<tr><td>{esc(t)}</td><td class="kb-num" data-kb-flow="{esc(k)}">{n}</td></tr>'
-        for t, n, k in rows
-    )
-    return (
-        f'<div class="kb-scroll"><table class="kb-table kb-flow"><tbody>{body}</tbody>'
-        "</table></div>"
-    )
+    return rows + [
+        (f"Excluded at: {label}", n, f"stage-{sid}") for sid, label, n in _stage_counts(ctx)
+    ]
 
 
-def reason_table(ctx: Context) -> str:
+def reasons(ctx: Context) -> dict:
+    """Exclusions per reason and stage, with labels and definitions."""
     table = crosstab("reason", "stage", papers=ctx.exclusions)
     stage, reason = ctx.tax["exclusion_stage"], ctx.tax["exclusion_reason"]
-    head = "".join(f"<th>{esc(stage.label_of(str(s)))}</th>" for s in table.columns)
-    rows = "".join(
-        f'<tr><th scope="row" title="{esc(reason.value(str(r)).definition)}">'
-        f"{esc(reason.label_of(str(r)))}</th>"
-        + "".join(f'<td class="kb-num">{int(table.at[r, s])}</td>' for s in table.columns)
-        + "</tr>"
-        for r in table.index
-    )
-    return (
-        f'<div class="kb-scroll"><table class="kb-table"><thead><tr><th>Reason</th>{head}'
-        f"</tr></thead><tbody>{rows}</tbody></table></div>"
-    )
+    return {
+        "stages": [stage.label_of(str(s)) for s in table.columns],
+        "rows": [
+            (
+                reason.label_of(str(r)),
+                reason.value(str(r)).definition,
+                [int(table.at[r, s]) for s in table.columns],
+            )
+            for r in table.index
+        ],
+    }
 
 
-def log_table(ctx: Context) -> str:
+def log_rows(ctx: Context) -> list[dict]:
     tax = ctx.tax
-    rows = []
-    for eid, row in ctx.exclusions.iterrows():
-        cells = [
-            f"<code>{esc(eid)}</code>",
-            esc(row["title"]) + f'<br><small class="kb-dim">{esc(row["note"])}</small>',
-            ext_link(row["url"], row["identifier"]),
-            esc(tax["exclusion_source"].label_of(row["source"])),
-            esc(tax["query_family"].label_of(row["query_family"])),
-            esc(tax["exclusion_stage"].label_of(row["stage"])),
-            esc(tax["exclusion_reason"].label_of(row["reason"])),
-            esc(row["screened"].date().isoformat()),
-        ]
-        rows.append(
-            f'<tr id="{esc(eid)}" data-exclusion="{esc(eid)}">'
-            + "".join(f"<td>{c}</td>" for c in cells)
-            + "</tr>"
-        )
-    head = "".join(
-        f"<th>{h}</th>"
-        for h in (
-            "Id",
-            "Record",
-            "Identifier",
-            "Source",
-            "Query family",
-            "Stage",
-            "Reason",
-            "Screened",
-        )
-    )
-    return (
-        f'<div class="kb-scroll"><table class="kb-table kb-log"><thead><tr>{head}</tr>'
-        f"</thead><tbody>{''.join(rows)}</tbody></table></div>"
-    )
+    return [
+        {
+            "id": eid,
+            "title": row["title"],
+            "note": row["note"],
+            "url": row["url"],
+            "identifier": row["identifier"],
+            "source": tax["exclusion_source"].label_of(row["source"]),
+            "query_family": tax["query_family"].label_of(row["query_family"]),
+            "stage": tax["exclusion_stage"].label_of(row["stage"]),
+            "reason": tax["exclusion_reason"].label_of(row["reason"]),
+            "screened": row["screened"].date().isoformat(),
+        }
+        for eid, row in zip(ctx.exclusions.index, ctx.exclusions.to_dict("records"), strict=True)
+    ]
 
 
 def exclusions_page(ctx: Context) -> Page:
-    page = Page(urls.EXCLUSIONS, "Exclusions")
-    page.add(
-        "# Exclusions",
-        "<p>Every record the survey screened either entered the pool or was excluded at "
-        "one screening stage, with a reason. The log below is the full list of "
-        "exclusions.</p>",
-        "## Screening flow",
-        flow_diagram(ctx),
-        flow_table(ctx),
-        "## Reasons by stage",
-        reason_table(ctx),
-        "## The exclusion log",
-        log_table(ctx),
+    page = Page(urls.EXCLUSIONS, "Exclusions", meta={"hide": ["navigation"]})
+    stages = [(label, n) for _, label, n in _stage_counts(ctx)]
+    pooled, excluded = len(ctx.papers), len(ctx.exclusions)
+    return page.show(
+        "exclusions.md",
+        ctx=ctx,
+        diagram=flow_diagram(pooled + excluded, pooled, excluded, stages),
+        flow=flow_rows(ctx),
+        reasons=reasons(ctx),
+        log=log_rows(ctx),
     )
-    return page

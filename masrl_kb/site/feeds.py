@@ -9,7 +9,7 @@ from xml.sax.saxutils import quoteattr
 import pandas as pd
 
 from masrl_kb.site import urls
-from masrl_kb.site.components import Page, paper_list
+from masrl_kb.site.components import Page
 from masrl_kb.site.context import Context
 from masrl_kb.site.html import safe_url
 
@@ -34,22 +34,12 @@ def newest_first(papers: pd.DataFrame) -> pd.DataFrame:
 
 def new_page(ctx: Context) -> Page:
     page = Page(urls.NEW, "What's new")
-    feed = page.link(urls.FEED, "Atom feed")
-    page.add(
-        "# What's new",
-        f"<p>Records by the day they entered the pool, newest first. "
-        f"Follow additions with the {feed}.</p>",
-    )
     ordered = newest_first(ctx.papers)
-    for day, group in ordered.groupby("added", sort=False):
-        date = day.date().isoformat()
-        noun = "record" if len(group) == 1 else "records"
-        page.add(
-            f"## {date} {{#d-{date}}}",
-            f"<p>{len(group)} {noun} added.</p>",
-            paper_list(page, ctx, group.index),
-        )
-    return page
+    days = [
+        (day.date().isoformat(), list(group.index))
+        for day, group in ordered.groupby("added", sort=False)
+    ]
+    return page.show("new.md", ctx=ctx, days=days)
 
 
 def _absolute(ctx: Context, url: str) -> str:

@@ -1,22 +1,22 @@
-"""The gaps page: the survey's headline gaps first, then every (near-)empty cell."""
+"""The gaps page: the survey's headline gaps first, then every (near-)empty cell, folded."""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass
 
 import pandas as pd
 
 from masrl_kb.kb.rules import NA
 from masrl_kb.query.claims import ClaimResult
-from masrl_kb.query.frames import axis_mask, select
+from masrl_kb.query.frames import select
 from masrl_kb.site import urls
-from masrl_kb.site.components import Page, inline_papers
+from masrl_kb.site.components import Page
 from masrl_kb.site.context import CROSSTABS, Context, Cross
 from masrl_kb.site.crosstabs import NEAR_EMPTY
-from masrl_kb.site.html import esc, md_text
 
 CLOSEST_PER_GAP = 4
-INLINE_LIMIT = 24
+INLINE_LIMIT = 12  # titles shown per list; the rest are counted
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,7 @@ class Headline:
     members: str  # where: the papers that fill the gap, however few
     closest: tuple[tuple[str, str], ...]  # (label, where): who comes closest
     claims: tuple[str, ...] = ()
+    group: str | None = None  # claims.yaml group: its claims are the numbers, one per reading
 
 
 LEARNS_OTHER = '(O1 == "learned" or O2 == "learned" or O4 == "learned") and O5 != "learned"'
@@ -38,9 +39,12 @@ HEADLINES = (
         "o5-stop",
         "Learning when to stop (O5)",
         "The survey's headline gap: does an RL update ever act on the decision that ends the "
-        "team's work? Deployed teams stop by fixed budgets, external success signals or the "
+        "team's work? The answer depends on the reading, so each reading is counted apart: a "
+        "dedicated stop action the paper text describes (the survey's reading), the same "
+        "counting released code, and a policy trained end to end that ends the run by "
+        "answering. Deployed teams stop by fixed budgets, external success signals or the "
         "interface ending the run.",
-        (("learn O5", 'O5 == "learned"'), ("make O5 by a fixed rule", 'O5 == "present"')),
+        (),
         'O5 == "learned"',
         (
             ("Stop by a fixed, prompted or heuristic rule (O5 present)", 'O5 == "present"'),
@@ -49,7 +53,7 @@ HEADLINES = (
                 LEARNS_OTHER,
             ),
         ),
-        ("o5-never-learned",),
+        group="o5-stop",
     ),
     Headline(
         "message-credit",
@@ -69,7 +73,7 @@ HEADLINES = (
                 'O3 == "learned" and credit_unit != "message"',
             ),
         ),
-        ("message-credit-broad", "message-credit-strict"),
+        ("message-credit-broad", "message-credit-strict", "message-credit-estimator"),
     ),
     Headline(
         "tool-reward",
@@ -102,7 +106,27 @@ HEADLINES = (
                 'reward_family == "R7" and credit_unit != "orchestrator"',
             ),
         ),
-        ("orchestrator-credit-broad", "orchestrator-credit-strict"),
+        (
+            "orchestrator-credit-broad",
+            "orchestrator-credit-strict",
+            "orchestrator-credit-estimator",
+        ),
+    ),
+    Headline(
+        "evaluation",
+        "Multi-agent-native evaluation and open releases",
+        "Do RL methods report results on benchmarks that score the team itself, and do they "
+        "release what a reader needs to check them? Counted from each record's evaluated_on "
+        "and artifacts fields; the method-by-benchmark matrix is on the Evaluations page.",
+        (),
+        'category == "rl_method" and ma_native_eval',
+        (
+            (
+                "RL methods evaluated only on answer-only benchmarks",
+                'category == "rl_method" and n_benchmarks > 0 and not ma_native_eval',
+            ),
+        ),
+        group="evaluation",
     ),
 )
 
@@ -112,93 +136,83 @@ def measure(ctx: Context, where: str) -> pd.DataFrame:
     return select(where, papers=ctx.papers)
 
 
-def _claim_line(page: Page, ctx: Context, claim_ids: tuple[str, ...]) -> str:
-    if not ctx.claims:
-        return ""
-    found: list[ClaimResult] = [r for r in ctx.claims if r.claim.id in claim_ids]
-    items = [
-        f'<span class="kb-claim-ref">{page.link(urls.HOME + "#claim-" + r.claim.id, r.claim.id)}'
-        f": {_status(r)} (value {r.value}, expected {esc(r.claim.op)} {r.claim.expected})</span>"
-        for r in found
-    ]
-    return f'<p class="kb-dim">Survey claim: {"; ".join(items)}</p>' if items else ""
+def group_claims(ctx: Context, gap: Headline) -> list[ClaimResult]:
+    """The claims of the headline's group, in claims.yaml order."""
+    return [r for r in ctx.claims or [] if gap.group and r.claim.group == gap.group]
 
 
-def _status(result: ClaimResult) -> str:
-    if result.holds:
-        return '<span class="kb-holds">holds</span>'
-    return '<span class="kb-broken">does not hold</span>'
+def headline_numbers(ctx: Context, gap: Headline) -> list[tuple[str, str]]:
+    """(label, count) pairs: the group's claims when it has one, else its measures."""
+    if gap.group:
+        return [(r.claim.label or r.claim.id, r.shown_value) for r in group_claims(ctx, gap)]
+    return [(label, str(len(measure(ctx, where)))) for label, where in gap.measures]
 
 
-def headline_numbers(ctx: Context, gap: Headline) -> list[tuple[str, int]]:
-    return [(label, len(measure(ctx, where))) for label, where in gap.measures]
-
-
-def headline_section(page: Page, ctx: Context, gap: Headline) -> list[str]:
-    numbers = " · ".join(
-        f'<strong data-kb-gap="{esc(gap.id)}:{i}">{n}</strong> {esc(label)}'
-        for i, (label, n) in enumerate(headline_numbers(ctx, gap))
-    )
+def headline(ctx: Context, gap: Headline) -> dict:
+    """One headline gap: its numbers, claims, the papers filling it and who comes closest."""
     members = list(measure(ctx, gap.members).index)
-    parts = [
-        f"### {md_text(gap.title)} {{#{gap.id}}}",
-        f'<p>{esc(gap.text)}</p><p class="kb-gap-numbers">{numbers}</p>',
-        _claim_line(page, ctx, gap.claims),
-        f"<p>Papers that fill it ({len(members)}): "
-        f"{inline_papers(page, ctx, members, INLINE_LIMIT)}</p>",
-    ]
-    rows = []
+    layers = group_claims(ctx, gap)
+    claims = [r for r in ctx.claims or [] if r.claim.id in gap.claims]
+    closest = []
     for label, where in gap.closest:
         keys = [k for k in measure(ctx, where).index if k not in members]
-        rows.append(
-            f"<li>{esc(label)} ({len(keys)}): {inline_papers(page, ctx, keys, INLINE_LIMIT)}</li>"
-        )
-    parts.append(f'<p>Closest:</p><ul class="kb-closest">{"".join(rows)}</ul>')
-    return [p for p in parts if p]
+        closest.append((label, keys))
+    return {
+        "gap": gap,
+        "numbers": headline_numbers(ctx, gap),
+        "claims": claims,
+        "layers": layers,
+        "members": members,
+        "closest": closest,
+    }
 
 
 # ---------------------------------------------------------------- cells
 
 
+def _by_position(ctx: Context, cross: Cross, side: str) -> dict[int, list[str]]:
+    """The papers at each position of one side of a cross-tab (from the context's spots)."""
+    found: dict[int, list[str]] = defaultdict(list)
+    for key, spots in ctx.spots[(cross, side)].items():
+        for position in spots:
+            found[position].append(key)
+    return found
+
+
+class Neighbours:
+    """Closest papers to any cell of one cross-tab, from positions computed once."""
+
+    def __init__(self, ctx: Context, cross: Cross) -> None:
+        self.ctx, self.cross = ctx, cross
+        table = ctx.tables[cross]
+        self.order = {"rows": list(table.index), "cols": list(table.columns)}
+        self.members = {side: _by_position(ctx, cross, side) for side in ("rows", "cols")}
+
+    def closest(self, rv: object, cv: object) -> list[tuple[str, str]]:
+        """Papers sharing one coordinate with the cell, nearest along the other axis first.
+
+        Returns (key, where it sits) pairs; the taxonomy order of an axis is its
+        distance (credit units run from fine to coarse).
+        """
+        ctx, cross = self.ctx, self.cross
+        in_cell = set(ctx.cells.get((cross, rv, cv), []))
+        found: dict[str, tuple[int, str]] = {}
+        spot = {"rows": self.order["rows"].index(rv), "cols": self.order["cols"].index(cv)}
+        for fixed, other, axis in (("rows", "cols", cross.cols), ("cols", "rows", cross.rows)):
+            target, spots = spot[other], ctx.spots[(cross, other)]
+            for key in self.members[fixed].get(spot[fixed], []):
+                if key in in_cell or key not in spots:
+                    continue
+                dist, where = min((abs(p - target), p) for p in spots[key])
+                if key not in found or dist < found[key][0]:
+                    found[key] = (dist, urls.value_label(ctx, axis, self.order[other][where]))
+        ranked = sorted(found.items(), key=lambda kv: (kv[1][0], kv[0]))
+        return [(k, label) for k, (_, label) in ranked[:CLOSEST_PER_GAP]]
+
+
 def closest_papers(ctx: Context, cross: Cross, rv: object, cv: object) -> list[tuple[str, str]]:
-    """Papers sharing one coordinate with the cell, nearest along the other axis first.
-
-    Returns (key, where it sits) pairs; the taxonomy order of an axis is its
-    distance (credit units run from fine to coarse).
-    """
-    table = ctx.tables[cross]
-    in_cell = set(ctx.cells.get((cross, rv, cv), []))
-    found: dict[str, tuple[int, str]] = {}
-    sides = (
-        (cross.rows, rv, cross.cols, list(table.columns), cv),
-        (cross.cols, cv, cross.rows, list(table.index), rv),
-    )
-    for fixed, fixed_v, other, order, other_v in sides:
-        sharing = ctx.papers[axis_mask(ctx.papers, fixed, fixed_v)]
-        if cross.strict:
-            sharing = sharing[sharing["credit_strict"]]
-        target = order.index(other_v)
-        for key in sharing.index:
-            if key in in_cell:
-                continue
-            spots = _spots(ctx, other, key, order)
-            if not spots:
-                continue
-            dist, where = min((abs(p - target), order[p]) for p in spots)
-            label = urls.value_label(ctx, other, where)
-            if key not in found or dist < found[key][0]:
-                found[key] = (dist, label)
-    ranked = sorted(found.items(), key=lambda kv: (kv[1][0], kv[0]))
-    return [(k, label) for k, (_, label) in ranked[:CLOSEST_PER_GAP]]
-
-
-def _spots(ctx: Context, axis: str, key: str, order: list) -> list[int]:
-    row = ctx.row(key)
-    if axis in urls.DECISION_AXES:
-        wanted = ("learned",) if axis == "decision_learned" else ("present", "learned")
-        return [order.index(d) for d in order if row[d] in wanted]
-    value = int(row[axis]) if axis == "year" else row[axis]
-    return [order.index(value)] if value in order else []
+    """Papers nearest one cell (see :meth:`Neighbours.closest`); build a ``Neighbours`` in loops."""
+    return Neighbours(ctx, cross).closest(rv, cv)
 
 
 def gap_cells(ctx: Context, broad: Cross, variant: Cross | None) -> list[tuple]:
@@ -230,62 +244,42 @@ def _variant_name(variant: Cross | None) -> str:
     return "strict" if variant.strict else "learned"
 
 
-def cell_gap_table(page: Page, ctx: Context, broad: Cross, variant: Cross | None) -> str:
-    vname = _variant_name(variant)
-    rows = []
+def gap_table(ctx: Context, broad: Cross, variant: Cross | None) -> dict:
+    """One axis pair's (near-)empty cells with their closest papers."""
+    neighbours = Neighbours(ctx, variant or broad)
+    cells = []
     for rv, cv, broad_n, var_n in gap_cells(ctx, broad, variant):
-        where = f"{urls.value_label(ctx, broad.rows, rv)} × {urls.value_label(ctx, broad.cols, cv)}"
-        cell = page.link(urls.cell(broad, rv, cv), where) if broad_n else esc(where)
-        var_cell = page.link(urls.cell(variant, rv, cv), var_n) if variant and var_n else str(var_n)
-        closest = (
-            ", ".join(
-                f"{page.link(urls.paper(k), k, ctx.row(k)['title'])} "
-                f'<span class="kb-dim">({esc(label)})</span>'
-                for k, label in closest_papers(ctx, variant or broad, rv, cv)
-            )
-            or '<span class="kb-dim">none</span>'
+        cells.append(
+            {
+                "rv": rv,
+                "cv": cv,
+                "where": f"{urls.value_label(ctx, broad.rows, rv)} × "
+                f"{urls.value_label(ctx, broad.cols, cv)}",
+                "broad_n": broad_n,
+                "var_n": var_n,
+                "broad_href": urls.cell(broad, rv, cv) if broad_n else None,
+                "var_href": urls.cell(variant, rv, cv) if variant and var_n else None,
+                "closest": neighbours.closest(rv, cv),
+            }
         )
-        cls = "kb-gap-row" if var_n == 0 else ""
-        rows.append(
-            f'<tr class="{cls}" data-row="{esc(rv)}" data-col="{esc(cv)}"><td>{cell}'
-            f"</td><td>{broad_n}</td><td>{var_cell}</td><td>{closest}</td></tr>"
-        )
-    head = f"<th>Cell</th><th>Broad</th><th>{esc(vname.capitalize())}</th><th>Closest papers</th>"
-    if not rows:
-        return '<p class="kb-dim">No empty or near-empty cell.</p>'
-    return (
-        f'<div class="kb-scroll"><table class="kb-table kb-gaps"><thead><tr>{head}</tr>'
-        f"</thead><tbody>{''.join(rows)}</tbody></table></div>"
-    )
+    return {
+        "broad": broad,
+        "variant": variant,
+        "title": urls.cross_title(ctx, broad),
+        "variant_title": urls.cross_title(ctx, variant) if variant else "",
+        "variant_name": _variant_name(variant),
+        "cells": cells,
+        "empty": sum(c["var_n"] == 0 for c in cells),
+    }
 
 
 def gaps_page(ctx: Context) -> Page:
     page = Page(urls.GAPS, "Gaps", meta={"hide": ["navigation"]})
-    page.add(
-        "# Gaps",
-        "<p>Where the field has no paper, or almost none. The survey's own "
-        "headline gaps come first, each with the papers that come closest; then every "
-        f"cell of the survey's cross-tabs with at most {NEAR_EMPTY} papers under its "
-        "strict or learned reading. Counts are recomputed from the records on every "
-        "build, so a gap that a new paper fills disappears here.</p>",
-        "## The survey's headline gaps",
+    return page.show(
+        "gaps.md",
+        ctx=ctx,
+        near=NEAR_EMPTY,
+        headlines=[headline(ctx, gap) for gap in HEADLINES],
+        tables=[gap_table(ctx, broad, variant) for broad, variant in SURVEY_TABLES],
+        inline_limit=INLINE_LIMIT,
     )
-    for gap in HEADLINES:
-        page.add(*headline_section(page, ctx, gap))
-    page.add("## Empty and near-empty cells")
-    for broad, variant in SURVEY_TABLES:
-        title = urls.cross_title(ctx, broad)
-        page.add(
-            f"### {md_text(title)} {{#{broad.slug}}}",
-            f"<p>{page.link(urls.crosstab(broad), 'The table')}"
-            + (
-                f" · {page.link(urls.crosstab(variant), urls.cross_title(ctx, variant))}"
-                if variant
-                else ""
-            )
-            + ". Sorted by the "
-            f"{esc(_variant_name(variant))} count, emptiest first; closest papers share "
-            "the row or the column and sit nearest along the other axis.</p>",
-            cell_gap_table(page, ctx, broad, variant),
-        )
-    return page

@@ -1,8 +1,10 @@
-"""Small, safe HTML and Markdown emitters for the generated pages.
+"""URL and text helpers shared by the templates and the SVG drawings.
 
-Every piece of record text goes through :func:`esc` and is emitted inside an
-HTML element, so neither HTML nor Markdown in a title or summary can take
-effect. Links go through :func:`safe_url`: only http(s) URLs become hrefs.
+Pages are laid out by Jinja2 templates with autoescape on (see
+:mod:`masrl_kb.site.templates`); record text is emitted inside HTML elements, so
+neither HTML nor Markdown in a title or summary can take effect. :func:`md_text`
+is the one Markdown escaper (headings), :func:`esc` the one escaper for SVG
+built in Python. Links go through :func:`safe_url`: only http(s) URLs become hrefs.
 """
 
 from __future__ import annotations
@@ -34,15 +36,6 @@ def safe_url(url: object) -> str | None:
     if any(ord(c) < 0x21 for c in text):  # control characters or spaces hide schemes
         return None
     return text if is_http_url(text) else None
-
-
-def ext_link(url: object, text: object | None = None) -> str:
-    """An outbound link when the URL is http(s); otherwise the text alone."""
-    label = esc(url if text is None else text)
-    target = safe_url(url)
-    if target is None:
-        return f"<span>{label}</span>"
-    return f'<a href="{esc(target)}" rel="noopener">{label}</a>'
 
 
 def md_text(text: object) -> str:
@@ -95,11 +88,3 @@ def front_matter(title: str, **meta: object) -> str:
     lines = ["---", f"title: {json.dumps(esc(title))}"]
     lines += [f"{key}: {json.dumps(value)}" for key, value in meta.items()]
     return "\n".join([*lines, "---", ""])
-
-
-def mermaid_label(text: object) -> str:
-    """Text safe inside a quoted Mermaid label (entity codes, no raw markup)."""
-    out = str(text)
-    for char, code in (("#", "#35;"), ('"', "#quot;"), ("<", "#lt;"), (">", "#gt;")):
-        out = out.replace(char, code)
-    return out.replace("[", "#91;").replace("]", "#93;").replace("\n", " ")

@@ -2,6 +2,20 @@
 
 :func:`site_files` is pure (no MkDocs needed), so tests can look at the pages
 without building; :func:`write_generated` hands them to mkdocs-gen-files.
+
+Adding a page
+-------------
+1. Write a function ``my_page(ctx: Context) -> Page`` in a module of this
+   package: compute the data from ``ctx`` (records, cross-tabs, claims) with the
+   query API, then ``return Page(url, title, meta=...).show("my_page.md", ctx=ctx,
+   ...)``. Give the URL a constant or function in :mod:`masrl_kb.site.urls`.
+2. Write ``templates/my_page.md``: Markdown headings plus HTML blocks, laid out
+   with the shared macros (``{% import "macros.html" as m with context %}``:
+   ``m.link``, ``m.paper_list``, ``m.heat_table``, ``m.scroll``...). Jinja escapes
+   every value; never build HTML in Python.
+3. Yield it from :func:`all_pages` and, for a section page, list its Markdown path
+   under ``nav`` in ``mkdocs.yml``. Front matter ``hide: [navigation, toc]``
+   widens a page; ``search: {exclude: true}`` keeps tables out of the search index.
 """
 
 from __future__ import annotations
@@ -25,7 +39,10 @@ from masrl_kb.site.exclusion_pages import exclusions_page
 from masrl_kb.site.feeds import atom_feed, new_page
 from masrl_kb.site.gaps import gaps_page
 from masrl_kb.site.home import home_page
+from masrl_kb.site.judgement_pages import agreement_page, evaluations_page
 from masrl_kb.site.paper_pages import paper_pages
+from masrl_kb.site.protocol_pages import protocol_page
+from masrl_kb.site.round_pages import rounds_page, since_survey_page
 from masrl_kb.site.taxonomy_pages import taxonomy_pages
 
 
@@ -36,18 +53,25 @@ def all_pages(ctx: Context, downloads: dict[str, str]) -> Iterator[Page]:
     yield from crosstab_pages(ctx)
     yield from taxonomy_pages(ctx)
     yield exclusions_page(ctx)
+    yield protocol_page(ctx)
+    yield rounds_page(ctx)
+    yield since_survey_page(ctx)
     yield new_page(ctx)
     yield downloads_page(ctx, downloads)
     yield contribute_page(ctx)
     yield cite_page(ctx)
     yield traces_page(ctx)
+    yield agreement_page(ctx)
+    yield evaluations_page(ctx)
     yield from paper_pages(ctx)
     yield from cell_pages(ctx)
 
 
-def site_files(root: object = None, site_url: str = "") -> dict[str, str]:
+def site_files(root: object = None, site_url: str = "", repo_url: str = "") -> dict[str, str]:
     """Load the records once and render every generated file."""
-    return render_files(load_context(root, site_url))
+    ctx = load_context(root, site_url)
+    ctx.repo_url = repo_url
+    return render_files(ctx)
 
 
 def render_files(ctx: Context) -> dict[str, str]:
@@ -59,12 +83,22 @@ def render_files(ctx: Context) -> dict[str, str]:
     return files
 
 
+def edit_path(path: str) -> str | None:
+    """The repository file a generated page is edited through (paper pages: the record)."""
+    parts = path.split("/")
+    if len(parts) == 3 and parts[0] == "papers" and parts[2] == "index.md":
+        # relative to the docs folder, which the edit URI points into
+        return f"../papers/{parts[1]}.yaml"
+    return None
+
+
 def write_generated() -> None:
     """Write every generated file through mkdocs-gen-files (called by the gen script)."""
     import mkdocs_gen_files
 
     config = mkdocs_gen_files.config
     ctx = load_context(os.environ.get(ENV_ROOT) or None, config.site_url or "")
+    ctx.repo_url = config.repo_url or ""
     if len(ctx.papers):
         # Reproducible builds: MkDocs dates the sitemap from SOURCE_DATE_EPOCH when set,
         # so the only date in the output is the newest record's.
@@ -73,4 +107,4 @@ def write_generated() -> None:
     for path, text in render_files(ctx).items():
         with mkdocs_gen_files.open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
-        mkdocs_gen_files.set_edit_path(path, None)  # generated: no "edit this page" link
+        mkdocs_gen_files.set_edit_path(path, edit_path(path))

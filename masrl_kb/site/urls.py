@@ -24,6 +24,8 @@ DOWNLOADS = "downloads/"
 CONTRIBUTE = "contribute/"
 CITE = "cite/"
 TRACES = "traces/"
+AGREEMENT = "agreement/"
+EVALUATIONS = "evaluations/"
 DECISION_AXES = ("decision", "decision_learned")
 
 

@@ -29,6 +29,8 @@ from jsonschema.protocols import Validator
 from masrl_kb.kb.paths import find_root
 
 SCHEMA_PATH = Path("traces") / "trace.schema.json"
+# The copy installed with the package (a link to SCHEMA_PATH in a clone; a file in a wheel).
+PACKAGED_SCHEMA = Path(__file__).with_name("trace.schema.json")
 ITEM_ARRAYS = ("events", "edges")
 # Enough for every repeated name of a huge trace; unique ids and times beyond it go uncached.
 CACHE_LIMIT = 200_000
@@ -41,8 +43,16 @@ _PROJECTABLE = frozenset(
 
 
 def schema_file(root: str | os.PathLike[str] | None = None) -> Path:
-    """Where the trace schema lives: ``traces/trace.schema.json`` under the data root."""
-    return find_root(root) / SCHEMA_PATH
+    """Where the trace schema lives: ``traces/trace.schema.json`` under the data root.
+
+    Without a data root holding one (an installed wheel run outside a clone), the
+    copy shipped in the package.
+    """
+    try:
+        path = find_root(root) / SCHEMA_PATH
+    except FileNotFoundError:
+        return PACKAGED_SCHEMA
+    return path if path.is_file() else PACKAGED_SCHEMA
 
 
 @lru_cache(maxsize=4)

@@ -26,9 +26,28 @@ from masrl_kb.kb.fields import PAPER_FIELDS, Field
 from masrl_kb.kb.rules import ABSENT, decision_statuses
 
 _FIELDS = {f.name: f for f in PAPER_FIELDS}
-_JSON_KINDS = ("strings", "urls", "decisions", "citation")
-DERIVED_COLUMNS = ("reward_family", "bibtex_key", "entry_type")
+_JSON_KINDS = ("strings", "urls", "decisions", "citation", "object", "objects")
+# Columns the pandas API derives from other fields; dropped on import. The
+# decision and citation columns are checked against their source fields.
+DERIVED_COLUMNS = (
+    "reward_family",
+    "bibtex_key",
+    "entry_type",
+    "credit_source",
+    "license",
+    "n_benchmarks",
+    "ma_native_eval",
+    "rl_methods_using",
+    *(f"has_{kind}" for kind in ("code", "weights", "data", "traces")),
+    *(f"{kind}_url" for kind in ("code", "weights", "data", "traces")),
+)
 _DECISION_COLUMN = re.compile(r"^O[0-9]+$")  # one column per decision id (O1..O5)
+_DECISION_DETAIL = re.compile(r"^O[0-9]+_(?:mechanism|source)$")
+
+
+# Optional fields whose empty value says something: "evaluated_on: []" records
+# that a method was checked and reports on no benchmark.
+KEEP_EMPTY = ("evaluated_on",)
 
 
 class CsvImportError(ValueError):
@@ -46,12 +65,14 @@ def canonical_record(data: dict) -> dict:
         if f.name not in data:
             continue
         value = data[f.name]
-        if not f.required and value in (None, "", [], False):
+        if not f.required and value in (None, "", [], False) and f.name not in KEEP_EMPTY:
             continue
         if f.kind == "decisions" and isinstance(value, list):
             value = [dict(d) for d in value]
-        elif f.kind == "citation" and isinstance(value, dict):
+        elif f.kind in ("citation", "object") and isinstance(value, dict):
             value = dict(value)
+        elif f.kind == "objects" and isinstance(value, list):
+            value = [dict(v) if isinstance(v, dict) else v for v in value]
         elif isinstance(value, list):
             value = list(value)
         out[f.name] = value
@@ -62,7 +83,8 @@ def _cell_value(f: Field, cell: object, where: str) -> object:
     """One cell (CSV text, or a JSON value) as the record field's value."""
     try:
         if f.kind in _JSON_KINDS:
-            return json.loads(cell) if isinstance(cell, str) else cell
+            value = json.loads(cell) if isinstance(cell, str) else cell
+            return _revive_dates(value) if f.name == "artifacts" else value
         if not isinstance(cell, str):
             if f.kind == "date" and cell is not None:
                 raise ValueError(f"expected an ISO date, got {cell!r}")
@@ -80,8 +102,23 @@ def _cell_value(f: Field, cell: object, where: str) -> object:
         raise CsvImportError(f"{where}: {f.name}: {err}") from None
 
 
+def _revive_dates(artifacts: object) -> object:
+    """``{none: "2026-11-30"}`` back to the date the YAML record holds."""
+    if not isinstance(artifacts, dict):
+        return artifacts
+    out = dict(artifacts)
+    for kind, value in artifacts.items():
+        if isinstance(value, dict) and isinstance(value.get("none"), str):
+            out[kind] = {"none": dt.date.fromisoformat(value["none"])}
+    return out
+
+
 def _is_derived(column: str) -> bool:
-    return column in DERIVED_COLUMNS or bool(_DECISION_COLUMN.match(column))
+    return (
+        column in DERIVED_COLUMNS
+        or bool(_DECISION_COLUMN.match(column))
+        or bool(_DECISION_DETAIL.match(column))
+    )
 
 
 def _derived(record: dict, columns) -> dict[str, str]:

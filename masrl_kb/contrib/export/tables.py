@@ -8,6 +8,7 @@ Output is deterministic: rows in index order, columns in API order.
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 import json
 import math
@@ -19,6 +20,8 @@ def _plain(value: object) -> object:
     """A JSON-ready value: dates as ISO days, NaN and NA as None."""
     if isinstance(value, pd.Timestamp):
         return value.date().isoformat()
+    if isinstance(value, dt.date):  # artifact check days inside mappings
+        return value.isoformat()
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
     if isinstance(value, dict):

@@ -1,0 +1,190 @@
+"""Living-review commands: ``screen run``, ``screen decide``, ``export survey-csv``
+and ``import-upstream``.
+
+``register(sub)`` adds them to the main parser. User errors (a bad date, an
+unknown round, a malformed decisions file) print one line per problem and
+exit 2; a failed network call exits 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import sys
+from pathlib import Path
+
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+
+def _err(message: str) -> None:
+    print(f"masrl-kb: {message}", file=sys.stderr)
+
+
+def iso_date(text: str) -> dt.date:
+    """An argparse type: a YYYY-MM-DD date."""
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date YYYY-MM-DD") from None
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return int(text)
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a number of seconds, 0 or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 600:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds from 0 to 600")
+    return value
+
+
+def cmd_screen_run(args: argparse.Namespace) -> int:
+    from masrl_kb.contrib.screening import Paging, ScreeningError, run_round
+    from masrl_kb.kb.protocol import ProtocolError
+
+    try:
+        paging = Paging.from_env(
+            page_size=args.page_size,
+            delay_seconds=args.delay,
+            max_per_family=args.max_per_family,
+        )
+        result = run_round(args.since, args.until, root=args.root, paging=paging)
+    except ProtocolError as err:
+        _err(str(err))
+        return EXIT_USAGE
+    except ScreeningError as err:
+        _err(str(err))
+        return EXIT_FAILED
+    counts = result.round.counts
+    print(f"round {result.round.id}")
+    print(f"  retrieved:          {counts['retrieved']}")
+    print(f"  outside the window: {counts['outside_window']}")
+    print(f"  duplicates removed: {counts['duplicates_removed']}")
+    print(f"  to screen:          {counts['to_screen']}")
+    for family in result.round.capped:
+        print(f"  warning: family {family} reached --max-per-family; narrow the window")
+    for dup in result.round.duplicates:
+        print(f"  duplicate {dup['id']}: {dup['match']} of {dup['duplicate_of']}")
+    print(f"wrote {result.folder.name}/ (candidates.csv, candidates.ris, round.yaml)")
+    return 0
+
+
+def cmd_screen_decide(args: argparse.Namespace) -> int:
+    from masrl_kb.contrib.screening import DecisionFileError, ScreeningError, decide_round
+    from masrl_kb.kb.protocol import ProtocolError
+    from masrl_kb.kb.rounds import RoundError
+
+    try:
+        result = decide_round(
+            args.round_id,
+            args.file,
+            root=args.root,
+            stage=args.stage,
+            default_reason=args.reason,
+        )
+    except DecisionFileError as err:
+        for line in err.problems:
+            print(line, file=sys.stderr)
+        _err(f"{len(err.problems)} problem(s) in {args.file}: nothing written")
+        return EXIT_USAGE
+    except (ScreeningError, RoundError, ProtocolError) as err:
+        _err(str(err))
+        return EXIT_USAGE
+    rnd = result.round
+    for path in result.written:
+        print(f"wrote {path.parent.name}/{path.name}")
+    print(
+        f"round {rnd.id}: {rnd.included} included, {rnd.excluded} excluded, "
+        f"{rnd.awaiting} awaiting a decision; {len(result.written)} record(s) written, "
+        f"{len(result.already)} already recorded"
+    )
+    return 0
+
+
+def cmd_export_survey_csv(args: argparse.Namespace) -> int:
+    from masrl_kb.contrib.export.survey_csv import write_survey_csv
+
+    for path in write_survey_csv(Path(args.output), root=args.root, as_of=args.as_of):
+        print(f"wrote {path}")
+    return 0
+
+
+def cmd_import_upstream(args: argparse.Namespace) -> int:
+    from masrl_kb.contrib.upstream import UpstreamError, compare_upstream
+
+    try:
+        report = compare_upstream(args.papers, args.excluded, root=args.root, apply=args.apply)
+    except UpstreamError as err:
+        _err(str(err))
+        return EXIT_USAGE
+    for line in report.lines():
+        print(line)
+    return 0
+
+
+def register(sub) -> None:
+    """Add the living-review commands to the main parser's sub-parsers."""
+    screen = sub.add_parser("screen", help="living-review screening rounds against arXiv")
+    steps = screen.add_subparsers(dest="step", required=True, metavar="STEP")
+    p = steps.add_parser(
+        "run",
+        help="search arXiv with the protocol's query families and write a round",
+        description="Run every query family of protocol.yaml against arXiv for papers "
+        "submitted in the window, remove duplicates of the pool, the exclusions and earlier "
+        "rounds, rank the rest and write screening/<round-id>/.",
+    )
+    p.add_argument("--since", required=True, type=iso_date, help="first submission day")
+    p.add_argument("--until", type=iso_date, help="last submission day (default: today)")
+    p.add_argument("--delay", type=seconds, help="seconds between API requests (default 3)")
+    p.add_argument("--page-size", type=positive_int, help="results per API request (100)")
+    p.add_argument("--max-per-family", type=positive_int, help="results per family at most (2000)")
+    p.set_defaults(func=cmd_screen_run)
+
+    p = steps.add_parser(
+        "decide",
+        help="record a round's screening decisions as paper and exclusion records",
+        description="Read an ASReview export (CSV with an 'included' column, or RIS) or a "
+        "CSV with id,decision,reason, and write a paper record per inclusion (judgement "
+        "fields TODO) and an exclusion record per exclusion. Running it twice changes nothing.",
+    )
+    p.add_argument("round_id", help="round id, e.g. 2026-11-23_2026-11-30")
+    p.add_argument("file", help="decisions file (.csv or .ris)")
+    p.add_argument("--stage", default="abstract_screen", help="screening stage of exclusions")
+    p.add_argument("--reason", help="reason code for exclusions whose row gives none")
+    p.set_defaults(func=cmd_screen_decide)
+
+    p = sub.add_parser(
+        "import-upstream",
+        help="compare a newer release of the survey's CSV files with the records",
+        description="Print every difference in facts and survey tags between the survey's "
+        "papers.csv (and excluded.csv) and the records; --apply writes those fields only.",
+    )
+    p.add_argument("papers", help="the release's papers.csv")
+    p.add_argument("excluded", nargs="?", help="the release's excluded.csv")
+    p.add_argument("--apply", action="store_true", help="update the differing fields")
+    p.set_defaults(func=cmd_import_upstream)
+
+    if "export" in sub.choices:  # registered by masrl_kb.cli.contrib
+        register_export(_subcommands(sub.choices["export"]))
+
+
+def _subcommands(parser: argparse.ArgumentParser):
+    """The sub-parsers action of a parser (argparse keeps no public handle)."""
+    return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+
+
+def register_export(formats) -> None:
+    """``export survey-csv``: added to the export sub-command's formats."""
+    p = formats.add_parser("survey-csv", help="papers.csv and excluded.csv in the survey's format")
+    p.add_argument("-o", "--output", required=True, help="folder to write the two files to")
+    p.add_argument("--as-of", type=iso_date, help="the pool as it stood on YYYY-MM-DD")
+    p.set_defaults(func=cmd_export_survey_csv)

@@ -1,0 +1,162 @@
+"""The survey's own CSV format, both ways: ``papers.csv`` and ``excluded.csv``.
+
+The column lists and the mapping between a survey column and a record field
+live here only; ``masrl-kb export survey-csv`` writes the files and
+:mod:`masrl_kb.contrib.upstream` reads a newer release with the same maps.
+Tag columns carry the taxonomy ids, which are the survey's spellings; the
+exclusion log's ``source`` and ``query_family`` carry the taxonomy labels,
+which are the survey's spellings there. Free text is ours: the summary goes in
+``one_liner``, the record's notes in ``notes``, the exclusion note in
+``exclusion_reason``.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import os
+from pathlib import Path
+
+import pandas as pd
+
+from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
+from masrl_kb.query.frames import load_pool
+
+PAPERS_FILE = "papers.csv"
+EXCLUDED_FILE = "excluded.csv"
+PAPER_COLUMNS = (
+    "key",
+    "title",
+    "first_author",
+    "affiliation",
+    "year",
+    "arxiv_id",
+    "venue",
+    "url",
+    "category",
+    "is_rl",
+    "reward_type",
+    "credit_granularity",
+    "orchestration_form",
+    "scenario",
+    "is_core",
+    "one_liner",
+    "verified",
+    "notes",
+)
+EXCLUDED_COLUMNS = (
+    "record_id",
+    "source",
+    "query_family",
+    "screening_label",
+    "identifier",
+    "url",
+    "date_screened",
+    "stage",
+    "exclusion_reason",
+)
+# Survey column -> record field, for columns holding a record field as it is.
+# (key, first_author and record_id are handled apart.)
+PAPER_FACTS = {
+    "title": "title",
+    "affiliation": "affiliation",
+    "year": "year",
+    "arxiv_id": "arxiv_id",
+    "venue": "venue",
+}
+URL_SEPARATOR = " ; "  # the survey joins a record's links in its one url cell
+PAPER_TAGS = {
+    "category": "category",
+    "is_rl": "is_rl",
+    "reward_type": "reward_type",
+    "credit_granularity": "credit_unit",
+    "orchestration_form": "topology",
+    "scenario": "scenario",
+    "is_core": "pool_role",
+    "verified": "verified",
+}
+PAPER_TEXT = {"one_liner": "summary", "notes": "notes"}  # ours: exported, never imported
+EXCLUDED_FACTS = {
+    "screening_label": "title",
+    "identifier": "identifier",
+    "url": "url",
+    "date_screened": "screened",
+    "stage": "stage",
+}
+# Exclusion columns written with the taxonomy label of the value (the survey's spelling).
+EXCLUDED_LABELLED = {"source": "exclusion_source", "query_family": "query_family"}
+EXCLUDED_TEXT = {"exclusion_reason": "note"}
+
+
+def cell(value: object) -> str:
+    """A value as the survey writes it: ISO dates, whole years, empty for none."""
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return ""
+    if isinstance(value, pd.Timestamp):
+        return value.date().isoformat()
+    if hasattr(value, "item"):  # numpy scalars
+        value = value.item()
+    return str(value)
+
+
+def paper_rows(papers: pd.DataFrame) -> list[dict[str, str]]:
+    """One survey row per pooled paper, by key."""
+    fields = {**PAPER_FACTS, **PAPER_TAGS, **PAPER_TEXT}
+    rows = []
+    for key, row in papers.sort_index().iterrows():
+        out = {
+            "key": key,
+            "first_author": cell(row["authors"][0]),
+            "url": URL_SEPARATOR.join([row["url"], *row["extra_urls"]]),
+        }
+        out.update({column: cell(row[field]) for column, field in fields.items()})
+        rows.append({c: out[c] for c in PAPER_COLUMNS})
+    return rows
+
+
+def excluded_rows(exclusions: pd.DataFrame, tax: Taxonomy) -> list[dict[str, str]]:
+    """One survey row per exclusion record, by id."""
+    rows = []
+    for eid, row in exclusions.sort_index().iterrows():
+        out = {"record_id": eid}
+        out.update({c: cell(row[f]) for c, f in {**EXCLUDED_FACTS, **EXCLUDED_TEXT}.items()})
+        out.update({c: tax[axis].label_of(str(row[c])) for c, axis in EXCLUDED_LABELLED.items()})
+        rows.append({c: out[c] for c in EXCLUDED_COLUMNS})
+    return rows
+
+
+def csv_text(columns: tuple[str, ...], rows: list[dict[str, str]]) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def survey_csv_texts(
+    root: str | os.PathLike[str] | None = None, as_of: dt.date | None = None
+) -> dict[str, str]:
+    """``{file name: CSV text}`` of both files (``as_of``: the pool on that day)."""
+    papers, exclusions = load_pool(root, as_of=as_of)
+    tax = load_taxonomy(root)
+    return {
+        PAPERS_FILE: csv_text(PAPER_COLUMNS, paper_rows(papers)),
+        EXCLUDED_FILE: csv_text(EXCLUDED_COLUMNS, excluded_rows(exclusions, tax)),
+    }
+
+
+def write_survey_csv(
+    folder: Path, root: str | os.PathLike[str] | None = None, as_of: dt.date | None = None
+) -> list[Path]:
+    """Write both files into ``folder`` (each atomically); returns their paths."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, text in survey_csv_texts(root, as_of).items():
+        path = folder / name
+        tmp = path.with_name(f".{name}.{os.getpid()}.tmp")
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+        written.append(path)
+    return written

@@ -1,0 +1,193 @@
+"""Screening rounds: what ``screening/<round-id>/round.yaml`` says about each round.
+
+``masrl-kb screen run`` writes a round and ``screen decide`` adds its
+decisions (:mod:`masrl_kb.contrib.screening`); the site and the query layer
+read them here, so they need nothing from ``contrib``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from masrl_kb.kb.fields import ARXIV_ID_PATTERN
+from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.validate import Problem
+from masrl_kb.kb.yamlio import load_yaml_file
+
+SCREENING_DIR = "screening"
+ROUND_FILE = "round.yaml"
+ROUND_ID = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}_[0-9]{4}-[0-9]{2}-[0-9]{2}$")
+COUNTS = ("retrieved", "outside_window", "duplicates_removed", "to_screen")
+DECISIONS = ("include", "exclude")
+
+
+class RoundError(ValueError):
+    """A round folder or its ``round.yaml`` is missing or malformed."""
+
+
+@dataclass
+class Round:
+    """One screening round as recorded in its ``round.yaml``."""
+
+    id: str
+    since: dt.date
+    until: dt.date
+    run_on: dt.date
+    families: list[str]
+    counts: dict[str, int]
+    duplicates: list[dict] = field(default_factory=list)
+    per_family: dict[str, int] = field(default_factory=dict)  # entries each query returned
+    capped: list[str] = field(default_factory=list)  # families that hit the result limit
+    # arXiv id -> {"decision": include|exclude, "reason": code|None, "record": path}
+    decided: dict[str, dict] = field(default_factory=dict)
+
+    @property
+    def included(self) -> int:
+        return sum(1 for d in self.decided.values() if d["decision"] == "include")
+
+    @property
+    def excluded(self) -> int:
+        return sum(1 for d in self.decided.values() if d["decision"] == "exclude")
+
+    @property
+    def awaiting(self) -> int:
+        return self.counts["to_screen"] - self.included - self.excluded
+
+    def reasons(self) -> dict[str, int]:
+        """Exclusions per reason code."""
+        out: dict[str, int] = {}
+        for d in self.decided.values():
+            if d["decision"] == "exclude":
+                out[d["reason"]] = out.get(d["reason"], 0) + 1
+        return dict(sorted(out.items()))
+
+
+def round_id(since: dt.date, until: dt.date) -> str:
+    """The id of the round covering ``since``..``until`` (both inclusive)."""
+    return f"{since.isoformat()}_{until.isoformat()}"
+
+
+def _problem(rel: str, line: int, name: str, message: str) -> RoundError:
+    return RoundError(str(Problem(rel, line, name, message)))
+
+
+RECORD_PATH = re.compile(r"^(?:papers|exclusions)/[A-Za-z0-9][A-Za-z0-9_-]*\.yaml$")
+ARXIV_ID = re.compile(ARXIV_ID_PATTERN)
+
+
+def _decided_ok(key: object, value: object) -> bool:
+    if not (isinstance(key, str) and ARXIV_ID.match(key) and isinstance(value, dict)):
+        return False
+    reason = value.get("reason")
+    return (
+        value.get("decision") in DECISIONS
+        and (reason is None or isinstance(reason, str))
+        and isinstance(value.get("record"), str)
+        and bool(RECORD_PATH.match(value["record"]))
+    )
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def parse_round(data: object, rel: str, folder: str | None = None) -> Round:
+    """A :class:`Round` from loaded YAML; errors name the file, line and field.
+
+    ``round.yaml`` arrives in pull requests: every value the site shows is checked
+    (the id must be the folder's name, records must be paths under papers/ or
+    exclusions/).
+    """
+    if not isinstance(data, dict):
+        raise _problem(rel, 1, "round", "expected a mapping")
+    for name in ("round", "window", "run_on", "families", "counts"):
+        if name not in data:
+            raise _problem(rel, 1, name, "missing required field")
+    window, counts = data["window"], data["counts"]
+    line = getattr(data, "line_of", lambda _: 1)
+    rid = data["round"]
+    if not isinstance(rid, str) or not ROUND_ID.match(rid) or (folder and rid != folder):
+        raise _problem(
+            rel, line("round"), "round", "expected the folder's name, YYYY-MM-DD_YYYY-MM-DD"
+        )
+    if not isinstance(window, dict) or not all(
+        isinstance(window.get(k), dt.date) for k in ("since", "until")
+    ):
+        raise _problem(rel, line("window"), "window", "expected since: and until: dates")
+    if not isinstance(data["run_on"], dt.date):
+        raise _problem(rel, line("run_on"), "run_on", "expected a date YYYY-MM-DD")
+    if not _strings(data["families"]) or not _strings(data.get("capped") or []):
+        raise _problem(rel, line("families"), "families", "expected a list of family ids")
+    if not isinstance(counts, dict) or not all(
+        isinstance(counts.get(k), int) and counts[k] >= 0 for k in COUNTS
+    ):
+        raise _problem(rel, line("counts"), "counts", f"expected counts {', '.join(COUNTS)}")
+    per_family = data.get("retrieved_per_family") or {}
+    if not isinstance(per_family, dict) or not all(isinstance(v, int) for v in per_family.values()):
+        raise _problem(
+            rel, line("retrieved_per_family"), "retrieved_per_family", "expected family: count"
+        )
+    duplicates = data.get("duplicates") or []
+    if not isinstance(duplicates, list) or not all(
+        isinstance(d, dict) and all(isinstance(v, str) for v in d.values()) for d in duplicates
+    ):
+        raise _problem(rel, line("duplicates"), "duplicates", "expected {id, duplicate_of, match}")
+    decided = data.get("decided") or {}
+    if not isinstance(decided, dict) or not all(_decided_ok(k, v) for k, v in decided.items()):
+        raise _problem(
+            rel,
+            line("decided"),
+            "decided",
+            "expected arXiv id: {decision: include|exclude, reason, record: papers/... or "
+            "exclusions/...}",
+        )
+    return Round(
+        id=rid,
+        since=window["since"],
+        until=window["until"],
+        run_on=data["run_on"],
+        families=list(data["families"]),
+        counts={k: int(counts[k]) for k in COUNTS},
+        duplicates=[dict(d) for d in duplicates],
+        per_family={str(k): int(v) for k, v in per_family.items()},
+        capped=list(data.get("capped") or []),
+        decided={str(k): dict(v) for k, v in decided.items()},
+    )
+
+
+def round_dir(root: str | os.PathLike[str] | None, rid: str) -> Path:
+    """The folder of round ``rid`` (the id is checked: it becomes a path)."""
+    if not ROUND_ID.match(rid):
+        raise RoundError(f"malformed round id {rid!r}: expected YYYY-MM-DD_YYYY-MM-DD")
+    return find_root(root) / SCREENING_DIR / rid
+
+
+def load_round(root: str | os.PathLike[str] | None, rid: str) -> Round:
+    """Read one round; :class:`RoundError` when it is missing or malformed."""
+    folder = round_dir(root, rid)
+    path = folder / ROUND_FILE
+    if folder.is_symlink() or not path.is_file() or path.is_symlink():
+        known = ", ".join(r.id for r in load_rounds(root)) or "none"
+        raise RoundError(f"no screening round {rid!r} (rounds: {known})")
+    loaded = load_yaml_file(path)
+    rel = f"{SCREENING_DIR}/{rid}/{ROUND_FILE}"
+    if loaded.problems:
+        p = loaded.problems[0]
+        raise _problem(rel, p.line, p.field, p.message)
+    return parse_round(loaded.data, rel, folder=rid)
+
+
+def load_rounds(root: str | os.PathLike[str] | None = None) -> list[Round]:
+    """Every round under ``screening/``, oldest window first."""
+    base = find_root(root) / SCREENING_DIR
+    if not base.is_dir():
+        return []
+    rounds = []
+    for folder in sorted(base.iterdir()):
+        if ROUND_ID.match(folder.name) and (folder / ROUND_FILE).is_file():
+            rounds.append(load_round(root, folder.name))
+    return sorted(rounds, key=lambda r: (r.until, r.since))

@@ -1,0 +1,144 @@
+"""Agreement between readers: percent agreement, Cohen's kappa, Krippendorff's alpha.
+
+Readers are the files under ``readings/`` plus the knowledge base's own
+records (reader ``kb``). For every pair of readers and every axis both coded,
+:func:`agreement` gives the papers coded by both and the three figures;
+:func:`disagreements` lists each paper where a pair differs.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from itertools import combinations
+
+import pandas as pd
+
+from masrl_kb.kb.readings import KB_READER, READING_AXES, Reader, load_readers
+from masrl_kb.query.frames import load_papers
+
+PathLike = str | os.PathLike[str] | None
+AGREEMENT_COLUMNS = ["readers", "axis", "n", "agreement", "kappa", "alpha"]
+
+
+def readings(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.DataFrame:
+    """One row per (reader, paper, axis) with the value that reader coded.
+
+    The knowledge base's own records are the reader ``kb``; they are compared
+    only on papers some other reader coded.
+    """
+    papers = load_papers(root) if papers is None else papers
+    readers = load_readers(set(papers.index), root)
+    rows = [
+        {"reader": r.id, "key": key, "axis": axis, "value": value}
+        for r in readers
+        for key, coded in r.readings.items()
+        for axis, value in coded.items()
+    ]
+    read_keys = {row["key"] for row in rows}
+    for key in sorted(read_keys):
+        for axis in READING_AXES:
+            value = papers.at[key, axis]
+            rows.append({"reader": KB_READER, "key": key, "axis": axis, "value": _plain(value)})
+    return pd.DataFrame(rows, columns=["reader", "key", "axis", "value"])
+
+
+def reader_list(papers: pd.DataFrame | None = None, root: PathLike = None) -> list[Reader]:
+    """The readers under ``readings/`` (the kb's own reading not included)."""
+    papers = load_papers(root) if papers is None else papers
+    return load_readers(set(papers.index), root)
+
+
+def _plain(value: object) -> object:
+    return bool(value) if isinstance(value, bool) or hasattr(value, "dtype") else value
+
+
+def _pairs(table: pd.DataFrame) -> list[tuple[str, str]]:
+    readers = sorted(table["reader"].unique(), key=lambda r: (r != KB_READER, r))
+    return list(combinations(readers, 2))
+
+
+def _both(table: pd.DataFrame, a: str, b: str, axis: str) -> pd.DataFrame:
+    rows = table[table["axis"] == axis]
+    wide = rows.pivot(index="key", columns="reader", values="value")
+    if a not in wide or b not in wide:
+        return pd.DataFrame(columns=[a, b])
+    return wide[[a, b]].dropna()
+
+
+def _kappa(x: list, y: list) -> float:
+    from sklearn.metrics import cohen_kappa_score
+
+    labels = sorted({str(v) for v in x} | {str(v) for v in y})
+    if len(labels) < 2:
+        return math.nan  # one category only: chance agreement is total, kappa undefined
+    return float(cohen_kappa_score([str(v) for v in x], [str(v) for v in y], labels=labels))
+
+
+def _alpha(x: list, y: list) -> float:
+    import krippendorff
+
+    labels = sorted({str(v) for v in x} | {str(v) for v in y})
+    if len(labels) < 2:
+        return math.nan
+    code = {label: i for i, label in enumerate(labels)}
+    data = [[code[str(v)] for v in x], [code[str(v)] for v in y]]
+    return float(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"))
+
+
+def agreement(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.DataFrame:
+    """Per reader pair and axis: ``n`` papers coded by both, ``agreement`` (share
+    of them coded alike), Cohen's ``kappa`` and Krippendorff's ``alpha``
+    (nominal). Kappa and alpha are NaN when both readers used one value only."""
+    table = readings(papers, root)
+    rows = []
+    for a, b in _pairs(table):
+        for axis in READING_AXES:
+            both = _both(table, a, b, axis)
+            if both.empty:
+                continue
+            x, y = list(both[a]), list(both[b])
+            same = sum(str(i) == str(j) for i, j in zip(x, y, strict=True))
+            rows.append(
+                {
+                    "readers": f"{a} / {b}",
+                    "axis": axis,
+                    "n": len(x),
+                    "agreement": same / len(x),
+                    "kappa": _kappa(x, y),
+                    "alpha": _alpha(x, y),
+                }
+            )
+    return pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
+
+
+def disagreements(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.DataFrame:
+    """Every (reader pair, axis, paper) where the two readers coded differently."""
+    table = readings(papers, root)
+    rows = []
+    for a, b in _pairs(table):
+        for axis in READING_AXES:
+            both = _both(table, a, b, axis)
+            for key, row in both.iterrows():
+                if str(row[a]) != str(row[b]):
+                    rows.append(
+                        {
+                            "readers": f"{a} / {b}",
+                            "axis": axis,
+                            "key": key,
+                            "first": row[a],
+                            "second": row[b],
+                        }
+                    )
+    return pd.DataFrame(rows, columns=["readers", "axis", "key", "first", "second"])
+
+
+def paper_readings(
+    key: str, papers: pd.DataFrame | None = None, root: PathLike = None
+) -> pd.DataFrame:
+    """Every reader's coding of one paper: one row per reader, one column per axis."""
+    table = readings(papers, root)
+    rows = table[table["key"] == key]
+    if rows.empty:
+        return pd.DataFrame()
+    return rows.pivot(index="reader", columns="axis", values="value")

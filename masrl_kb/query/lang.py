@@ -1,0 +1,417 @@
+"""The query language of ``select()``, ``claims.yaml`` and ``export --where``.
+
+A query is a Python-looking boolean expression over a table's columns::
+
+    credit_unit == "message" and credit_strict
+    O1 == "learned" or O2 == "learned"
+    year >= 2024 and topology not in ["debate", "swarm"]
+    not (reward_family == "R5")
+
+What it may contain, and nothing else:
+
+- comparisons ``==  !=  <  <=  >  >=`` between one column and one literal
+  (either side; chains such as ``2020 <= year < 2025`` too);
+- ``column in [...]`` and ``column not in [...]`` with a list of literals;
+- ``and``, ``or``, ``not`` and parentheses;
+- a boolean column on its own (``credit_strict``);
+- literals: strings, numbers, ``True``/``False``.
+
+The text is parsed with :mod:`ast` and every node is checked against that
+whitelist before anything is evaluated; the masks are built with plain pandas
+comparisons, never ``DataFrame.query`` or ``eval``, so no attribute, call,
+subscript, ``@`` variable or other name can reach Python. A column must exist
+in the table, and a value must be one of the column's vocabulary (the
+taxonomy ids of a tag column): a misspelt value is an error listing the
+allowed ones, not an empty result.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pandas is imported when a query is evaluated, not when parsed
+    import pandas as pd
+
+MAX_LENGTH = 2000  # characters
+MAX_NODES = 400  # syntax-tree nodes
+MAX_DEPTH = 40  # nesting of the syntax tree
+SHOWN_VALUES = 40  # allowed values listed in one error message
+
+Literal = str | int | float | bool
+COMPARISONS = {
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+}
+# ``5 < year`` is ``year > 5``
+MIRRORED = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+ORDERING = frozenset({"<", "<=", ">", ">="})
+
+
+class QueryError(ValueError):
+    """A query that is not in the language, or names an unknown column or value."""
+
+
+# ---------------------------------------------------------------- the parsed form
+
+
+@dataclass(frozen=True)
+class Compare:
+    """``column op value``."""
+
+    column: str
+    op: str
+    value: Literal
+
+
+@dataclass(frozen=True)
+class Member:
+    """``column in values`` (``negated``: ``not in``)."""
+
+    column: str
+    values: tuple[Literal, ...]
+    negated: bool
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A boolean column on its own."""
+
+    column: str
+
+
+@dataclass(frozen=True)
+class Not:
+    item: Node
+
+
+@dataclass(frozen=True)
+class AllOf:
+    """``and`` of the items."""
+
+    items: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class AnyOf:
+    """``or`` of the items."""
+
+    items: tuple[Node, ...]
+
+
+Node = Compare | Member | Flag | Not | AllOf | AnyOf
+
+
+# ---------------------------------------------------------------- parsing
+
+
+def parse(text: str) -> Node:
+    """The parsed query; raises :class:`QueryError` for anything outside the language."""
+    if not isinstance(text, str):
+        raise QueryError(f"a query must be text, not {type(text).__name__}")
+    if len(text) > MAX_LENGTH:
+        raise QueryError(f"query too long: {len(text)} characters (at most {MAX_LENGTH})")
+    if not text.strip():
+        raise QueryError("empty query")
+    source = _one_line(text)
+    _check_tokens(source)
+    tree = _syntax_tree(source)
+    _check_size(tree)
+    return _node(tree.body)
+
+
+def _one_line(text: str) -> str:
+    # Multi-line text is allowed (YAML block strings) but read as one expression.
+    return " ".join(text.splitlines())
+
+
+def _syntax_tree(source: str) -> ast.Expression:
+    try:
+        return ast.parse(source, mode="eval")
+    except SyntaxError as err:
+        where = f" at character {err.offset}" if err.offset else ""
+        raise QueryError(f"not a valid query{where}: {err.msg}") from None
+    except (ValueError, RecursionError, MemoryError) as err:  # NUL bytes, deep nesting
+        raise QueryError(f"not a valid query: {type(err).__name__}") from None
+
+
+def _check_size(tree: ast.AST) -> None:
+    """Bound the tree before walking it recursively (a hostile query may be deep)."""
+    count = 0
+    stack: list[tuple[ast.AST, int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        count += 1
+        if count > MAX_NODES:
+            raise QueryError(f"query too complex: more than {MAX_NODES} parts")
+        if depth > MAX_DEPTH:
+            raise QueryError(f"query nested too deeply: more than {MAX_DEPTH} levels")
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+
+
+def _check_tokens(source: str) -> None:
+    """Refuse comments and look-alike names (Python folds ``ⅽredit_unit`` into ``credit_unit``)."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return  # the parser names the syntax error
+    for token in tokens:
+        if token.type == tokenize.OP and token.string in ("@", "@="):
+            at = token.start[1] + 1
+            raise QueryError(f"@ (a pandas variable) is not allowed in a query (at character {at})")
+        if token.type == tokenize.COMMENT:  # it would hide the rest of a joined line
+            raise QueryError(f"comments (#) are not allowed (at character {token.start[1] + 1})")
+        if token.type != tokenize.STRING and not token.string.isascii():
+            raise QueryError(
+                f"only plain ASCII is allowed outside quoted strings "
+                f"(at character {token.start[1] + 1})"
+            )
+
+
+def _where(node: ast.AST) -> str:
+    offset = getattr(node, "col_offset", None)
+    return f" at character {offset + 1}" if offset is not None else ""
+
+
+def _refuse(node: ast.AST, what: str) -> QueryError:
+    return QueryError(
+        f"{what} is not allowed in a query{_where(node)}; allowed: comparisons "
+        "(== != < <= > >=), in [...], not in [...], and, or, not, parentheses, "
+        "column names and string/number/True/False literals"
+    )
+
+
+def _node(node: ast.AST) -> Node:
+    if isinstance(node, ast.BoolOp):
+        items = tuple(_node(v) for v in node.values)
+        return AllOf(items) if isinstance(node.op, ast.And) else AnyOf(items)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return Not(_node(node.operand))
+    if isinstance(node, ast.Compare):
+        return _comparison(node)
+    if isinstance(node, ast.Name):
+        return Flag(node.id)
+    if isinstance(node, ast.Constant):
+        raise QueryError(f"a value alone is not a condition{_where(node)}: {node.value!r}")
+    raise _refuse(node, _describe(node))
+
+
+def _describe(node: ast.AST) -> str:
+    names = {
+        ast.Attribute: "an attribute (.name)",
+        ast.Call: "a call",
+        ast.Subscript: "a subscript ([...])",
+        ast.Lambda: "a lambda",
+        ast.BinOp: "arithmetic",
+        ast.UnaryOp: "a sign or ~",
+        ast.IfExp: "if/else",
+        ast.NamedExpr: "an assignment (:=)",
+        ast.JoinedStr: "an f-string",
+        ast.Starred: "*",
+    }
+    for kind, name in names.items():
+        if isinstance(node, kind):
+            return name
+    return type(node).__name__
+
+
+def _comparison(node: ast.Compare) -> Node:
+    operands = [node.left, *node.comparators]
+    parts: list[Node] = []
+    for left, op, right in zip(operands, node.ops, operands[1:], strict=False):
+        parts.append(_pair(left, op, right, node))
+    return parts[0] if len(parts) == 1 else AllOf(tuple(parts))
+
+
+def _pair(left: ast.AST, op: ast.cmpop, right: ast.AST, whole: ast.AST) -> Node:
+    if isinstance(op, ast.In | ast.NotIn):
+        if not isinstance(left, ast.Name):
+            raise QueryError(f"`in` needs a column name on its left{_where(whole)}")
+        return Member(left.id, _literal_list(right), isinstance(op, ast.NotIn))
+    symbol = COMPARISONS.get(type(op))
+    if symbol is None:
+        raise _refuse(whole, f"the operator `{type(op).__name__}`")
+    if isinstance(left, ast.Name) and not isinstance(right, ast.Name):
+        return Compare(left.id, symbol, _literal(right))
+    if isinstance(right, ast.Name) and not isinstance(left, ast.Name):
+        return Compare(right.id, MIRRORED[symbol], _literal(left))
+    raise QueryError(f"a comparison needs one column and one value{_where(whole)}")
+
+
+def _literal_list(node: ast.AST) -> tuple[Literal, ...]:
+    if not isinstance(node, ast.List | ast.Tuple):
+        raise QueryError(f'`in` needs a list of values such as ["a", "b"]{_where(node)}')
+    return tuple(_literal(item) for item in node.elts)
+
+
+def _literal(node: ast.AST) -> Literal:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        inner = node.operand
+        if isinstance(inner, ast.Constant) and _is_number(inner.value):
+            return -inner.value if isinstance(node.op, ast.USub) else inner.value
+    if isinstance(node, ast.Constant) and isinstance(node.value, str | bool | int | float):
+        if isinstance(node.value, float) and node.value != node.value:  # pragma: no cover
+            raise QueryError("NaN is not a value")
+        return node.value
+    raise _refuse(node, f"{_describe(node)} as a value")
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+# ---------------------------------------------------------------- evaluation
+
+
+def mask(frame: pd.DataFrame, query: str | Node) -> pd.Series:
+    """Boolean Series over ``frame``'s rows: which match ``query``.
+
+    The frame's index name counts as a column (``key`` for papers, ``id`` for
+    exclusions). Raises :class:`QueryError` naming an unknown column or value.
+    """
+    node = parse(query) if isinstance(query, str) else query
+    return _Evaluator(frame).mask(node)
+
+
+def select_rows(frame: pd.DataFrame, query: str | None) -> pd.DataFrame:
+    """The rows of ``frame`` matching ``query`` (all rows when it is empty or None)."""
+    if query is None or (isinstance(query, str) and not query.strip()):
+        return frame
+    return frame[mask(frame, query)]
+
+
+def columns_of(frame: pd.DataFrame) -> list[str]:
+    """The names a query over ``frame`` may use: the index name, then the columns."""
+    names = [frame.index.name] if isinstance(frame.index.name, str) else []
+    return names + [c for c in frame.columns if isinstance(c, str) and _queryable(frame[c])]
+
+
+def _queryable(column: pd.Series) -> bool:
+    import pandas as pd
+
+    dtype = column.dtype
+    if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype):
+        return True
+    if pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_datetime64_any_dtype(dtype):
+        return True
+    # Text columns qualify; columns of lists or mappings (authors, citation) do not.
+    return all(isinstance(v, str) for v in column.dropna())
+
+
+def _short(values: list[Any]) -> str:
+    shown = ", ".join(str(v) for v in values[:SHOWN_VALUES])
+    more = f", ... ({len(values) - SHOWN_VALUES} more)" if len(values) > SHOWN_VALUES else ""
+    return shown + more
+
+
+def _shown(value: Literal) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class _Evaluator:
+    """Builds masks for one frame, checking columns and values as it goes."""
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self.frame = frame
+
+    def mask(self, node: Node) -> pd.Series:
+        import pandas as pd
+
+        if isinstance(node, AllOf | AnyOf):
+            masks = [self.mask(item) for item in node.items]
+            out = masks[0]
+            for m in masks[1:]:
+                out = (out & m) if isinstance(node, AllOf) else (out | m)
+            return out
+        if isinstance(node, Not):
+            return ~self.mask(node.item)
+        column = self.column(node.column)
+        if isinstance(node, Flag):
+            if not pd.api.types.is_bool_dtype(column.dtype):
+                raise QueryError(
+                    f"{node.column} is not a True/False column: compare it with a value, "
+                    f"e.g. {node.column} == ..."
+                )
+            return column.astype(bool)
+        if isinstance(node, Member):
+            values = [self.value(node.column, column, v, "in") for v in node.values]
+            found = column.isin(values)
+            return ~found if node.negated else found
+        value = self.value(node.column, column, node.value, node.op)
+        return _compare(column, node.op, value)
+
+    def column(self, name: str) -> pd.Series:
+        import pandas as pd
+
+        frame = self.frame
+        if name == frame.index.name and name not in frame.columns:
+            return pd.Series(frame.index, index=frame.index, name=name)
+        if name in frame.columns and _queryable(frame[name]):
+            return frame[name]
+        names = columns_of(frame)  # only on the error path: it looks at every column
+        raise QueryError(f"unknown column {_shown(name)}; columns: {_short(names)}")
+
+    def value(self, name: str, column: pd.Series, value: Literal, op: str) -> Any:
+        """The literal as the column's type, or an error naming what the column allows."""
+        import pandas as pd
+
+        dtype = column.dtype
+        if isinstance(dtype, pd.CategoricalDtype):
+            allowed = list(dtype.categories)
+            if op in ORDERING and not dtype.ordered:
+                raise QueryError(f"{name} has no order: use == != or in")
+            if value not in allowed:
+                raise QueryError(
+                    f"{name}: {_shown(value)} is not one of its values; allowed: {_short(allowed)}"
+                )
+            return value
+        if pd.api.types.is_bool_dtype(dtype):
+            if not isinstance(value, bool):
+                raise QueryError(f"{name} is True/False: {_shown(value)} is not allowed")
+            if op in ORDERING:
+                raise QueryError(f"{name} is True/False: use == or !=")
+            return value
+        if pd.api.types.is_numeric_dtype(dtype):
+            if not _is_number(value):
+                raise QueryError(f"{name} is a number: {_shown(value)} is not one")
+            return value
+        if pd.api.types.is_datetime64_any_dtype(dtype):
+            return _date(name, value)
+        if not isinstance(value, str):
+            raise QueryError(f"{name} is text: compare it with a quoted string, not {value!r}")
+        if op in ORDERING:
+            raise QueryError(f"{name} is text: use == != or in")
+        return value
+
+
+def _date(name: str, value: Literal) -> Any:
+    import pandas as pd
+
+    if not isinstance(value, str):
+        raise QueryError(f'{name} is a date: write it as "YYYY-MM-DD", not {_shown(value)}')
+    try:
+        return pd.Timestamp.fromisoformat(value)
+    except ValueError:
+        raise QueryError(f"{name} is a date: {_shown(value)} is not YYYY-MM-DD") from None
+
+
+def _compare(column: pd.Series, op: str, value: Any) -> pd.Series:
+    if op == "==":
+        return column == value
+    if op == "!=":
+        return column != value
+    if op == "<":
+        return column < value
+    if op == "<=":
+        return column <= value
+    if op == ">":
+        return column > value
+    return column >= value

@@ -1,0 +1,61 @@
+"""The Jinja2 environment that lays out every generated page (autoescape on).
+
+Page modules compute data; templates under ``masrl_kb/site/templates`` lay it
+out. Record text is escaped by Jinja itself, so no page module escapes by
+hand. Two filters cover the places where text is not HTML: ``md`` for a
+Markdown heading and ``ext`` for an outbound http(s) link.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, Template
+from markupsafe import Markup
+
+from masrl_kb.site import urls
+from masrl_kb.site.html import md_text, safe_url
+
+
+def decision_marks(tax, row: dict) -> list[tuple[str, str, str]]:
+    """(id, status, label) of each decision a paper touches, in taxonomy order."""
+    spec = tax["decision"]
+    return [(d, row[d], spec.label_of(d)) for d in spec.ids if row[d] != "absent"]
+
+
+def decision_entry(row: dict, decision: str) -> dict[str, str]:
+    """A paper's status and reason for one decision it touches."""
+    entry = next(d for d in row["decisions"] if d["id"] == decision)
+    return {"status": "learned" if entry["learned"] else "present", "why": entry["why"]}
+
+
+def _md(text: object) -> Markup:
+    return Markup(md_text(text))
+
+
+@cache
+def environment() -> Environment:
+    """One environment per process: templates compile once per build."""
+    env = Environment(
+        loader=PackageLoader("masrl_kb.site", "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+    )
+    env.filters["md"] = _md
+    env.globals.update(
+        urls=urls, safe_url=safe_url, decision_marks=decision_marks, decision_entry=decision_entry
+    )
+    return env
+
+
+@cache
+def template(name: str) -> Template:
+    return environment().get_template(name)
+
+
+def render(name: str, /, **data: object) -> str:
+    """One template rendered with ``data`` (``page`` and ``ctx`` by convention)."""
+    return template(name).render(**data)

@@ -1,0 +1,67 @@
+"""A loopback arXiv API answering screening queries from tests/fixtures/screening/.
+
+A query is recognised by its first term (``(ti:"<term>" ...``), which names its
+query family in protocol.yaml; the page is the ``start`` parameter. The files are
+``<family>-<start>.xml``; a family or page without a file gets the empty feed.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+from masrl_kb.kb.protocol import load_protocol
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "screening"
+_FIRST_TERM = re.compile(r'^\(ti:"([^"]+)"')
+
+
+class ScreeningStub:
+    """Serves the fixture pages; records every (family, start, max_results) asked."""
+
+    def __init__(self, fixtures: Path = FIXTURES) -> None:
+        families = {f.terms[0]: f.id for f in load_protocol(REPO).families}
+        self.requests: list[tuple[str, int, int]] = []
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+                query = parse_qs(urlsplit(self.path).query)
+                found = _FIRST_TERM.match(query.get("search_query", [""])[0])
+                family = families.get(found.group(1), "?") if found else "?"
+                start = int(query.get("start", ["0"])[0])
+                stub.requests.append((family, start, int(query.get("max_results", ["0"])[0])))
+                path = fixtures / f"{family}-{start}.xml"
+                body = (path if path.is_file() else fixtures / "empty.xml").read_bytes()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/atom+xml; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/api/query"
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def copy_kb(target: Path) -> Path:
+    """A copy of the real records, taxonomy, claims and protocol."""
+    target.mkdir(parents=True)
+    for name in ("taxonomy.yaml", "protocol.yaml", "claims.yaml"):
+        shutil.copy(REPO / name, target / name)
+    shutil.copytree(REPO / "papers", target / "papers")
+    shutil.copytree(REPO / "exclusions", target / "exclusions")
+    return target

@@ -1,0 +1,146 @@
+"""Agreement between readers, checked against figures worked out by hand in the test."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import yaml
+
+from masrl_kb.kb.readings import READING_AXES, ReadingsError, load_readers
+from masrl_kb.kb.taxonomy import load_taxonomy
+from masrl_kb.query.agreement import agreement, disagreements, paper_readings
+from masrl_kb.query.frames import load_papers
+from tests.conftest import REPO, run_cli
+
+FIRST, SECOND = "survey-2026-05-03", "spotcheck-2026-05-03"
+
+
+def _codes(reader: str) -> dict[str, dict]:
+    data = yaml.safe_load((REPO / "readings" / f"{reader}.yaml").read_text(encoding="utf-8"))
+    return {r["key"]: r for r in data["readings"]}
+
+
+def _by_hand(x: list[str], y: list[str]) -> tuple[float, float, float]:
+    """Percent agreement, Cohen's kappa and Krippendorff's alpha (nominal, no gaps)."""
+    n = len(x)
+    p_o = sum(a == b for a, b in zip(x, y, strict=True)) / n
+    fx, fy = Counter(x), Counter(y)
+    p_e = sum(fx[c] * fy[c] for c in set(x) | set(y)) / n**2
+    kappa = (p_o - p_e) / (1 - p_e) if p_e < 1 else math.nan
+    # Krippendorff: every unit adds the ordered pairs (a, b) and (b, a) to the coincidences.
+    pairs = 2 * n
+    totals = Counter(x) + Counter(y)
+    observed = sum(2 for a, b in zip(x, y, strict=True) if a != b) / pairs
+    expected = sum(totals[c] * totals[k] for c in totals for k in totals if c != k) / (
+        pairs * (pairs - 1)
+    )
+    alpha = 1 - observed / expected if expected else math.nan
+    return p_o, kappa, alpha
+
+
+@pytest.fixture(scope="module")
+def table():
+    return agreement(load_papers())
+
+
+@pytest.mark.parametrize("axis", [a for a in READING_AXES if a != "credit_strict"])
+def test_spotcheck_figures_match_a_hand_computation(table, axis: str) -> None:
+    first, second = _codes(FIRST), _codes(SECOND)
+    keys = sorted(set(first) & set(second))
+    x = [str(first[k][axis]) for k in keys]
+    y = [str(second[k][axis]) for k in keys]
+    p_o, kappa, alpha = _by_hand(x, y)
+    row = table[(table["readers"] == f"{SECOND} / {FIRST}") & (table["axis"] == axis)]
+    assert len(row) == 1
+    row = row.iloc[0]
+    assert row["n"] == len(keys)
+    assert row["agreement"] == pytest.approx(p_o)
+    assert row["kappa"] == pytest.approx(kappa, nan_ok=True)
+    assert row["alpha"] == pytest.approx(alpha, nan_ok=True)
+
+
+def test_strict_credit_is_compared_with_the_records(table) -> None:
+    second = _codes(SECOND)
+    papers = load_papers()
+    x = [str(bool(papers.at[k, "credit_strict"])) for k in sorted(second)]
+    y = [str(second[k]["credit_strict"]) for k in sorted(second)]
+    p_o, kappa, _ = _by_hand(x, y)
+    row = table[(table["readers"] == f"kb / {SECOND}") & (table["axis"] == "credit_strict")]
+    assert row.iloc[0]["agreement"] == pytest.approx(p_o)
+    assert row.iloc[0]["kappa"] == pytest.approx(kappa, nan_ok=True)
+
+
+def test_every_disagreement_is_listed() -> None:
+    first, second = _codes(FIRST), _codes(SECOND)
+    expected = sorted(
+        (axis, k)
+        for k in set(first) & set(second)
+        for axis in READING_AXES
+        if axis in first[k] and axis in second[k] and first[k][axis] != second[k][axis]
+    )
+    differ = disagreements(load_papers())
+    pair = differ[differ["readers"] == f"{SECOND} / {FIRST}"]
+    assert sorted(zip(pair["axis"], pair["key"], strict=True)) == expected
+
+
+def test_cli_json_has_the_documented_keys(capsys) -> None:
+    assert run_cli("agreement", "--json") == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows, "the spot-check gives at least one pair"
+    for row in rows:
+        assert {"readers", "axis", "n", "agreement", "kappa", "alpha"} <= set(row)
+        assert len(row["readers"]) == 2
+        assert 0 <= row["agreement"] <= 1
+
+
+def test_a_paper_shows_every_reading() -> None:
+    key = sorted(_codes(SECOND))[0]
+    frame = paper_readings(key)
+    assert {FIRST, SECOND, "kb"} <= set(frame.index)
+
+
+BAD_READINGS = {
+    "unknown value": ("    credit_unit: msg\n", "credit_unit: unknown value; allowed: token"),
+    "unknown paper": ("  - key: no-such-paper\n", "no pooled paper 'no-such-paper'"),
+    "python tag": ("    topology: !!python/object/apply:os.system [ls]\n", "tag"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_READINGS))
+def test_bad_readings_name_file_line_and_field(mini_root: Path, case: str) -> None:
+    line, fragment = BAD_READINGS[case]
+    keys = set(load_papers(mini_root).index)
+    key = sorted(keys)[0]
+    folder = mini_root / "readings"
+    folder.mkdir()
+    text = (
+        "reader: r1\nname: R\ndate: 2026-11-30\nsource: https://example.org\nmethod: m\n"
+        f"readings:\n  - key: {key}\n{line}"
+    )
+    (folder / "r1.yaml").write_text(text, encoding="utf-8")
+    with pytest.raises(ReadingsError) as err:
+        load_readers(keys, mini_root)
+    assert str(err.value).startswith("readings/r1.yaml:")
+    assert fragment in str(err.value)
+
+
+def test_validate_reports_a_bad_reading(mini_root: Path) -> None:
+    from masrl_kb.kb.validate import validate
+
+    key = sorted(load_papers(mini_root).index)[0]
+    folder = mini_root / "readings"
+    folder.mkdir()
+    (folder / "r1.yaml").write_text(
+        "reader: r1\nname: R\ndate: 2026-11-30\nsource: https://example.org\nmethod: m\n"
+        f"readings:\n  - key: {key}\n    topology: ring\n",
+        encoding="utf-8",
+    )
+    found = [str(p) for p in validate(mini_root).problems]
+    assert found == [
+        "readings/r1.yaml:8: topology: unknown value; allowed: "
+        + ", ".join(load_taxonomy(mini_root)["topology"].ids)
+    ]

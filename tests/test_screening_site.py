@@ -1,0 +1,198 @@
+"""Screening rounds on the site: flows, what each round added, the since-the-survey
+page and the protocol page, computed from the records and rounds."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from masrl_kb.contrib.screening import Paging, decide_round, run_round
+from masrl_kb.kb.fields import PLACEHOLDER
+from masrl_kb.kb.protocol import load_protocol
+from masrl_kb.kb.rounds import RoundError, load_round
+from masrl_kb.kb.schema import schema_comment
+from masrl_kb.kb.synthetic import dump_record
+from masrl_kb.kb.yamlio import load_yaml_file
+from masrl_kb.query.claims import evaluate_claims
+from masrl_kb.query.frames import crosstab, load_pool, pool_as_of
+from masrl_kb.site.pages import site_files
+from masrl_kb.site.prisma import Flow, flow_svg
+from tests.screening_stub import ScreeningStub, copy_kb
+
+SINCE, UNTIL = dt.date(2026, 11, 16), dt.date(2026, 11, 22)
+ROUND = f"{SINCE}_{UNTIL}"
+
+
+def _finish(path: Path, like: Path) -> None:
+    """Fill a new record's TODO fields from another record (as a curator would)."""
+    data = dict(load_yaml_file(path).data)
+    model = load_yaml_file(like).data
+    for name, value in list(data.items()):
+        if value == PLACEHOLDER:
+            data[name] = model[name]
+    data["decisions"] = [dict(d) for d in model["decisions"]]
+    data["citation"] = dict(data["citation"])
+    data["reward_type"], data["credit_unit"] = "orchestration", "orchestrator"
+    path.write_text(schema_comment("paper") + "\n" + dump_record(data), encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def screened(tmp_path_factory) -> Path:
+    """A copy of the records after one fixture round: one paper in, two out."""
+    kb = copy_kb(tmp_path_factory.mktemp("site") / "kb")
+    stub = ScreeningStub()
+    try:
+        run_round(
+            SINCE,
+            UNTIL,
+            root=kb,
+            paging=Paging(page_size=3, delay_seconds=0),
+            endpoint=stub.url,
+            today=dt.date(2026, 11, 23),
+        )
+    finally:
+        stub.close()
+    decisions = kb / "decisions.csv"
+    decisions.write_text(
+        "id,decision,reason\n2611.90001,include,\n2611.90003,exclude,out_of_scope\n"
+        "2611.90006,exclude,background_only\n"
+    )
+    decide_round(ROUND, decisions, root=kb, today=dt.date(2026, 11, 24))
+    rnd = load_round(kb, ROUND)
+    _finish(kb / rnd.decided["2611.90001"]["record"], kb / "papers" / "magrpo.yaml")
+    return kb
+
+
+@pytest.fixture(scope="module")
+def files(screened: Path) -> dict[str, str]:
+    return site_files(screened)
+
+
+def _flow_numbers(svg: str) -> dict[str, int]:
+    return {m[0]: int(m[1]) for m in re.findall(r'data-kb-flow="([a-z]+)" data-n="(\d+)"', svg)}
+
+
+def _svgs(page: str) -> list[str]:
+    return re.findall(r"<svg .*?</svg>", page, flags=re.S)
+
+
+def test_round_flow_shows_the_round_counts(screened: Path, files: dict[str, str]) -> None:
+    page = files["rounds/index.md"]
+    rnd = load_round(screened, ROUND)
+    papers, exclusions = load_pool(screened)
+    baseline = len(pool_as_of(papers, exclusions, load_protocol(screened).baseline)[0])
+    svgs = _svgs(page)
+    assert len(svgs) == 2  # all rounds together, then the one round
+    for svg in svgs:
+        ET.fromstring(svg)  # well-formed, no external reference
+        assert _flow_numbers(svg) == {
+            "previous": baseline,
+            "identified": rnd.counts["retrieved"],
+            "removed": rnd.counts["duplicates_removed"] + rnd.counts["outside_window"],
+            "screened": rnd.counts["to_screen"],
+            "excluded": rnd.excluded,
+            "included": rnd.included,
+            "awaiting": rnd.awaiting,
+            "total": baseline + rnd.included,
+        }
+    assert "mermaid" not in page and "<script" not in page
+
+
+def test_round_lists_what_it_added(screened: Path, files: dict[str, str]) -> None:
+    page = files["rounds/index.md"]
+    rnd = load_round(screened, ROUND)
+    key = Path(rnd.decided["2611.90001"]["record"]).stem
+    section = page.split(f"## Round {ROUND}")[1]
+    assert f'data-key="{key}"' in section
+    for d in rnd.decided.values():
+        if d["decision"] == "exclude":
+            assert f"#{Path(d['record']).stem}" in section
+    # the hostile title of an excluded entry is escaped
+    assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_since_survey_shows_changed_cells_and_moved_claims(
+    screened: Path, files: dict[str, str]
+) -> None:
+    page = files["since-survey/index.md"]
+    papers, exclusions = load_pool(screened)
+    base_p, base_e = pool_as_of(papers, exclusions, load_protocol(screened).baseline)
+    before = crosstab("reward_family", "credit_unit", papers=base_p)
+    after = crosstab("reward_family", "credit_unit", papers=papers)
+    assert int(after.at["R7", "orchestrator"]) == int(before.at["R7", "orchestrator"]) + 1
+    row = re.search(
+        r'<tr data-cell="reward_family-x-credit_unit"><td><a [^>]*>R7 [^<]*× [^<]*</a></td>'
+        r'<td class="kb-num">(\d+)</td><td class="kb-num">(\d+)</td>',
+        page,
+    )
+    assert row and (int(row[1]), int(row[2])) == (
+        int(before.at["R7", "orchestrator"]),
+        int(after.at["R7", "orchestrator"]),
+    )
+    now = {r.claim.id: r.value for r in evaluate_claims(root=screened)}
+    then = {
+        r.claim.id: r.value
+        for r in evaluate_claims(root=screened, papers=base_p, exclusions=base_e)
+    }
+    moved = {c for c in now if now[c] != then[c]}
+    assert moved  # two exclusions and one paper move the audit counts
+    assert set(re.findall(r'data-claim="([^"]+)"', page)) == moved
+
+
+def test_protocol_page_renders_the_protocol(screened: Path, files: dict[str, str]) -> None:
+    page = files["protocol/index.md"]
+    protocol = load_protocol(screened)
+    for family in protocol.families:
+        assert f'id="f-{family.id}"' in page
+        for term in family.terms:
+            assert f"<code>{term}</code>" in page
+    for rule in protocol.inclusion_rules:
+        assert f'id="{rule.id}"' in page
+    for code in ("out_of_scope", "prompted_framework_only"):
+        assert f'id="exclusion_reason-{code}"' in page
+    assert f"<strong>{protocol.title_similarity:g}</strong>" in page
+    assert 'href="../protocol/"' in files["exclusions/index.md"]
+
+
+def test_flow_svg_escapes_text() -> None:
+    flow = Flow('<x>"&', 1, 2, "</text><script>", 0, 0, 2, 1, [("<b>", 1)], 0, 1)
+    svg = flow_svg(flow)
+    ET.fromstring(svg)
+    assert "<script>" not in svg and "<b>" not in svg
+
+
+def test_no_round_yet(tmp_path: Path) -> None:
+    kb = copy_kb(tmp_path / "kb")
+    page = site_files(kb)["rounds/index.md"]
+    assert "No screening round has been recorded yet." in page
+    assert 'data-kb-unchanged="cells"' in site_files(kb)["since-survey/index.md"]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field"),
+    [
+        ("round: 2026-11-16_2026-11-22", "round: <script>x</script>", "round"),
+        ("record: exclusions/E033.yaml", "record: ../../etc/passwd", "decided"),
+        ("run_on: 2026-11-23", "run_on: [1, 2]", "run_on"),
+    ],
+)
+def test_a_tampered_round_stops_the_build(screened: Path, tmp_path: Path, old, new, field) -> None:
+    kb = tmp_path / "kb"
+    shutil.copytree(screened, kb)
+    path = kb / "screening" / ROUND / "round.yaml"
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+    line = text.splitlines().index(next(t for t in text.splitlines() if old in t)) + 1
+    with pytest.raises(RoundError) as exc:
+        site_files(kb)
+    message = str(exc.value)
+    assert message.startswith(f"screening/{ROUND}/round.yaml:")
+    assert f": {field}: " in message
+    if field != "decided":
+        assert message.startswith(f"screening/{ROUND}/round.yaml:{line}:")
