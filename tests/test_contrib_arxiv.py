@@ -96,7 +96,9 @@ def _line(path: Path, field: str) -> int:
 
 
 def _files(root: Path) -> set[str]:
-    return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+    """Every file of the data root but the (git-ignored) parse cache."""
+    files = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+    return {f for f in files if not f.startswith(".cache/")}
 
 
 # ---------------------------------------------------------------- add

@@ -49,3 +49,103 @@ def test_summaries_are_short(papers: pd.DataFrame) -> None:
 
 def test_survey_pool_entered_on_cut_off(papers: pd.DataFrame) -> None:
     assert (papers["added"] == pd.Timestamp("2026-05-04")).all()
+
+
+# ---------------------------------------------------------------- the parse cache (issue 14)
+
+
+def _copy_root(tmp_path):
+    from masrl_kb.kb.synthetic import write_synthetic_root
+
+    return write_synthetic_root(tmp_path / "kb", papers=5, exclusions=2)
+
+
+def test_the_parse_cache_gives_the_same_records(tmp_path) -> None:
+    from masrl_kb.kb.records import read_records
+
+    root = _copy_root(tmp_path)
+    cold = read_records(root, use_cache=False)
+    first = read_records(root)
+    from masrl_kb.kb.cache import CACHE_DIR, CACHE_FILE
+
+    assert (root / CACHE_DIR / CACHE_FILE).is_file()
+    warm = read_records(root)
+    for a, b, c in zip(cold.papers, first.papers, warm.papers, strict=True):
+        assert a.data == b.data == c.data
+        assert a.data.key_lines == c.data.key_lines and a.data.raw == c.data.raw
+        assert type(c.data["added"]) is type(a.data["added"])
+
+
+def test_only_a_changed_file_is_parsed_again(tmp_path, monkeypatch) -> None:
+    from masrl_kb.kb import records
+
+    root = _copy_root(tmp_path)
+    records.read_records(root)
+    parsed = []
+    real = records.decode_yaml_bytes
+    monkeypatch.setattr(records, "decode_yaml_bytes", lambda raw: parsed.append(raw) or real(raw))
+    records.read_records(root)
+    assert parsed == []
+    path = sorted((root / "papers").glob("*.yaml"))[0]
+    path.write_text(path.read_text().replace("Synthetic University", "Another University"))
+    again = records.read_records(root)
+    assert len(parsed) == 1 and b"Another University" in parsed[0]
+    assert again.papers[0].data["affiliation"] == "Another University"
+
+
+def _rewrite_cache(root, change, sign: bool) -> None:
+    import json
+
+    from masrl_kb.kb import cache
+
+    path = root / cache.CACHE_DIR / cache.CACHE_FILE
+    head, _, body = path.read_bytes().partition(b"\n")
+    data = json.loads(body)
+    change(data)
+    body = json.dumps(data).encode()
+    meta = json.loads(head)
+    if sign:
+        meta["mac"] = cache._mac(cache._cache_key(), body)
+    path.write_bytes(json.dumps(meta).encode() + b"\n" + body)
+
+
+def test_a_corrupt_cache_entry_is_parsed_again(tmp_path) -> None:
+    from masrl_kb.kb.records import read_records
+
+    root = _copy_root(tmp_path)
+    expected = [r.data for r in read_records(root).papers]
+
+    def corrupt(data) -> None:
+        for digest in data["entries"]:
+            data["entries"][digest] = '[[], {"\\u0000l": "one"}]'  # a wrong shape
+
+    _rewrite_cache(root, corrupt, sign=True)
+    assert [r.data for r in read_records(root).papers] == expected
+    path = root / ".cache"
+    for name in path.iterdir():
+        name.write_text("{not json")
+    assert [r.data for r in read_records(root).papers] == expected
+    for name in path.iterdir():
+        name.unlink()
+        name.symlink_to("/dev/zero")
+    assert [r.data for r in read_records(root).papers] == expected
+
+
+def test_a_forged_cache_is_ignored(tmp_path) -> None:
+    """A cache file that came with a pull request (no valid HMAC) is not used."""
+    from masrl_kb.kb.records import read_records
+    from masrl_kb.kb.validate import validate
+
+    root = _copy_root(tmp_path)
+    assert validate(root).ok
+
+    def forge(data) -> None:
+        for digest, entry in data["entries"].items():
+            data["entries"][digest] = entry.replace("Synthetic University", "Forged University")
+
+    _rewrite_cache(root, forge, sign=False)
+    assert {r.data["affiliation"] for r in read_records(root).papers} == {"Synthetic University"}
+    # Verdicts are covered by the same HMAC: a forged "no problems" is not believed either.
+    bad = sorted((root / "papers").glob("*.yaml"))[0]
+    bad.write_text(bad.read_text().replace("year: ", "year: 0x", 1))
+    assert not validate(root).ok

@@ -141,7 +141,7 @@ SINGLE_RULE_CASES = {
     ),
     "unsafe tag": (
         GOOD_PAPER.replace("venue: arXiv", "venue: !!python/object/apply:os.system [ls]"),
-        "papers/bad.yaml:6: yaml: malformed YAML: tag "
+        "papers/bad.yaml:6: venue: malformed YAML: tag "
         "'tag:yaml.org,2002:python/object/apply:os.system' is not allowed (safe loading only)",
     ),
     "not utf-8": (
@@ -240,3 +240,84 @@ def test_every_problem_is_reported_in_one_run(mini_root: Path) -> None:
     report = validate(mini_root)
     assert [p.path for p in report.problems] == ["exclusions/E900.yaml", "papers/bad.yaml"]
     assert report.summary() == "2 problem(s) in 2 file(s)"
+
+
+# ---------------------------------------------------------------- hardening (issue 8)
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ('title: "A\\nB"', "papers/bad.yaml:2: title: a line break (U+000A) at character 2"),
+        ('title: "A \\e[31m"', "papers/bad.yaml:2: title: a control character (U+001B)"),
+        (
+            "year: 0x7E9",
+            "papers/bad.yaml:5: year: write the number in plain decimal digits, got '0x7E9'",
+        ),
+        ("year: 03751", "papers/bad.yaml:5: year: write the number in plain decimal digits"),
+        ("added: 0001-01-01", "papers/bad.yaml:23: added: date 0001-01-01 is outside 1950-01-01.."),
+        ("added: 9999-12-31", "papers/bad.yaml:23: added: date 9999-12-31 is outside 1950-01-01.."),
+    ],
+)
+def test_hardened_text_year_and_date_rules(mini_root: Path, line: str, expected: str) -> None:
+    field = line.split(":")[0]
+    original = next(x for x in GOOD_PAPER.splitlines() if x.startswith(f"{field}:"))
+    _write(mini_root, "papers/bad.yaml", GOOD_PAPER.replace(original, line))
+    found = problems(mini_root)
+    assert len(found) == 1 and found[0].startswith(expected), found
+
+
+def test_summary_may_span_lines_but_not_hold_controls(mini_root: Path) -> None:
+    summary = "summary: A record used by the tests."
+    _write(mini_root, "papers/bad.yaml", GOOD_PAPER.replace(summary, 'summary: "One.\\nTwo."'))
+    assert problems(mini_root) == []
+    _write(mini_root, "papers/bad.yaml", GOOD_PAPER.replace(summary, 'summary: "One.\\rTwo."'))
+    assert problems(mini_root)[0].startswith("papers/bad.yaml:24: summary: a line break other")
+
+
+def test_look_alike_title_is_a_duplicate(mini_root: Path) -> None:
+    title = next(iter((mini_root / "papers").glob("*.yaml"))).read_text().split("title: ")[1]
+    title = title.splitlines()[0].strip("'\"")
+    fake = title.replace("a", "\u0430", 1).replace("e", "\u0435", 1)  # Cyrillic a, e
+    assert fake != title
+    _write(mini_root, "papers/bad.yaml", GOOD_PAPER.replace("A Deliberately Broken Record", fake))
+    found = problems(mini_root)
+    assert len(found) == 1 and "title: duplicate title: same as papers/" in found[0], found
+
+
+def test_long_values_are_echoed_cut(mini_root: Path) -> None:
+    _write(
+        mini_root,
+        "papers/bad.yaml",
+        GOOD_PAPER.replace("topology: centralized", "topology: " + "x" * 5000),
+    )
+    (found,) = problems(mini_root)
+    assert len(found) < 400 and "xxx..." in found
+
+
+def test_a_missing_papers_folder_is_an_error(mini_root: Path) -> None:
+    for path in (mini_root / "papers").iterdir():
+        path.unlink()
+    (mini_root / "papers").rmdir()
+    report = validate(mini_root)
+    assert not report.ok
+    assert str(report.problems[0]).startswith("papers/:1: folder: folder missing")
+
+
+def test_a_symlinked_record_is_not_followed(mini_root: Path) -> None:
+    (mini_root / "papers" / "bad.yaml").symlink_to("/etc/passwd")
+    (found,) = problems(mini_root)
+    assert found == (
+        "papers/bad.yaml:1: file: is a symbolic link (links are not followed: "
+        "commit the file itself), not a regular file"
+    )
+
+
+def test_a_broken_taxonomy_is_reported_not_raised(mini_root: Path) -> None:
+    path = mini_root / "taxonomy.yaml"
+    text = path.read_text().replace("family: R1\n", "family: R1x\n", 1)
+    path.unlink()
+    path.write_text(text)
+    (found,) = problems(mini_root)
+    assert found.startswith("taxonomy.yaml:")
+    assert ": axes.reward_type.values[0].family: unknown reward family 'R1x'; allowed: R1," in found

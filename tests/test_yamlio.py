@@ -78,3 +78,38 @@ def test_refused_input(text: str, message: str) -> None:
     loaded = load_yaml_text(text)
     assert loaded.data is None
     assert message in loaded.problems[0].message
+
+
+# ---------------------------------------------------------------- hardening (issue 8)
+
+
+def test_raw_text_of_non_string_scalars() -> None:
+    data = load_yaml_text("a: 0x7E9\nb: 2025\nc: text\nd: 2026-05-04\n").data
+    assert data == {"a": 2025, "b": 2025, "c": "text", "d": __import__("datetime").date(2026, 5, 4)}
+    assert (data.raw_of("a"), data.raw_of("b"), data.raw_of("c")) == ("0x7E9", "2025", None)
+
+
+def test_value_errors_name_their_field() -> None:
+    (problem,) = load_yaml_text("a:\n  b:\n    - 1\n    - 2026-02-30\n").problems
+    assert (problem.line, problem.field) == (4, "a.b[1]")
+    assert "cannot read '2026-02-30' as a timestamp" in problem.message
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda p: p.symlink_to("/etc/passwd"), "is a symbolic link"),
+        (lambda p: __import__("os").mkfifo(p), "is a FIFO (named pipe), not a regular file"),
+        (lambda p: p.mkdir(), "is a folder, not a regular file"),
+        (lambda p: p.write_bytes(b"a: " + b"x" * 2_000_000), "is 2000003 bytes; the limit is"),
+        (lambda p: None, "does not exist"),
+    ],
+)
+def test_unsafe_files_are_problems_not_reads(tmp_path, make, message: str) -> None:
+    path = tmp_path / "x.yaml"
+    make(path)
+    loaded = load_yaml_file(path)
+    assert loaded.data is None
+    (problem,) = loaded.problems
+    assert problem.field == "file" and message in problem.message
+    assert "root:" not in problem.message

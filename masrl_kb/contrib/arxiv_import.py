@@ -19,9 +19,11 @@ import datetime as dt
 import logging
 import os
 import re
+import signal
 import textwrap
+import threading
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +32,15 @@ from urllib.parse import urlsplit
 import arxiv
 import requests
 
+from masrl_kb.contrib.arxiv_client import (
+    AtomEntry,
+    FetchError,
+    HttpStatusError,
+    Limits,
+    http_get,
+    parse_feed,
+    query_url,
+)
 from masrl_kb.kb.fields import (
     ARXIV_ID_PATTERN,
     EXCLUSION_FIELDS,
@@ -39,20 +50,29 @@ from masrl_kb.kb.fields import (
     PLACEHOLDER,
 )
 from masrl_kb.kb.records import EXCLUSIONS_DIR, PAPERS_DIR, RECORD_SUFFIX, RecordSet, read_records
+from masrl_kb.kb.rules import is_http_url
 from masrl_kb.kb.schema import schema_comment
 from masrl_kb.kb.synthetic import dump_record
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
-from masrl_kb.kb.validate import arxiv_ids_of, normalise_title, normalise_url
+from masrl_kb.kb.text import shorten, strip_controls
+from masrl_kb.kb.validate import (
+    arxiv_ids_of,
+    normalise_title,
+    normalise_url,
+    record_text_problems,
+)
 
 ENV_ARXIV_URL = "MASRL_KB_ARXIV_URL"
 DEFAULT_ENDPOINT = "https://export.arxiv.org/api/query"
-DEFAULT_TIMEOUT = 20.0
+DEFAULT_TIMEOUT = 20.0  # per request, for paging clients of the arxiv package (screening)
 ARXIV_VENUE = "arXiv"
 
 _ARXIV_RE = re.compile(ARXIV_ID_PATTERN)
 _KEY_RE = re.compile(KEY_PATTERN)
 _EXCLUSION_RE = re.compile(EXCLUSION_ID_PATTERN)
 _VERSION = re.compile(r"v[0-9]+$")
+# arXiv category names: archive[.subject], e.g. cs.AI, math-ph, astro-ph.GA.
+_CATEGORY_RE = re.compile(r"^[a-z][a-z-]*(?:\.[A-Za-z][A-Za-z-]*)?$")
 _ARXIV_URL = re.compile(
     r"^(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html)/(?P<id>.+?)(?:\.pdf)?/?$",
     re.IGNORECASE,
@@ -130,6 +150,11 @@ class ArxivPaper:
         return f"https://arxiv.org/abs/{self.arxiv_id}"
 
 
+def arxiv_endpoint(endpoint: str | None = None) -> str:
+    """The API endpoint: the argument, ``MASRL_KB_ARXIV_URL``, then arXiv's own."""
+    return endpoint or os.environ.get(ENV_ARXIV_URL) or DEFAULT_ENDPOINT
+
+
 class TimeoutSession(requests.Session):
     """A session whose requests time out (the arxiv package sets no timeout)."""
 
@@ -142,11 +167,6 @@ class TimeoutSession(requests.Session):
         return super().request(*args, **kwargs)
 
 
-def arxiv_endpoint(endpoint: str | None = None) -> str:
-    """The API endpoint: the argument, ``MASRL_KB_ARXIV_URL``, then arXiv's own."""
-    return endpoint or os.environ.get(ENV_ARXIV_URL) or DEFAULT_ENDPOINT
-
-
 def arxiv_client(
     endpoint: str,
     timeout: float = DEFAULT_TIMEOUT,
@@ -155,10 +175,10 @@ def arxiv_client(
     num_retries: int = 0,
     session: requests.Session | None = None,
 ) -> arxiv.Client:
-    """An arXiv client for ``endpoint`` whose requests time out.
+    """An ``arxiv`` package client for ``endpoint`` whose requests time out.
 
-    The defaults suit one request per command (no retries, no delay: failures
-    are fast); paging callers pass arXiv's polite page size and delay.
+    For paging searches (screening rounds); single records go through
+    :func:`fetch_arxiv`'s bounded client instead.
     """
     client = arxiv.Client(page_size=page_size, delay_seconds=delay_seconds, num_retries=num_retries)
     separator = "&" if "?" in endpoint else "?"
@@ -187,18 +207,71 @@ def network_reason(err: requests.RequestException, timeout: float) -> str:
     return type(err).__name__
 
 
+def clean_text(text: str) -> str:
+    """API text as one line: control characters (ESC, BEL...) and runs of space made one space."""
+    return " ".join(strip_controls(text).split())
+
+
+def _category(raw: str) -> str:
+    category = raw.strip()
+    if category and not _CATEGORY_RE.match(category):
+        raise ArxivImportError(f"arXiv returned a malformed primary category {shorten(raw)}")
+    return category
+
+
+def _published(raw: str, arxiv_id: str) -> dt.date:
+    try:
+        return dt.datetime.fromisoformat(raw.strip()).date()
+    except ValueError:
+        raise ArxivImportError(
+            f"arXiv returned a malformed <published> date {shorten(raw)} for {arxiv_id}"
+        ) from None
+
+
+def _paper_from(entry: AtomEntry, arxiv_id: str) -> ArxivPaper:
+    return ArxivPaper(
+        arxiv_id=arxiv_id,
+        title=clean_text(entry.title),
+        authors=tuple(clean_text(a) for a in entry.authors if clean_text(a)),
+        published=_published(entry.published, arxiv_id),
+        primary_category=_category(entry.primary_category),
+        abstract=clean_text(entry.summary),
+    )
+
+
+def cleaned_paper(paper: ArxivPaper) -> ArxivPaper:
+    """A paper's API text made safe: control characters gone, category checked."""
+    return ArxivPaper(
+        arxiv_id=paper.arxiv_id,
+        title=clean_text(paper.title),
+        authors=tuple(clean_text(a) for a in paper.authors if clean_text(a)),
+        published=paper.published,
+        primary_category=_category(paper.primary_category or ""),
+        abstract=clean_text(paper.abstract),
+    )
+
+
+def _entry_id(entry: AtomEntry) -> str:
+    return _VERSION.sub("", entry.id.strip().rsplit("/abs/", 1)[-1])
+
+
 def fetch_arxiv(
-    arxiv_id: str, endpoint: str | None = None, timeout: float = DEFAULT_TIMEOUT
+    arxiv_id: str,
+    endpoint: str | None = None,
+    timeout: float | None = None,
+    delay: float | None = None,
 ) -> ArxivPaper:
-    """Fetch one paper's metadata; raise :class:`ArxivImportError` on any failure."""
+    """Fetch one paper's metadata; raise :class:`ArxivImportError` on any failure.
+
+    ``timeout`` is the overall deadline (default ``MASRL_KB_ARXIV_DEADLINE`` or
+    30 s) and ``delay`` the wait between retries (``MASRL_KB_ARXIV_DELAY``, 3 s).
+    """
     arxiv_id = parse_arxiv_id(arxiv_id)
     url = arxiv_endpoint(endpoint)
-    client = arxiv_client(url, timeout)
-    search = arxiv.Search(id_list=[arxiv_id], max_results=1)
     try:
-        with quiet_arxiv_logger():
-            results = list(client.results(search))
-    except arxiv.HTTPError as err:
+        limits = Limits.from_env(deadline=timeout, delay=delay)
+        entries = parse_feed(http_get(query_url(url, arxiv_id), limits))
+    except HttpStatusError as err:
         if err.status == 400:
             raise ArxivImportError(
                 f"arXiv rejected {arxiv_id!r} as a malformed id (HTTP 400)"
@@ -206,23 +279,13 @@ def fetch_arxiv(
         raise ArxivImportError(
             f"the arXiv API at {url} answered HTTP {err.status} for {arxiv_id}; try again later"
         ) from None
-    except arxiv.ArxivError as err:
-        raise ArxivImportError(f"the arXiv API at {url} failed: {err.message}") from None
-    except requests.RequestException as err:
-        reason = network_reason(err, timeout)
+    except FetchError as err:
         raise ArxivImportError(
-            f"cannot reach the arXiv API at {url} ({reason}); check the network or {ENV_ARXIV_URL}"
+            f"cannot reach the arXiv API at {url} ({err}); check the network or {ENV_ARXIV_URL}"
         ) from None
-    for result in results:
-        if _VERSION.sub("", result.get_short_id()) == arxiv_id and result.title.strip():
-            return ArxivPaper(
-                arxiv_id=arxiv_id,
-                title=" ".join(result.title.split()),
-                authors=tuple(" ".join(a.name.split()) for a in result.authors if a.name.strip()),
-                published=result.published.date(),
-                primary_category=result.primary_category,
-                abstract=" ".join(result.summary.split()),
-            )
+    for entry in entries:
+        if _entry_id(entry) == arxiv_id and clean_text(entry.title):
+            return _paper_from(entry, arxiv_id)
     raise ArxivImportError(f"arXiv has no paper with id {arxiv_id}")
 
 
@@ -339,22 +402,55 @@ def find_existing(
 # ---------------------------------------------------------------- writing
 
 
+@contextmanager
+def _terminate_as_exit() -> Iterator[None]:
+    """Turn SIGTERM/SIGHUP into SystemExit while writing, so ``finally`` still runs."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def _exit(signum, frame):  # noqa: ARG001
+        raise SystemExit(128 + signum)
+
+    old = {sig: signal.signal(sig, _exit) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+
+
 def write_new_file(path: Path, text: str) -> None:
-    """Write ``text`` to a new file atomically; never overwrite; no partial file."""
+    """Write ``text`` to a new file atomically; never overwrite; no partial file.
+
+    The temporary file is removed on every way out: an error, Ctrl-C, or a
+    SIGTERM/SIGHUP (turned into an exit for the duration of the write).
+    """
     if path.exists():
         raise ArxivImportError(f"{path} already exists: refusing to overwrite it")
     path.parent.mkdir(parents=True, exist_ok=True)
     # A dot-name: the record readers skip it even if the process dies mid-write.
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "x", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        if path.exists():
-            raise ArxivImportError(f"{path} already exists: refusing to overwrite it")
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    with _terminate_as_exit():
+        try:
+            with open(tmp, "x", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+            if path.exists():
+                raise ArxivImportError(f"{path} already exists: refusing to overwrite it")
+            os.replace(tmp, path)
+        finally:
+            if os.path.lexists(tmp):
+                tmp.unlink()
+
+
+def _check_record(kind: str, rel: str, text: str, tax: Taxonomy) -> None:
+    """Refuse a would-be record that breaks a record rule (placeholders aside)."""
+    problems = record_text_problems(kind, rel, text, tax)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise ArxivImportError(
+            f"refusing to write a record that fails validation: {problems[0]}{more}"
+        )
 
 
 def record_text(kind: str, data: dict, comments: tuple[str, ...] = ()) -> str:
@@ -418,7 +514,8 @@ def add_paper(
 ) -> Written:
     """Fetch an arXiv paper and write its unfinished record under ``papers/``.
 
-    ``paper``: its metadata when already fetched (a screening round), so no request is made.
+    ``paper``: its metadata when already fetched (a screening round), so no
+    request is made; its text is cleaned and checked like a fetched one.
     """
     arxiv_id = parse_arxiv_id(reference)
     records = read_records(root)
@@ -435,7 +532,7 @@ def add_paper(
     existing = find_existing(records, arxiv_id=arxiv_id)
     if existing:
         raise AlreadyRecorded(existing)
-    paper = paper or fetch_arxiv(arxiv_id, endpoint=endpoint)
+    paper = cleaned_paper(paper) if paper else fetch_arxiv(arxiv_id, endpoint=endpoint)
     existing = find_existing(records, title=paper.title, url=paper.url)
     if existing:
         raise AlreadyRecorded(existing)
@@ -444,7 +541,9 @@ def add_paper(
     record = paper_record(paper, key, today or dt.date.today())
     path = papers_dir / f"{key}{RECORD_SUFFIX}"
     comment = f"arXiv primary category: {paper.primary_category or 'unknown'}"
-    write_new_file(path, record_text("paper", record, (comment,)))
+    text = record_text("paper", record, (comment,))
+    _check_record("paper", f"{PAPERS_DIR}/{path.name}", text, load_taxonomy(records.root))
+    write_new_file(path, text)
     return Written(path, record, paper, _unfinished(record))
 
 
@@ -521,7 +620,7 @@ def exclude_record(
         existing = find_existing(records, arxiv_id=arxiv_id)
         if existing:
             raise AlreadyRecorded(existing)
-        paper = paper or fetch_arxiv(arxiv_id, endpoint=endpoint)
+        paper = cleaned_paper(paper) if paper else fetch_arxiv(arxiv_id, endpoint=endpoint)
         url = paper.url
         title = title or paper.title
         identifier = identifier or f"arXiv:{arxiv_id}"
@@ -529,9 +628,11 @@ def exclude_record(
     else:
         paper = None
         url = reference.strip()
+        if not is_http_url(url):
+            raise ArxivImportError(
+                f"{shorten(reference)} is neither an arXiv id nor an http(s) URL"
+            )
         parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise ArxivImportError(f"{reference!r} is neither an arXiv id nor an http(s) URL")
         if not title:
             raise ArxivImportError("give --title: only arXiv records have their title fetched")
         identifier = identifier or _identifier_for(url)
@@ -556,7 +657,9 @@ def exclude_record(
     }
     record = _in_field_order(EXCLUSION_FIELDS, facts)
     path = records.root / EXCLUSIONS_DIR / f"{eid}{RECORD_SUFFIX}"
-    write_new_file(path, record_text("exclusion", record))
+    text = record_text("exclusion", record)
+    _check_record("exclusion", f"{EXCLUSIONS_DIR}/{path.name}", text, tax)
+    write_new_file(path, text)
     return Written(path, record, paper, _unfinished(record))
 
 

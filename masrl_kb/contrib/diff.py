@@ -29,6 +29,7 @@ from masrl_kb.kb.benchmarks import BENCHMARKS_FILE
 from masrl_kb.kb.fields import TAG_FIELDS
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.records import EXCLUSIONS_DIR, PAPERS_DIR, read_records
+from masrl_kb.kb.rules import crosstab_list, decision_statuses
 from masrl_kb.kb.schema import to_json_compatible
 from masrl_kb.kb.taxonomy import TAXONOMY_FILE, load_taxonomy
 from masrl_kb.kb.validate import Problem, validate_records
@@ -43,17 +44,7 @@ from masrl_kb.query.frames import crosstab, load_pool
 
 DATA_PATHS = (PAPERS_DIR, EXCLUSIONS_DIR, TAXONOMY_FILE, CLAIMS_FILE, BENCHMARKS_FILE)
 # (rows, columns, strict): the survey's cross-tabs, as the site shows them.
-CROSSTABS: tuple[tuple[str, str, bool], ...] = (
-    ("reward_family", "credit_unit", False),
-    ("reward_family", "credit_unit", True),
-    ("topology", "credit_unit", False),
-    ("topology", "credit_unit", True),
-    ("decision", "topology", False),
-    ("decision_learned", "topology", False),
-    ("decision", "reward_family", False),
-    ("decision_learned", "reward_family", False),
-    ("category", "year", False),
-)
+CROSSTABS: tuple[tuple[str, str, bool], ...] = tuple(crosstab_list())
 JUDGEMENT_FIELDS = (*TAG_FIELDS, "credit_strict")
 SHOWN_PROBLEMS = 10
 
@@ -174,11 +165,7 @@ def _status(record: dict) -> dict[str, str]:
     decisions = record.get("decisions")
     if not isinstance(decisions, list):
         return {}
-    return {
-        str(d.get("id")): "learned" if d.get("learned") is True else "present"
-        for d in decisions
-        if isinstance(d, dict)
-    }
+    return decision_statuses(d for d in decisions if isinstance(d, dict))
 
 
 def _show(value: object) -> str:

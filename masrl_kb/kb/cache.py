@@ -1,20 +1,35 @@
 """A parse cache for record files, keyed by each file's content hash.
 
-Parsing YAML is most of the cost of reading a large pool; an unchanged file
-parses to the same value, so ``<root>/.cache/records-v1.json`` keeps each
-file's parsed value (line numbers, how non-string scalars were written, read
-problems) under the BLAKE2 hash of its bytes. A changed file has a new hash
-and is parsed again, alone. The cache is plain JSON, never pickle, and every
-entry is checked shape by shape when read: a corrupt or foreign entry is a
-miss, not an error. Deleting the folder is always safe.
+Parsing YAML and checking records is most of the cost of reading a large
+pool; an unchanged file parses to the same value and passes the same checks.
+``<root>/.cache/records-v2.json`` keeps, under the BLAKE2 hash of each file's
+bytes, its parsed value (line numbers, how non-string scalars were written,
+read problems) and the per-record verdict of the validator for one taxonomy
+and one day. A changed file has a new hash and is parsed again, alone.
+
+The cache is never trusted blindly:
+
+- it is tied to the code: a change to any module of ``masrl_kb/kb`` (the
+  parser, a field list, a rule) empties it;
+- it is JSON, never pickle, and every entry is checked shape by shape when
+  read: a corrupt or foreign entry is a miss, not an error;
+- the file carries an HMAC made with a key kept outside the clone
+  (``$XDG_CACHE_HOME/masrl-kb/cache-key``, created on first use, mode 0600):
+  a cache file that arrives with a pull request, or was edited by hand, fails
+  the check and is ignored as a whole.
+
+Deleting the folder is always safe.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
+import hmac
 import json
 import os
+import secrets
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -22,17 +37,30 @@ from typing import Any
 from masrl_kb.kb.yamlio import LineDict, LoadedYaml, UnsafeFileError, YamlProblem, read_regular_file
 
 CACHE_DIR = ".cache"
-CACHE_FILE = "records-v1.json"
-# Bump when the parser or this encoding changes what a file parses to.
-FORMAT = "masrl-kb-records/1"
+CACHE_FILE = "records-v2.json"
+# Bump when the parser, the encoding or a record rule changes what is stored.
+FORMAT = "masrl-kb-records/2"
 MAX_CACHE_BYTES = 1 << 30
 # A record has about a hundred values; aliases can make a tiny file a huge tree
 # ("billion laughs"): such a file is parsed each time rather than expanded here.
 MAX_NODES = 20_000
+KEY_ENV = "XDG_CACHE_HOME"
+_LINE, _KEYS, _RAW, _DATE, _TIME = "\0l", "\0k", "\0r", "\0d", "\0t"
 
 
 class _Corrupt(ValueError):
     """An entry that does not have the shape this module writes."""
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """A hash of this package's record code (kb/*.py): any change to a parser or a
+    rule makes every cached parse and verdict a miss, with no version to bump by hand."""
+    digest = hashlib.blake2b(digest_size=12)
+    for path in sorted(Path(__file__).resolve().parent.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def content_hash(raw: bytes) -> str:
@@ -41,9 +69,10 @@ def content_hash(raw: bytes) -> str:
 
 
 # ---------------------------------------------------------------- encoding
-# str, int, float, bool and None are themselves; a list is ["L", ...items];
-# a mapping {"M": line, "K": [[key, key line, value, raw text or null], ...]};
-# a date {"D": "YYYY-MM-DD"}; a timestamp {"T": ISO text}.
+# A mapping is a JSON object with its own keys plus "\0l" (its line), "\0k"
+# (each key's line, in key order) and "\0r" ([key, raw text] of non-string scalars);
+# a date is {"\0d": "YYYY-MM-DD"}, a timestamp {"\0t": ISO text}. Mappings
+# with keys that are not text are not cached (records never have them).
 
 
 def _encode(value: Any, budget: list[int]) -> Any:
@@ -53,114 +82,167 @@ def _encode(value: Any, budget: list[int]) -> Any:
     if value is None or isinstance(value, str | bool | int | float):
         return value
     if isinstance(value, LineDict):
-        return {
-            "M": value.line,
-            "K": [
-                [
-                    _encode(k, budget),
-                    value.key_lines.get(k, value.line),
-                    _encode(v, budget),
-                    value.raw.get(k),
-                ]
-                for k, v in value.items()
-            ],
-        }
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            if not isinstance(k, str) or k.startswith("\0"):
+                raise _Corrupt("a key that is not text")
+            out[k] = _encode(v, budget)
+        out[_LINE] = value.line
+        out[_KEYS] = [value.key_lines.get(k, value.line) for k in value]
+        if value.raw:
+            out[_RAW] = [[k, text] for k, text in value.raw.items()]  # a list: not a mapping
+        return out
     if isinstance(value, list):
-        return ["L", *(_encode(v, budget) for v in value)]
+        return [_encode(v, budget) for v in value]
     if isinstance(value, dt.datetime):
-        return {"T": value.isoformat()}
+        return {_TIME: value.isoformat()}
     if isinstance(value, dt.date):
-        return {"D": value.isoformat()}
+        return {_DATE: value.isoformat()}
     raise _Corrupt(f"cannot cache a {type(value).__name__}")
 
 
-def _decode_mapping(obj: dict) -> LineDict:
-    line, pairs = obj["M"], obj["K"]
-    if type(line) is not int or not isinstance(pairs, list):
+def _hook(obj: dict) -> Any:
+    """Rebuild one JSON object (called by the JSON parser, innermost first)."""
+    if len(obj) == 1:
+        ((tag, text),) = obj.items()
+        if tag == _DATE and isinstance(text, str):
+            return dt.date.fromisoformat(text)
+        if tag == _TIME and isinstance(text, str):
+            return dt.datetime.fromisoformat(text)
+    line = obj.pop(_LINE, None)
+    key_lines = obj.pop(_KEYS, None)
+    pairs = obj.pop(_RAW, [])
+    if (
+        type(line) is not int
+        or type(key_lines) is not list
+        or len(key_lines) != len(obj)
+        or not set(map(type, key_lines)) <= {int}
+        or type(pairs) is not list
+        or not all(
+            isinstance(p, list) and len(p) == 2 and p[0] in obj and isinstance(p[1], str)
+            for p in pairs
+        )
+    ):
         raise _Corrupt("mapping")
-    out = LineDict()
+    raw = dict(pairs)
+    out = LineDict(obj)
     out.line = line
-    out.key_lines = lines = {}
-    out.raw = raw = {}
-    for pair in pairs:
-        if not isinstance(pair, list) or len(pair) != 4:
-            raise _Corrupt("mapping entry")
-        key, key_line, value, text = pair
-        key = _decode(key)
-        if type(key_line) is not int or not (text is None or isinstance(text, str)):
-            raise _Corrupt("mapping entry")
-        out[key] = _decode(value)
-        lines[key] = key_line
-        if text is not None:
-            raw[key] = text
+    out.key_lines = dict(zip(obj, key_lines, strict=True))
+    out.raw = raw
     return out
 
 
-def _decode(obj: Any) -> Any:
-    if obj is None or isinstance(obj, str | bool | int | float):
-        return obj
-    if isinstance(obj, list):
-        if not obj or obj[0] != "L":
-            raise _Corrupt("list")
-        return [_decode(v) for v in obj[1:]]
-    if isinstance(obj, dict) and len(obj) == 2 and "M" in obj:
-        return _decode_mapping(obj)
-    if isinstance(obj, dict) and len(obj) == 1:
-        ((tag, text),) = obj.items()
-        if tag == "D" and isinstance(text, str):
-            return dt.date.fromisoformat(text)
-        if tag == "T" and isinstance(text, str):
-            return dt.datetime.fromisoformat(text)
-    raise _Corrupt("value")
-
-
-def encode_loaded(loaded: LoadedYaml) -> list:
-    """A parse result as JSON-ready data (raises ValueError if it cannot be kept)."""
+def encode_loaded(loaded: LoadedYaml) -> str:
+    """A parse result as JSON text (raises ValueError if it cannot be kept)."""
     problems = [[p.line, p.field, p.message] for p in loaded.problems]
-    return [problems, _encode(loaded.data, [MAX_NODES])]
+    data = _encode(loaded.data, [MAX_NODES])
+    return json.dumps([problems, data], ensure_ascii=False, separators=(",", ":"))
 
 
-def decode_loaded(entry: Any) -> LoadedYaml:
-    """A parse result from :func:`encode_loaded`'s data (ValueError if malformed)."""
+def decode_loaded(text: Any) -> LoadedYaml:
+    """A parse result from :func:`encode_loaded`'s text (ValueError if malformed)."""
+    if not isinstance(text, str):
+        raise _Corrupt("entry")
+    entry = json.loads(text, object_hook=_hook)
     if not isinstance(entry, list) or len(entry) != 2 or not isinstance(entry[0], list):
         raise _Corrupt("entry")
-    problems = []
-    for p in entry[0]:
-        if (
-            not isinstance(p, list)
-            or len(p) != 3
-            or type(p[0]) is not int
-            or not all(isinstance(x, str) for x in p[1:])
-        ):
-            raise _Corrupt("problem")
-        problems.append(YamlProblem(*p))
-    return LoadedYaml(_decode(entry[1]), problems)
+    return LoadedYaml(entry[1], [_problem(p) for p in entry[0]])
+
+
+def _problem(p: Any) -> YamlProblem:
+    if (
+        not isinstance(p, list)
+        or len(p) != 3
+        or type(p[0]) is not int
+        or not all(isinstance(x, str) for x in p[1:])
+    ):
+        raise _Corrupt("problem")
+    return YamlProblem(*p)
+
+
+# ---------------------------------------------------------------- the key
+
+
+def _key_path() -> Path:
+    base = os.environ.get(KEY_ENV) or str(Path.home() / ".cache")
+    return Path(base) / "masrl-kb" / "cache-key"
+
+
+def _cache_key() -> bytes | None:
+    """This user's cache key, made on first use; None when it cannot be kept."""
+    path = _key_path()
+    try:
+        key = read_regular_file(path, 1024)
+        if len(key) >= 32:
+            return key
+    except UnsafeFileError:
+        pass
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    except OSError:
+        return None
+    key = secrets.token_bytes(32)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(key)
+    return key
+
+
+def _mac(key: bytes, body: bytes) -> str:
+    return hmac.new(key, body, hashlib.sha256).hexdigest()
 
 
 # ---------------------------------------------------------------- the cache file
 
 
 class ParseCache:
-    """Parsed record files of one data root, loaded once and saved once per read."""
+    """Cached parses and verdicts of one data root, loaded once per read."""
 
-    def __init__(self, path: Path | None, entries: dict[str, Any]) -> None:
+    def __init__(self, path: Path | None, key: bytes | None, entries: dict, checks: dict) -> None:
         self.path = path
-        self.entries = entries
+        self.key = key
+        self.entries: dict[str, Any] = entries
+        self.checks: dict[str, Any] = checks
         self.used: set[str] = set()
+        self.used_checks: set[str] = set()
         self.changed = False
 
     @classmethod
     def open(cls, root: Path) -> ParseCache:
-        """The cache of a data root; empty when absent, unreadable or corrupt."""
+        """The cache of a data root; empty when absent, unreadable, corrupt or forged."""
         path = root / CACHE_DIR / CACHE_FILE
+        key = _cache_key()
+        if key is None:
+            return cls(None, None, {}, {})
         try:
-            data = json.loads(read_regular_file(path, MAX_CACHE_BYTES))
-        except (UnsafeFileError, ValueError, RecursionError):
-            return cls(path, {})
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            return cls(path, {})
-        entries = data.get("entries")
-        return cls(path, entries if isinstance(entries, dict) else {})
+            raw = read_regular_file(path, MAX_CACHE_BYTES)
+        except UnsafeFileError:
+            return cls(path, key, {}, {})
+        head, _, body = raw.partition(b"\n")
+        try:
+            meta = json.loads(head)
+            if (
+                not isinstance(meta, dict)
+                or meta.get("format") != FORMAT
+                or meta.get("code") != code_fingerprint()
+                or not hmac.compare_digest(str(meta.get("mac")), _mac(key, body))
+            ):
+                return cls(path, key, {}, {})
+            data = json.loads(body)
+        except (ValueError, RecursionError):
+            return cls(path, key, {}, {})
+        entries = data.get("entries") if isinstance(data, dict) else None
+        checks = data.get("checks") if isinstance(data, dict) else None
+        return cls(
+            path,
+            key,
+            entries if isinstance(entries, dict) else {},
+            checks if isinstance(checks, dict) else {},
+        )
+
+    @property
+    def enabled(self) -> bool:
+        return self.path is not None
 
     def get(self, digest: str | None) -> LoadedYaml | None:
         """The cached parse of the file with this hash, or None (absent or corrupt)."""
@@ -178,7 +260,7 @@ class ParseCache:
 
     def put(self, digest: str | None, loaded: LoadedYaml) -> None:
         """Keep a fresh parse (values that JSON cannot hold are simply not kept)."""
-        if digest is None:
+        if digest is None or not self.enabled:
             return
         try:
             self.entries[digest] = encode_loaded(loaded)
@@ -187,24 +269,53 @@ class ParseCache:
         self.used.add(digest)
         self.changed = True
 
+    def get_check(self, slot: str) -> Any:
+        """A stored verdict (JSON data) for ``slot``, or None."""
+        value = self.checks.get(slot)
+        if value is not None:
+            self.used_checks.add(slot)
+        return value
+
+    def put_check(self, slot: str, value: Any) -> None:
+        if not self.enabled:
+            return
+        self.checks[slot] = value
+        self.used_checks.add(slot)
+        self.changed = True
+
     def save(self) -> None:
-        """Write the cache if anything changed, keeping only entries used in this read.
+        """Write the cache if anything changed, keeping only entries used since it opened.
 
         The write is atomic and best effort: a read-only clone simply has no cache.
         """
-        if self.path is None or not (self.changed or set(self.entries) - self.used):
+        # Verdicts are pruned only by a run that validated (and so used the live ones).
+        checks = self.checks
+        if self.used_checks:
+            checks = {k: v for k, v in checks.items() if k in self.used_checks}
+        stale = len(checks) != len(self.checks) or set(self.entries) - self.used
+        if not self.enabled or not (self.changed or stale):
             return
-        entries = {k: v for k, v in self.entries.items() if k in self.used}
+        body = json.dumps(
+            {
+                "entries": {k: v for k, v in self.entries.items() if k in self.used},
+                "checks": checks,
+            },
+            ensure_ascii=False,
+            separators=(",", ":"),
+        ).encode("utf-8")
+        meta = {"format": FORMAT, "code": code_fingerprint(), "mac": _mac(self.key, body)}
+        head = json.dumps(meta).encode()
         try:
             self.path.parent.mkdir(exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=".records-", dir=self.path.parent)
         except OSError:
             return
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump({"format": FORMAT, "entries": entries}, fh, separators=(",", ":"))
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(head + b"\n" + body)
             os.replace(tmp, self.path)
-        except (OSError, ValueError):
+            self.changed = False
+        except OSError:
             pass
         finally:
             if os.path.exists(tmp):

@@ -41,6 +41,7 @@ class RecordFile:
     rel: str  # path relative to the data root, with forward slashes
     data: object
     problems: list[YamlProblem] = field(default_factory=list)
+    digest: str | None = None  # content hash, when the parse cache is in use
 
     @property
     def stem(self) -> str:
@@ -68,6 +69,7 @@ class RecordSet:
     stray: list[str]  # files in the record folders that are not *.yaml
     # (folder, message): a record folder that is missing or not a folder.
     folder_problems: list[tuple[str, str]] = field(default_factory=list)
+    cache: ParseCache | None = None  # for the validator's verdicts
 
 
 def _parse_all(raws: list[bytes]) -> list[LoadedYaml]:
@@ -105,22 +107,22 @@ def _record_paths(base: Path, folder: str) -> tuple[list[Path], list[str]]:
     return paths, stray
 
 
-def _load_files(paths: list[Path], cache: ParseCache | None) -> list[LoadedYaml]:
-    loaded: list[LoadedYaml | None] = []
+def _load_files(paths: list[Path], cache: ParseCache | None) -> list[tuple[LoadedYaml, str | None]]:
+    loaded: list[tuple[LoadedYaml | None, str | None]] = []
     misses: list[tuple[int, str | None, bytes]] = []
     for path in paths:
         try:
             raw = read_regular_file(path)
         except UnsafeFileError as err:
-            loaded.append(LoadedYaml(None, [YamlProblem(1, "file", str(err))]))
+            loaded.append((LoadedYaml(None, [YamlProblem(1, "file", str(err))]), None))
             continue
         digest = content_hash(raw) if cache is not None else None
         hit = cache.get(digest) if cache is not None else None
-        loaded.append(hit)
+        loaded.append((hit, digest))
         if hit is None:
             misses.append((len(loaded) - 1, digest, raw))
     for (i, digest, _), result in zip(misses, _parse_all([m[2] for m in misses]), strict=True):
-        loaded[i] = result
+        loaded[i] = (result, digest)
         if cache is not None:
             cache.put(digest, result)
     return loaded  # type: ignore[return-value]
@@ -135,8 +137,8 @@ def _read_dir(
         return [], [], problem
     paths, stray = _record_paths(base, folder)
     records = [
-        RecordFile(kind, f"{folder}/{path.name}", loaded.data, loaded.problems)
-        for path, loaded in zip(paths, _load_files(paths, cache), strict=True)
+        RecordFile(kind, f"{folder}/{path.name}", loaded.data, loaded.problems, digest)
+        for path, (loaded, digest) in zip(paths, _load_files(paths, cache), strict=True)
     ]
     return records, stray, None
 
@@ -150,6 +152,8 @@ def read_records(root: str | os.PathLike[str] | None = None, use_cache: bool = T
     """
     base = find_root(root)
     cache = ParseCache.open(base) if use_cache else None
+    if cache is not None and not cache.enabled:
+        cache = None
     papers, stray_p, missing_p = _read_dir(base, PAPERS_DIR, "paper", cache, True)
     exclusions, stray_e, missing_e = _read_dir(base, EXCLUSIONS_DIR, "exclusion", cache, False)
     if cache is not None:
@@ -159,4 +163,4 @@ def read_records(root: str | os.PathLike[str] | None = None, use_cache: bool = T
         for name, message in ((PAPERS_DIR, missing_p), (EXCLUSIONS_DIR, missing_e))
         if message
     ]
-    return RecordSet(base, papers, exclusions, stray_p + stray_e, folder_problems)
+    return RecordSet(base, papers, exclusions, stray_p + stray_e, folder_problems, cache)

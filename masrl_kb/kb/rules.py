@@ -43,6 +43,11 @@ def decision_statuses(decisions: Iterable[Mapping]) -> dict[str, str]:
     return {str(d.get("id")): decision_status(d) for d in decisions}
 
 
+# The same rule as a JSON Schema pattern (for editors validating as you type);
+# it asks for the lower-case scheme every record uses.
+HTTP_URL_PATTERN = r"^https?://[^\s/?#]+"
+
+
 def is_http_url(value: object) -> bool:
     """Whether ``value`` is an absolute http(s) URL with a host."""
     if not isinstance(value, str):

@@ -31,6 +31,7 @@ from masrl_kb.kb.fields import (
     Field,
 )
 from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.rules import HTTP_URL_PATTERN
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
 from masrl_kb.kb.validate import MIN_YEAR
 
@@ -39,7 +40,7 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_FILES = {"paper": "paper.schema.json", "exclusion": "exclusion.schema.json"}
 _NOT_PLACEHOLDER = {"not": {"const": PLACEHOLDER}}
 _NON_BLANK = r"\S"
-_URL = r"^https?://[^\s/?#]+"
+_URL = HTTP_URL_PATTERN
 
 
 def schema_comment(kind: str) -> str:

@@ -40,13 +40,14 @@ class Axis:
     def __post_init__(self) -> None:
         # Validation asks for the ids once per field per record: compute them once.
         object.__setattr__(self, "ids", tuple(v.id for v in self.values))
+        object.__setattr__(self, "_by_id", {v.id: v for v in self.values})
 
     def value(self, value_id: str) -> Value:
         """The value with this id (KeyError if unknown)."""
-        for v in self.values:
-            if v.id == value_id:
-                return v
-        raise KeyError(f"{self.name}: unknown value {value_id!r}")
+        try:
+            return self._by_id[value_id]
+        except (KeyError, TypeError):
+            raise KeyError(f"{self.name}: unknown value {value_id!r}") from None
 
     def label_of(self, value_id: str) -> str:
         """A value's short label."""

@@ -101,12 +101,19 @@ def shorten_name(value: object, limit: int = ECHO_LIMIT) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+_BAD = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_BAD_MULTILINE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_WORDS = re.compile(r"[^\W_]+")
+
+
 def bad_character(text: str, multiline: bool = False) -> str | None:
     """A description of the first character a text field may not hold, else None.
 
     Control characters (C0, DEL, C1) and bidirectional controls are refused
     everywhere; a multi-line field may hold ``\\n`` and nothing else of the kind.
     """
+    if not (_BAD_MULTILINE if multiline else _BAD).search(text):
+        return None  # the common case, at the regex engine's speed
     for i, ch in enumerate(text):
         if multiline and ch == "\n":
             continue
@@ -153,10 +160,12 @@ def title_skeleton(title: str) -> str:
     spaces and joiners, soft hyphens, bidi marks) and combining marks are
     dropped; Cyrillic/Greek letters drawn like Latin ones become Latin.
     """
+    if title.isascii():  # nothing to fold: NFKC, marks and look-alikes are all non-ASCII
+        return " ".join(_WORDS.findall(title.lower()))
     text = unicodedata.normalize("NFKC", title)
     text = unicodedata.normalize(
         "NFD", "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
     )
     text = "".join(ch for ch in text if unicodedata.category(ch) not in ("Mn", "Me", "Mc"))
     text = text.translate(_UPPER_HOMOGLYPHS).casefold().translate(_HOMOGLYPHS)
-    return " ".join(re.findall(r"[^\W_]+", text))
+    return " ".join(_WORDS.findall(text))

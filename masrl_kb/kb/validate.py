@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import hashlib
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from masrl_kb.kb.benchmarks import BENCHMARKS_FILE, BenchmarkFile, read_benchmarks
+from masrl_kb.kb.cache import code_fingerprint
 from masrl_kb.kb.fields import (
     ARXIV_ID_PATTERN,
     BENCHMARK_FIELDS,
@@ -32,7 +34,7 @@ from masrl_kb.kb.records import RecordFile, RecordSet, read_records
 from masrl_kb.kb.rules import NA, is_http_url
 from masrl_kb.kb.taxonomy import Taxonomy, TaxonomyError, load_taxonomy
 from masrl_kb.kb.text import shorten, shorten_name, text_problem, title_skeleton
-from masrl_kb.kb.yamlio import LineDict
+from masrl_kb.kb.yamlio import LineDict, load_yaml_text
 
 MIN_YEAR = 1950
 MIN_DATE = dt.date(MIN_YEAR, 1, 1)
@@ -410,10 +412,12 @@ def _identities(rec: RecordFile) -> Iterator[tuple[str, str, str]]:
         yield "title", "title", normalise_title(data["title"])
 
 
-def _duplicate_problems(records: list[RecordFile]) -> Iterator[Problem]:
+def _duplicate_problems(
+    records: list[RecordFile], identities: dict[int, list[tuple[str, str, str]]]
+) -> Iterator[Problem]:
     first: dict[tuple[str, str], tuple[RecordFile, str]] = {}
     for rec in records:
-        for field_name, what, value in _identities(rec):
+        for field_name, what, value in identities[id(rec)]:
             slot = (what, value)
             if slot not in first:
                 first[slot] = (rec, field_name)
@@ -430,6 +434,61 @@ def _duplicate_problems(records: list[RecordFile]) -> Iterator[Problem]:
 
 
 # ---------------------------------------------------------------- entry points
+
+
+def record_text_problems(kind: str, rel: str, text: str, tax: Taxonomy) -> list[Problem]:
+    """What ``validate`` would say of one record file's text, ``TODO`` placeholders aside.
+
+    Used before a tool writes a record, so nothing is written that breaks a rule.
+    """
+    loaded = load_yaml_text(text)
+    rec = RecordFile(kind, rel, loaded.data, loaded.problems)
+    return sorted(p for p in _record_problems(rec, tax) if not p.message.startswith("unfinished"))
+
+
+# Cached verdicts also key on the code itself (cache.code_fingerprint); this is
+# for rules that live outside masrl_kb/kb.
+RULES_VERSION = "2026-11-30.1"
+
+
+def _check_context(tax: Taxonomy) -> str:
+    """What a record's verdict depends on besides its bytes: rules, taxonomy, today."""
+    axes = [
+        (n, a.ids, [sorted(map(str, v.extra.items())) for v in a.values])
+        for n, a in tax.axes.items()
+    ]
+    text = repr((RULES_VERSION, code_fingerprint(), dt.date.today().isoformat(), axes))
+    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+
+
+def _cached_verdict(rel: str, value: object) -> tuple[list[Problem], list] | None:
+    """A stored verdict back as problems and identities; None when its shape is wrong."""
+    try:
+        found, ids = value  # type: ignore[misc]
+        problems = [Problem(rel, line, field, message) for line, field, message in found]
+        identities = [(a, b, c) for a, b, c in ids]
+    except (TypeError, ValueError):
+        return None
+    texts = {type(x) for p in problems for x in (p.field, p.message)}
+    texts |= {type(x) for triple in identities for x in triple}
+    if not texts <= {str} or any(type(p.line) is not int for p in problems):
+        return None
+    return problems, identities
+
+
+def _verdict(rec: RecordFile, tax: Taxonomy, records: RecordSet, context: str | None):
+    """(problems, identities) of one record, from the cache when its bytes are known."""
+    cache = records.cache
+    slot = f"{rec.digest}:{context}:{rec.kind}:{rec.rel}" if context and rec.digest else None
+    if slot is not None:
+        cached = _cached_verdict(rec.rel, cache.get_check(slot))
+        if cached is not None:
+            return cached
+    problems = list(_record_problems(rec, tax))
+    ids = list(_identities(rec))
+    if slot is not None:
+        cache.put_check(slot, [[[p.line, p.field, p.message] for p in problems], ids])
+    return problems, ids
 
 
 def _readings_problems(records: RecordSet) -> Iterator[Problem]:
@@ -471,14 +530,21 @@ def validate_records(records: RecordSet, tax: Taxonomy) -> list[Problem]:
     """All problems in a parsed record set, sorted by file and line."""
     problems = [Problem(f"{name}/", 1, "folder", msg) for name, msg in records.folder_problems]
     problems += [Problem(rel, 1, "file", "record files must end in .yaml") for rel in records.stray]
-    for rec in records.papers + records.exclusions:
-        problems.extend(_record_problems(rec, tax))
+    context = _check_context(tax) if records.cache is not None else None
+    identities: dict[int, list[tuple[str, str, str]]] = {}
+    everything = records.papers + records.exclusions
+    for rec in everything:
+        found, ids = _verdict(rec, tax, records, context)
+        problems.extend(found)
+        identities[id(rec)] = ids
     registry = read_benchmarks(records.root)
     problems.extend(_benchmark_problems(registry, records.papers, tax))
     problems.extend(_readings_problems(records))
     outside = frozenset(b.id for b in registry.benchmarks)
     problems.extend(Problem(*found) for found in judgement_problems(records.papers, outside))
-    problems.extend(_duplicate_problems(records.papers + records.exclusions))
+    problems.extend(_duplicate_problems(everything, identities))
+    if records.cache is not None:
+        records.cache.save()
     return sorted(set(problems))
 
 

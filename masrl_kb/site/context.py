@@ -12,6 +12,7 @@ import pandas as pd
 
 from masrl_kb.contrib.export.bibtex import to_bibtex
 from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.rules import CROSSTAB_PAIRS
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
 from masrl_kb.query.claims import CLAIMS_FILE, ClaimResult, evaluate_claims
 from masrl_kb.query.frames import axis_mask, axis_values, crosstab, load_pool
@@ -45,12 +46,8 @@ class Cross:
 
 # Pairs of (broad, variant): credit tables get a strict twin, decision
 # tables a learned twin (rows = decision_learned).
-CROSSTABS: tuple[tuple[Cross, Cross | None], ...] = (
-    (Cross("reward_family", "credit_unit"), Cross("reward_family", "credit_unit", True)),
-    (Cross("topology", "credit_unit"), Cross("topology", "credit_unit", True)),
-    (Cross("decision", "topology"), Cross("decision_learned", "topology")),
-    (Cross("decision", "reward_family"), Cross("decision_learned", "reward_family")),
-    (Cross("category", "year"), None),
+CROSSTABS: tuple[tuple[Cross, Cross | None], ...] = tuple(
+    (Cross(*broad), Cross(*variant) if variant else None) for broad, variant in CROSSTAB_PAIRS
 )
 
 

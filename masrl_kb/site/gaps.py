@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from masrl_kb.kb.rules import NA
 from masrl_kb.query.claims import ClaimResult
 from masrl_kb.query.frames import select
 from masrl_kb.site import urls
@@ -225,7 +226,7 @@ def gap_cells(ctx: Context, broad: Cross, variant: Cross | None) -> list[tuple]:
     out = []
     for r_i, rv in enumerate(table.index):
         for c_i, cv in enumerate(table.columns):
-            if "NA" in (rv, cv):
+            if NA in (rv, cv):
                 continue
             # decision and decision_learned share value ids, so one lookup serves both
             n_variant = int(twin.at[rv, cv])

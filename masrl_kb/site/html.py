@@ -14,7 +14,8 @@ import json
 import posixpath
 import re
 from functools import lru_cache
-from urllib.parse import urlsplit
+
+from masrl_kb.kb.rules import is_http_url
 
 # Characters Python-Markdown treats as syntax; escaped in the few places
 # (headings) where text is written as Markdown rather than inside HTML.
@@ -34,13 +35,7 @@ def safe_url(url: object) -> str | None:
     text = url.strip()
     if any(ord(c) < 0x21 for c in text):  # control characters or spaces hide schemes
         return None
-    try:
-        parts = urlsplit(text)
-    except ValueError:
-        return None
-    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
-        return None
-    return text
+    return text if is_http_url(text) else None
 
 
 def md_text(text: object) -> str:

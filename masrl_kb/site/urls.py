@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from masrl_kb.kb.rules import NA
 from masrl_kb.site.context import Context, Cross
 from masrl_kb.site.html import slug
 
@@ -109,7 +110,7 @@ def value_label(ctx: Context, axis: str, value_id: object) -> str:
         return str(value_id)
     name = taxonomy_axis(axis) if axis in DECISION_AXES else axis
     label = ctx.tax[name].label_of(str(value_id))
-    if name in ("decision", "reward_family") and value_id != "NA":
+    if name in ("decision", "reward_family") and value_id != NA:
         return f"{value_id} {label}"
     return label
 

@@ -2,7 +2,8 @@
 
     python -m tests.hostile.run_corpus [-v]
 
-Prints one row per group: rejected cleanly / rejected but unclear / accepted /
+Prints one row per group: rejected cleanly / sanitised (arXiv text cleaned, then
+written) / rejected but unclear / accepted /
 crashed (traceback or hang). Exit status 1 when any case is not rejected
 cleanly (the tests in tests/test_hostile.py assert the same, case by case).
 """
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from tests.hostile.corpus import all_cases, run_case
 
-KINDS = ("rejected", "unclear", "accepted", "crashed")
+KINDS = ("rejected", "sanitised", "unclear", "accepted", "crashed")
 
 
 def main() -> int:

@@ -8,22 +8,93 @@ names braced so BibTeX does not split them), the venue field of its type
 venue for ``misc``; ``institution`` for ``techreport``), ``volume``,
 ``number``, ``pages``, ``publisher`` when given, ``year``, ``url`` and, for
 papers with an arXiv id, ``eprint`` and ``archivePrefix``.
+
+Prose fields go through bibtexparser's LaTeX encoding middleware (pylatexenc
+underneath) with the rules below, so a brace or backslash in a title prints
+as itself and cannot close the field; :func:`read_bibtex` reverses it with
+the matching pylatexenc decoder. URLs are percent-encoded, not LaTeX-encoded.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+from urllib.parse import quote
 
 import bibtexparser
 import pandas as pd
 from bibtexparser import Library
+from bibtexparser.middlewares import LatexEncodingMiddleware, SeparateCoAuthors
 from bibtexparser.model import Entry, Field
 from bibtexparser.writer import BibtexFormat
 
-# Characters LaTeX treats as commands in running text. `$` and `\` are left
-# alone: titles use them for inline math.
-_LATEX_SPECIALS = re.compile(r"(?<!\\)([&%#_])")
 _CITATION_FIELDS = ("volume", "number", "pages", "publisher")
+# Fields that are identifiers, not prose: never LaTeX-encoded (biblatex reads
+# url verbatim; eprint and year are validated patterns).
+_VERBATIM = frozenset({"url", "eprint", "archivePrefix", "year", "author", "howpublished"})
+
+# What LaTeX (and BibTeX's brace counting) would read as markup, spelled so that
+# it prints as itself: with these, braces and backslashes cannot end a field
+# or start a command, and pylatexenc's decoder gives the same text back.
+_SPECIALS = {
+    ord("\\"): r"\textbackslash{}",
+    ord("{"): r"\{",
+    ord("}"): r"\}",
+    ord("$"): r"\$",
+    ord("&"): r"\&",
+    ord("%"): r"\%",
+    ord("#"): r"\#",
+    ord("_"): r"\_",
+    ord("~"): r"\textasciitilde{}",
+    ord("^"): r"\string^",
+    ord('"'): '{"}',
+}
+# Pairs TeX fonts turn into one glyph (-- en dash, `` and '' quotes, !` and ?`
+# inverted marks, << and >> guillemets, ,, low quote): a {} between keeps both.
+_LIGATURES = {"-": "-", "'": "'", "`": "`", "<": "<", ">": ">", ",": ",", "!": "`", "?": "`"}
+
+
+def _break_ligature(text: str, pos: int):
+    follower = _LIGATURES.get(text[pos])
+    if follower is not None and text[pos + 1 : pos + 2] == follower:
+        return 1, text[pos] + "{}"
+    return None
+
+
+@functools.cache
+def _encoder(ligatures: bool = True):
+    from pylatexenc.latexencode import (
+        RULE_CALLABLE,
+        RULE_DICT,
+        UnicodeToLatexConversionRule,
+        UnicodeToLatexEncoder,
+    )
+
+    return UnicodeToLatexEncoder(
+        conversion_rules=[
+            *([UnicodeToLatexConversionRule(RULE_CALLABLE, _break_ligature)] if ligatures else []),
+            UnicodeToLatexConversionRule(RULE_DICT, _SPECIALS),
+        ],
+        # Other characters stay as UTF-8: biber and modern BibTeX read them.
+        unknown_char_policy="keep",
+        unknown_char_warning=False,
+        replacement_latex_protection="braces-after-macro",
+    )
+
+
+@functools.cache
+def _decoder():
+    from pylatexenc.latex2text import LatexNodes2Text
+
+    return LatexNodes2Text(math_mode="verbatim", strict_latex_spaces=True)
+
+
+def encoding_middleware(ligatures: bool = True) -> LatexEncodingMiddleware:
+    """bibtexparser's LaTeX encoding middleware with this export's rules.
+
+    ``ligatures=False`` keeps ``--`` an en dash (page ranges: ``819--840``).
+    """
+    return LatexEncodingMiddleware(encoder=_encoder(ligatures))
 
 
 _EDGE = re.compile(r"^(?P<lead>[(\[\"']*)(?P<core>.*?)(?P<trail>[)\]\"':;,.?!]*)$")
@@ -36,36 +107,41 @@ def _needs_protection(word: str) -> bool:
     return any(upper[1:]) or (any(upper) and any(c.isdigit() for c in word))
 
 
-def protect_title(title: str) -> str:
-    """The title with LaTeX specials escaped and capitals protected.
+def protect_capitals(encoded: str) -> str:
+    """An encoded title with capitals protected from bibliography styles.
 
-    A word is braced, so bibliography styles do not lower-case it, when it
-    has a capital after its first character (acronyms such as LLM, GRPO,
-    MARFT; camel case such as DeepSeek; hyphenated names such as M-GRPO), a
-    capital and a digit (K2.5, R1) or is a single capital letter other than
-    'A' (C). Surrounding punctuation stays outside the braces. Words that only
-    start with a capital are left alone, and so are words already holding
-    braces or math.
+    A word is braced, so styles do not lower-case it, when it has a capital
+    after its first character (LLM, GRPO, DeepSeek, M-GRPO), a capital and a
+    digit (K2.5, R1) or is a single capital other than 'A' (C). Surrounding
+    punctuation stays outside the braces; words holding braces or commands
+    (encoded specials) are left alone.
     """
     words = []
-    for word in title.split(" "):
-        word = _LATEX_SPECIALS.sub(r"\\\1", word)
+    for word in encoded.split(" "):
         parts = _EDGE.match(word)
         core = parts.group("core")
-        if core and "{" not in word and "$" not in word and _needs_protection(core):
+        if core and not set("{}\\") & set(word) and _needs_protection(core):
             word = f"{parts.group('lead')}{{{core}}}{parts.group('trail')}"
         words.append(word)
     return " ".join(words)
 
 
+def protect_title(title: str) -> str:
+    """A title as the export writes it: LaTeX-encoded, capitals protected."""
+    return protect_capitals(_encoder().unicode_to_latex(title))
+
+
 def unprotect_title(value: str) -> str:
-    """Undo :func:`protect_title` (for comparisons in tests and tools)."""
-    return re.sub(r"\\([&%#_])", r"\1", value.replace("{", "").replace("}", ""))
+    """The title text back from :func:`protect_title` (LaTeX decoded, braces dropped)."""
+    return _decoder().latex_to_text(value)
 
 
 def format_author(name: str) -> str:
-    """One author for BibTeX: 'Family, Given' as is; other names braced."""
-    return name if "," in name else f"{{{name}}}"
+    """One author for BibTeX: 'Family, Given' as is; other names braced (encoded)."""
+    encoded = _encoder().unicode_to_latex(name)
+    if "," in name and not re.search(r"\sand\s", name, re.IGNORECASE):
+        return encoded
+    return f"{{{encoded}}}"
 
 
 def author_field(authors: list[str], truncated: bool) -> str:
@@ -73,6 +149,11 @@ def author_field(authors: list[str], truncated: bool) -> str:
     if truncated:
         names.append("others")
     return " and ".join(names)
+
+
+def safe_url(url: str) -> str:
+    """A URL that cannot close a BibTeX field: braces, backslashes, spaces percent-encoded."""
+    return quote(url.strip(), safe="!#$&'()*+,/:;=?@[]~%-._")
 
 
 def _text(value: object) -> str | None:
@@ -83,11 +164,15 @@ def _text(value: object) -> str | None:
 
 
 def paper_entry(key: str, row: pd.Series) -> Entry:
-    """The BibTeX entry of one row of :func:`masrl_kb.query.frames.load_papers`."""
+    """The BibTeX entry of one row of :func:`masrl_kb.query.frames.load_papers`.
+
+    Text fields hold plain text here; :func:`to_bibtex` encodes them.
+    """
     citation = row["citation"]
     entry_type = str(citation["entry_type"])
+    url = safe_url(str(row["url"]))
     fields = [
-        Field("title", protect_title(str(row["title"]))),
+        Field("title", str(row["title"])),
         Field("author", author_field(list(row["authors"]), bool(row["authors_truncated"]))),
     ]
     venue = _text(row["venue"])
@@ -100,7 +185,7 @@ def paper_entry(key: str, row: pd.Series) -> Entry:
         if institution:
             fields.append(Field("institution", str(institution)))
     elif entry_type == "misc":
-        fields.append(Field("howpublished", f"\\url{{{row['url']}}}"))
+        fields.append(Field("howpublished", f"\\url{{{url}}}"))
         if venue:
             fields.append(Field("note", venue))
     for name in _CITATION_FIELDS:
@@ -109,7 +194,7 @@ def paper_entry(key: str, row: pd.Series) -> Entry:
         if citation.get(name) is not None:
             fields.append(Field(name, str(citation[name])))
     fields.append(Field("year", str(int(row["year"]))))
-    fields.append(Field("url", str(row["url"])))
+    fields.append(Field("url", url))
     arxiv_id = _text(row.get("arxiv_id"))
     if arxiv_id:
         fields.append(Field("eprint", arxiv_id))
@@ -117,12 +202,64 @@ def paper_entry(key: str, row: pd.Series) -> Entry:
     return Entry(entry_type, str(citation["bibtex_key"]), fields)
 
 
+# Fields where TeX's ligatures are meant: in a range (819--840, 2--3) -- is an en dash.
+_RANGES = frozenset({"pages", "number", "volume"})
+
+
+def _encoded(entry: Entry) -> Entry:
+    """The entry with every prose field through the encoding middleware."""
+    by_key: dict[str, str] = {}
+    for ligatures, keys in ((True, None), (False, _RANGES)):
+        chosen = [
+            f
+            for f in entry.fields
+            if f.key not in _VERBATIM and ((f.key in _RANGES) == (keys is not None))
+        ]
+        encoded = encoding_middleware(ligatures).transform_entry(
+            Entry(entry.entry_type, entry.key, chosen), Library()
+        )
+        by_key.update({f.key: f.value for f in encoded.fields})
+    fields = []
+    for f in entry.fields:
+        value = by_key.get(f.key, f.value)
+        if f.key == "title":
+            value = protect_capitals(value)
+        fields.append(Field(f.key, value))
+    return Entry(entry.entry_type, entry.key, fields)
+
+
 def to_bibtex(papers: pd.DataFrame) -> str:
     """BibTeX text for every row of a papers frame, in citation-key order."""
-    entries = [paper_entry(str(key), row) for key, row in papers.iterrows()]
+    entries = [_encoded(paper_entry(str(key), row)) for key, row in papers.iterrows()]
     entries.sort(key=lambda e: e.key.lower())
     fmt = BibtexFormat()
     fmt.indent = "  "
     fmt.block_separator = "\n"
     text = bibtexparser.write_string(Library(entries), bibtex_format=fmt)
     return text.strip() + "\n"
+
+
+def read_bibtex(text: str) -> list[dict[str, object]]:
+    """Entries of a BibTeX export as plain text fields (authors as a list), in file order.
+
+    The reverse of :func:`to_bibtex`: co-authors split, LaTeX decoded, the
+    braces of protected words and single names dropped.
+    """
+    # Split co-authors on the encoded text (a braced " and " stays inside a name),
+    # then decode every value with the decoder the decoding middleware uses.
+    library = bibtexparser.parse_string(text, append_middleware=[SeparateCoAuthors()])
+    if library.failed_blocks:
+        raise ValueError(f"{len(library.failed_blocks)} BibTeX block(s) could not be read")
+    decode = _decoder().latex_to_text
+    out = []
+    for entry in library.entries:
+        row: dict[str, object] = {"ID": entry.key, "ENTRYTYPE": entry.entry_type}
+        for f in entry.fields:
+            if f.key in ("url", "eprint", "year", *_RANGES):
+                row[f.key] = f.value
+            elif isinstance(f.value, list):
+                row[f.key] = [decode(v) for v in f.value]
+            else:
+                row[f.key] = decode(f.value)
+        out.append(row)
+    return out

@@ -23,6 +23,7 @@ import json
 import re
 
 from masrl_kb.kb.fields import PAPER_FIELDS, Field
+from masrl_kb.kb.rules import ABSENT, decision_statuses
 
 _FIELDS = {f.name: f for f in PAPER_FIELDS}
 _JSON_KINDS = ("strings", "urls", "decisions", "citation", "object", "objects")
@@ -121,8 +122,8 @@ def _is_derived(column: str) -> bool:
 
 
 def _derived(record: dict, columns) -> dict[str, str]:
-    status = {d["id"]: "learned" if d["learned"] else "present" for d in record["decisions"]}
-    derived = {c: status.get(c, "absent") for c in columns if _DECISION_COLUMN.match(c)}
+    status = decision_statuses(record["decisions"])
+    derived = {c: status.get(c, ABSENT) for c in columns if _DECISION_COLUMN.match(c)}
     derived["bibtex_key"] = record["citation"]["bibtex_key"]
     derived["entry_type"] = record["citation"]["entry_type"]
     return derived
@@ -156,7 +157,7 @@ def row_to_record(row: dict, where: str = "row") -> dict:
 
 def records_from_csv(text: str) -> list[dict]:
     """Paper records from the text of ``masrl-kb export csv``."""
-    reader = csv.DictReader(io.StringIO(text))
+    reader = csv.DictReader(io.StringIO(text, newline=""))
     return [row_to_record(row, f"line {reader.line_num}") for row in reader]
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from masrl_kb.kb.rules import NA
 from masrl_kb.kb.taxonomy import Taxonomy
 
 START_MARKER = "<!-- masrl-kb:awesome:start -->"
@@ -55,14 +56,14 @@ def _first_author(authors: list[str], truncated: bool) -> str:
 def _badges(row: pd.Series, tax: Taxonomy) -> list[str]:
     badges = []
     family = str(row["reward_family"])
-    if family != "NA":
+    if family != NA:
         badges.append(f"{family} {tax['reward_family'].label_of(family)}")
     unit = str(row["credit_unit"])
-    if unit != "NA":
+    if unit != NA:
         strict = " (strict)" if bool(row["credit_strict"]) else ""
         badges.append(f"credit: {tax['credit_unit'].label_of(unit)}{strict}")
     topology = str(row["topology"])
-    if topology != "NA":
+    if topology != NA:
         badges.append(f"topology: {tax['topology'].label_of(topology)}")
     learned = [
         f"{d} {tax['decision'].label_of(d)}"

@@ -59,11 +59,15 @@ def records_json(records: list[dict]) -> str:
 
 
 def records_csv(records: list[dict]) -> str:
-    """CSV text of records; lists and mappings become JSON text in their cell."""
+    """CSV text of records, every cell quoted; lists and mappings become JSON text."""
     if not records:
         return ""
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=list(records[0]), lineterminator="\n")
+    out = io.StringIO(newline="")
+    # Every cell quoted: a bare \r, \u2028 or any other line break inside a
+    # value stays inside its cell for every CSV reader, not only Python's.
+    writer = csv.DictWriter(
+        out, fieldnames=list(records[0]), lineterminator="\n", quoting=csv.QUOTE_ALL
+    )
     writer.writeheader()
     for record in records:
         writer.writerow({k: _csv_cell(v) for k, v in record.items()})

@@ -1,0 +1,66 @@
+"""taxonomy.yaml is checked like a record, and a broken one stops every entry point cleanly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from masrl_kb.kb.synthetic import write_synthetic_root
+from masrl_kb.kb.taxonomy import TaxonomyError, load_taxonomy, required_axes
+from masrl_kb.query.frames import InvalidRecordsError, load_papers
+from tests.conftest import run_cli
+
+
+def _break(root: Path, old: str, new: str) -> None:
+    path = root / "taxonomy.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.unlink()  # a new file: the loader's cache keys on modification time and size
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    return write_synthetic_root(tmp_path / "kb", papers=2)
+
+
+def test_the_real_taxonomy_passes(root: Path) -> None:
+    tax = load_taxonomy(root)
+    assert set(required_axes()) <= set(tax.axes)
+
+
+def test_problems_read_path_line_field_message(root: Path) -> None:
+    _break(root, "id: planner_executor_critic", "id: centralized")
+    with pytest.raises(TaxonomyError) as err:
+        load_taxonomy(root)
+    (problem,) = err.value.problems
+    line = (root / "taxonomy.yaml").read_text().splitlines()
+    assert "id: centralized" in line[problem.line - 1]
+    assert str(problem).startswith(f"taxonomy.yaml:{problem.line}: axes.topology.values[1].id: ")
+
+
+def test_a_broken_taxonomy_stops_the_api_with_its_message(root: Path) -> None:
+    _break(root, "id: planner_executor_critic", "id: centralized")
+    with pytest.raises(InvalidRecordsError) as err:
+        load_papers(root)
+    assert "axes.topology.values[1].id: id 'centralized' given twice" in str(err.value)
+
+
+@pytest.mark.parametrize("command", ["validate", "stats", "build"])
+def test_commands_refuse_a_broken_taxonomy(
+    root: Path, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _break(root, "family: R1\n", "family: R9\n")
+    assert run_cli("--root", str(root), command) != 0
+    out = capsys.readouterr()
+    text = out.out + out.err
+    assert "Traceback" not in text
+    assert "axes.reward_type.values[0].family: unknown reward family 'R9'" in text
+    assert not (root / "site").exists()
+
+
+def test_a_missing_taxonomy_is_one_problem(root: Path) -> None:
+    (root / "taxonomy.yaml").unlink()
+    with pytest.raises(TaxonomyError, match=r"taxonomy.yaml:1: file: does not exist"):
+        load_taxonomy(root)
