@@ -137,11 +137,11 @@ def test_add_writes_facts_and_placeholders(
         "entry_type": "article",
         "journal": "arXiv preprint arXiv:2410.08115",
     }
-    judgement = [*TAG_FIELDS, "credit_strict", "decisions", "summary", "affiliation"]
+    judgement = [*TAG_FIELDS, "credit_strict", "decisions", "summary", "affiliation", "artifacts"]
     assert all(data[name] == PLACEHOLDER for name in judgement)
     # Field order is the field list's order.
     assert list(data)[:3] == ["key", "title", "authors"]
-    assert list(data)[-3:] == ["added", "summary", "citation"]
+    assert list(data)[-4:] == ["added", "summary", "citation", "artifacts"]
     # validate reports exactly the placeholders as unfinished, nothing else.
     problems = [p for p in validate(kb).problems if p.path == "papers/optima2024.yaml"]
     assert sorted(p.field for p in problems) == sorted(judgement)

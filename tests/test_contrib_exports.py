@@ -131,6 +131,7 @@ def test_csv_import_rebuilds_an_identical_knowledge_base(tmp_path: Path) -> None
     root = tmp_path / "rebuilt"
     (root / "papers").mkdir(parents=True)
     shutil.copy(REPO / "taxonomy.yaml", root / "taxonomy.yaml")
+    shutil.copy(REPO / "benchmarks.yaml", root / "benchmarks.yaml")
     for record in back:
         (root / "papers" / f"{record['key']}.yaml").write_text(dump_record(record))
     pd.testing.assert_frame_equal(masrl_kb.load_papers(root), masrl_kb.load_papers(REPO))
@@ -163,6 +164,7 @@ def _kb_copy(tmp_path: Path) -> Path:
     root = tmp_path / "kb"
     root.mkdir()
     shutil.copy(REPO / "taxonomy.yaml", root / "taxonomy.yaml")
+    shutil.copy(REPO / "benchmarks.yaml", root / "benchmarks.yaml")
     shutil.copytree(REPO / "papers", root / "papers")
     shutil.copy(REPO / "AWESOME.md", root / "AWESOME.md")
     return root
@@ -207,7 +209,7 @@ def test_awesome_block_layout(tmp_path: Path) -> None:
     )
     badges = block.splitlines()[block.splitlines().index(entry) + 1]
     assert "`R7 Orchestration`" in badges and "`credit: Orchestrator (strict)`" in badges
-    assert "`learns: O2 Delegate, O5 Stop`" in badges
+    assert "`learns: O1 Spawn, O2 Delegate, O5 Stop`" in badges
 
 
 def test_awesome_where_and_missing_markers(

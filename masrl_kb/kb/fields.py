@@ -190,4 +190,5 @@ EXCLUSION_FIELDS: tuple[Field, ...] = (
     Field("note", "text", "Why, in the curators' own words.", multiline=True),
 )
 
-TAG_FIELDS: tuple[str, ...] = tuple(f.name for f in PAPER_FIELDS if f.kind == "axis")
+# The survey's tags: every required axis field (credit_mechanism qualifies a reading, it is no tag).
+TAG_FIELDS: tuple[str, ...] = tuple(f.name for f in PAPER_FIELDS if f.kind == "axis" and f.required)

@@ -77,7 +77,8 @@ def _paper_row(data: dict) -> dict:
         row[f"{kind}_url"] = url if isinstance(url, str) else None
     row["license"] = artifacts.get("license")
     evaluations = data.get("evaluated_on") or []
-    row["evaluated_on"] = [dict(e) for e in evaluations]
+    # None when the record has no evaluated_on; [] when it says "checked, none".
+    row["evaluated_on"] = [dict(e) for e in evaluations] if "evaluated_on" in data else None
     row["n_benchmarks"] = len(evaluations)
     row["ma_native_eval"] = any(e.get("multi_agent_native") for e in evaluations)
     return row
@@ -167,7 +168,7 @@ def _benchmark_use(frame: pd.DataFrame) -> list[int]:
     for category, evaluations in zip(frame["category"], frame["evaluated_on"], strict=True):
         if category != "rl_method":
             continue
-        for key in {e.get("benchmark") for e in evaluations} - {None}:
+        for key in {e.get("benchmark") for e in evaluations or []} - {None}:
             uses[key] = uses.get(key, 0) + 1
     return [uses.get(key, 0) for key in frame["key"]]
 
@@ -366,7 +367,7 @@ def evaluations(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd
     for key, category, entries in zip(
         papers.index, papers["category"], papers["evaluated_on"], strict=True
     ):
-        for e in entries:
+        for e in entries if isinstance(entries, list) else []:
             bid = e["benchmark"]
             pooled = bid in papers.index
             known = outside.get(bid)
