@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from itertools import repeat
+from operator import add
 
 
 def adjacency(n: int, arcs: Iterable[tuple[int, int]]) -> tuple[list[list[int]], list[list[int]]]:
@@ -156,7 +158,7 @@ def heaviest_path(
         if through > best_in[dst]:
             best_in[dst] = through
             back[dst] = src
-    totals = [(b if b > 0.0 else 0.0) + w for b, w in zip(best_in, weight, strict=True)]
+    totals = list(map(add, map(max, best_in, repeat(0.0)), weight))
     if not order:
         return 0.0, []
     top_node = max(order, key=totals.__getitem__)  # the first of equals in `order`

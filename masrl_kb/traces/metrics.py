@@ -4,7 +4,7 @@ explains a run (per-agent busy and idle time, communication per agent pair, deci
 from __future__ import annotations
 
 from collections import Counter
-from itertools import islice
+from itertools import accumulate, islice, repeat
 from operator import itemgetter, le, sub
 
 from masrl_kb.traces.graph import adjacency, depth, heaviest_path
@@ -82,22 +82,13 @@ def _agent_time(
     for agent, lane in lanes.items():
         if not in_order:
             lane.sort(key=starts.__getitem__)
-        busy = 0.0
-        first = run_start = run_end = last = starts[lane[0]]
-        for i in lane:
-            start, end = starts[i], ends[i]
-            if start > run_end:
-                busy += run_end - run_start
-                run_start = start
-            if end > run_end:
-                run_end = end
-            if end > last:
-                last = end
-        busy += run_end - run_start
-        result[agent] = {
-            "busy_s": round(busy, DIGITS),
-            "idle_s": round(max(last - first - busy, 0.0), DIGITS),
-        }
+        lane_starts = list(map(starts.__getitem__, lane))
+        # The latest end so far, before each event: a later start than that opens a gap.
+        reach = list(accumulate(map(ends.__getitem__, lane), max))
+        gaps = map(sub, islice(lane_starts, 1, None), reach)
+        idle = sum(map(max, gaps, repeat(0.0)))
+        busy = reach[-1] - lane_starts[0] - idle
+        result[agent] = {"busy_s": round(busy, DIGITS), "idle_s": round(idle, DIGITS)}
     return result
 
 
