@@ -354,3 +354,22 @@ def test_synth_refuses_too_few_steps() -> None:
         synth_trace(300, 600)
     with pytest.raises(ValueError, match="at least 1"):
         synth_trace(0, 10)
+
+
+def test_busy_time_does_not_depend_on_the_listing_order() -> None:
+    events = [
+        {"id": "a", "t": 0, "t_end": 4, "type": "tool_call", "agent": "x", "tool": "s"},
+        {"id": "b", "t": 1, "t_end": 2, "type": "tool_call", "agent": "y", "tool": "s"},
+        {"id": "c", "t": 6, "t_end": 7, "type": "message", "agent": "x", "to": "y"},
+        {"id": "d", "t": 3, "t_end": 5, "type": "message", "agent": "y", "to": "x"},
+    ]
+    listed = trace_metrics(_tiny(events, []))["agent_time"]
+    reversed_ = trace_metrics(_tiny(events[::-1], []))["agent_time"]
+    assert (
+        listed
+        == reversed_
+        == {
+            "x": {"busy_s": 5.0, "idle_s": 2.0},
+            "y": {"busy_s": 3.0, "idle_s": 1.0},
+        }
+    )

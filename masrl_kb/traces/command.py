@@ -128,8 +128,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
             _report(inspection)
             failed = True
             continue
-        graph = inspection.graph
-        results[file] = trace_metrics(inspection.doc, (graph.order, graph.sources, graph.targets))
+        results[file] = trace_metrics(inspection.doc, inspection.graph)
         if args.html:
             docs[file] = inspection.doc
     if args.json:

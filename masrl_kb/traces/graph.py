@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from itertools import repeat
+from operator import add
 
 
 def adjacency(n: int, arcs: Iterable[tuple[int, int]]) -> tuple[list[list[int]], list[list[int]]]:
@@ -119,33 +121,44 @@ def dependency_order(n: int, sources: list[int], targets: list[int]) -> list[int
 
 
 def heaviest_path(
-    order: list[int], sources: list[int], targets: list[int], weight: list[float]
+    order: list[int],
+    sources: list[int],
+    targets: list[int],
+    weight: list[float],
+    rank: list[float] | None = None,
 ) -> tuple[float, list[int]]:
     """The largest sum of node weights along a path of an acyclic graph, and that path.
 
     ``order`` is a topological order of all nodes and the arcs are ``sources[j] ->
     targets[j]``. Arcs are relaxed in the order of their source, so no node's successors are
     needed; ties go to the source first in ``order``, then to the node first in ``order``.
+    ``rank``, when given, is any per-node key that grows along every arc (start times, when
+    every arc runs forward in time), and saves computing positions in ``order``.
     """
     n = len(weight)
     if len(order) != n:
         raise ValueError("the graph has a cycle")
-    position = [0] * n
-    for i, v in enumerate(order):
-        position[v] = i
-    by_source = list(map(position.__getitem__, sources))
+    if rank is None:
+        position = [0] * n
+        for i, v in enumerate(order):
+            position[v] = i
+        rank = position
+    by_source = list(map(rank.__getitem__, sources))
     # Weights are >= 0, so -1 marks "no predecessor yet" and any arc improves on it.
     best_in = [-1.0] * n
     back = [-1] * n
-    for j in sorted(range(len(sources)), key=by_source.__getitem__):
-        src = sources[j]
+    arcs = sorted(range(len(sources)), key=by_source.__getitem__)
+    del by_source
+    ordered_sources = list(map(sources.__getitem__, arcs))
+    ordered_targets = list(map(targets.__getitem__, arcs))
+    del arcs
+    for src, dst in zip(ordered_sources, ordered_targets, strict=True):
         through = best_in[src]
         through = (through if through > 0.0 else 0.0) + weight[src]
-        dst = targets[j]
         if through > best_in[dst]:
             best_in[dst] = through
             back[dst] = src
-    totals = [(b if b > 0.0 else 0.0) + w for b, w in zip(best_in, weight, strict=True)]
+    totals = list(map(add, map(max, best_in, repeat(0.0)), weight))
     if not order:
         return 0.0, []
     top_node = max(order, key=totals.__getitem__)  # the first of equals in `order`

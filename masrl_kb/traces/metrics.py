@@ -4,10 +4,12 @@ explains a run (per-agent busy and idle time, communication per agent pair, deci
 from __future__ import annotations
 
 from collections import Counter
-from operator import itemgetter
+from itertools import accumulate, islice, repeat
+from operator import itemgetter, le, sub
 
-from masrl_kb.traces.graph import adjacency, dependency_order, depth, heaviest_path
+from masrl_kb.traces.graph import adjacency, depth, heaviest_path
 from masrl_kb.traces.schema import decision_ids, event_types
+from masrl_kb.traces.validate import ProblemLog, TraceGraph, check_graph
 
 # Sums of float durations pick up binary noise (0.1 + 0.2); six decimals is a microsecond.
 DIGITS = 6
@@ -56,23 +58,17 @@ def spawn_depth(events: list[dict]) -> int:
     return depth(*adjacency(len(agents), arcs))
 
 
-def dependency_graph(doc: dict) -> tuple[list[int], list[int], list[int]]:
-    """A topological order of the events and the non-temporal edges as position arcs."""
-    index = {e["id"]: i for i, e in enumerate(doc["events"])}
-    arcs = [(index[e["src"]], index[e["dst"]]) for e in doc["edges"] if e["type"] != "temporal"]
-    sources, targets = [a for a, _ in arcs], [b for _, b in arcs]
-    return dependency_order(len(index), sources, targets), sources, targets
-
-
 def agent_time(events: list[dict]) -> dict[str, dict[str, float]]:
     """Per acting agent: busy time (the union of its events' intervals) and idle time (the
     rest of its span, from its first event's start to its last event's end)."""
-    return _agent_time(events, [e["agent"] for e in events])
-
-
-def _agent_time(events: list[dict], actors: list[str]) -> dict[str, dict[str, float]]:
     starts = [e["t"] for e in events]
     ends = [e.get("t_end", t) for e, t in zip(events, starts, strict=True)]
+    return _agent_time([e["agent"] for e in events], starts, ends)
+
+
+def _agent_time(
+    actors: list[str], starts: list[float], ends: list[float]
+) -> dict[str, dict[str, float]]:
     lanes: dict[str, list[int]] = {}
     for i, agent in enumerate(actors):
         lane = lanes.get(agent)
@@ -80,25 +76,19 @@ def _agent_time(events: list[dict], actors: list[str]) -> dict[str, dict[str, fl
             lanes[agent] = [i]
         else:
             lane.append(i)
+    # Events are listed by start time by convention; then every lane is already in order.
+    in_order = all(map(le, starts, islice(starts, 1, None)))
     result = {}
     for agent, lane in lanes.items():
-        lane.sort(key=starts.__getitem__)
-        busy = 0.0
-        first = run_start = run_end = last = starts[lane[0]]
-        for i in lane:
-            start, end = starts[i], ends[i]
-            if start > run_end:
-                busy += run_end - run_start
-                run_start = start
-            if end > run_end:
-                run_end = end
-            if end > last:
-                last = end
-        busy += run_end - run_start
-        result[agent] = {
-            "busy_s": round(busy, DIGITS),
-            "idle_s": round(max(last - first - busy, 0.0), DIGITS),
-        }
+        if not in_order:
+            lane.sort(key=starts.__getitem__)
+        lane_starts = list(map(starts.__getitem__, lane))
+        # The latest end so far, before each event: a later start than that opens a gap.
+        reach = list(accumulate(map(ends.__getitem__, lane), max))
+        gaps = map(sub, islice(lane_starts, 1, None), reach)
+        idle = sum(map(max, gaps, repeat(0.0)))
+        busy = reach[-1] - lane_starts[0] - idle
+        result[agent] = {"busy_s": round(busy, DIGITS), "idle_s": round(idle, DIGITS)}
     return result
 
 
@@ -124,14 +114,16 @@ def _decision_counts(decisions: list[dict]) -> dict[str, int]:
     return dict.fromkeys([*decision_ids(), UNLABELLED], 0) | counts
 
 
-def trace_metrics(doc: dict, graph: tuple[list[int], list[int], list[int]] | None = None) -> dict:
+def trace_metrics(doc: dict, graph: TraceGraph | None = None) -> dict:
     """The metrics of a trace that passed validation (keys in :data:`METRIC_KEYS` order).
 
-    ``graph`` is the dependency graph the validator built (a topological order, the arcs'
-    sources and targets); without it the graph is built here.
+    ``graph`` is the dependency graph the validator built (:func:`inspect_trace`); without
+    it the graph is built here.
     """
     events = doc["events"]
-    order, sources, targets = graph if graph is not None else dependency_graph(doc)
+    if graph is None:
+        graph = check_graph(doc, ProblemLog("trace"))
+    starts = graph.starts
     # Columns read once with C-level getters; the per-type lists below are small.
     types = list(map(itemgetter("type"), events))
     actors = list(map(itemgetter("agent"), events))
@@ -147,9 +139,11 @@ def trace_metrics(doc: dict, graph: tuple[list[int], list[int], list[int]] | Non
     decisions = _decision_counts(of_type["orchestrator_decision"])
     spawners = Counter(e["agent"] for e in spawns)
     agents = set(actors) | {e["to"] for e in spawns if "to" in e}
-    weights = [e["t_end"] - e["t"] if "t_end" in e else 0.0 for e in events]
+    ends = [e.get("t_end", t) for e, t in zip(events, starts, strict=True)]
+    weights = list(map(sub, ends, starts))
     work = round(sum(weights), DIGITS)
-    critical_s, path = heaviest_path(order, sources, targets, weights)
+    rank = starts if graph.forward else None
+    critical_s, path = heaviest_path(graph.order, graph.sources, graph.targets, weights, rank)
     del weights, types
     critical = round(critical_s, DIGITS)
     return {
@@ -166,7 +160,7 @@ def trace_metrics(doc: dict, graph: tuple[list[int], list[int], list[int]] | Non
         "tokens": doc["costs"]["tokens"],
         "wall_clock_s": doc["costs"]["wall_clock_s"],
         "critical_path": [events[i]["id"] for i in path],
-        "agent_time": _agent_time(events, actors),
+        "agent_time": _agent_time(actors, starts, ends),
         "communication": _communication(addressed),
         "reported": dict(doc.get("metrics", {})),
     }

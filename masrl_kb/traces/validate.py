@@ -367,6 +367,10 @@ class TraceGraph:
     sources: list[int]
     targets: list[int]
     order: list[int]
+    starts: list[float]
+    # Every arc ends at a later start than it begins: then ``starts`` ranks the events in a
+    # topological order too.
+    forward: bool
 
     @property
     def acyclic(self) -> bool:
@@ -518,10 +522,10 @@ def check_graph(doc: dict, log: ProblemLog) -> TraceGraph | None:
     sources, targets, forward = _dependency_arcs(doc, events, index, starts, log)
     # Arcs that all run forward in time cannot close a cycle: sorting by start is an order.
     order = forward_order(starts) if forward else None
-    del starts
     if order is None:
+        forward = False
         order = dependency_order(len(events), sources, targets)
-    graph = TraceGraph(events, index, sources, targets, order)
+    graph = TraceGraph(events, index, sources, targets, order, starts, forward)
     _check_cycles(graph, log)
     _check_spawn_loops(events, log)
     return graph
