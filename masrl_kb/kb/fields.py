@@ -144,6 +144,13 @@ PAPER_FIELDS: tuple[Field, ...] = (
         sub=EVALUATION_FIELDS,
     ),
     Field("evaluation_source", "url", "Where the evaluations were read (paper, tables).", False),
+    Field("evaluates", "text", "Benchmarks: what they score, in the curators' words.", False),
+    Field(
+        "multi_agent_native",
+        "bool",
+        "Benchmarks: whether they score a team, its messages or its orchestration.",
+        False,
+    ),
 )
 
 DECISION_FIELDS: tuple[Field, ...] = (

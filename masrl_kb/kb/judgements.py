@@ -20,6 +20,8 @@ Found = tuple[str, int, str, str]  # (path, line, field, message)
 EVALUATED_CATEGORIES = ("rl_method", "framework")
 BENCHMARK_CATEGORY = "benchmark"
 _PAPER_FIELD_NAMES = frozenset(f.name for f in PAPER_FIELDS)
+BENCHMARK_RECORD_FIELDS = ("evaluates", "multi_agent_native")
+_BENCHMARK_DOCS = {f.name: f.doc for f in PAPER_FIELDS if f.name in BENCHMARK_RECORD_FIELDS}
 
 
 def _line(data: object, name: str, default: int) -> int:
@@ -150,6 +152,19 @@ def _evaluation_item(
     seen.add(key)
 
 
+def _benchmark_record_problems(rec: RecordFile) -> Iterator[Found]:
+    """A benchmark record says what it scores and whether that is the team."""
+    data = rec.data
+    is_benchmark = data.get("category") == BENCHMARK_CATEGORY
+    for field in BENCHMARK_RECORD_FIELDS:
+        if is_benchmark and field not in data:
+            message = f"a benchmark record states {field} ({_BENCHMARK_DOCS[field]})"
+            yield rec.rel, rec.line("category"), field, message
+        if not is_benchmark and field in data and data.get("category") is not None:
+            message = f"{field} describes benchmark records only (category is not benchmark)"
+            yield rec.rel, rec.line(field), field, message
+
+
 def benchmark_keys(papers: list[RecordFile]) -> frozenset[str]:
     """Keys of the pooled benchmark records (what ``evaluated_on`` may name)."""
     return frozenset(
@@ -179,3 +194,4 @@ def judgement_problems(
         yield from _source_problems(rec)
         yield from _artifact_problems(rec)
         yield from _evaluation_problems(rec, benchmarks)
+        yield from _benchmark_record_problems(rec)

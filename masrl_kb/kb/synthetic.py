@@ -75,6 +75,9 @@ def synthetic_paper(i: int, tax: Taxonomy, rng: random.Random) -> dict:
         ],
         "evaluation_source": f"https://example.org/papers/{i}",
     }
+    if record["category"] == "benchmark":
+        record["evaluates"] = f"Nothing real: synthetic benchmark number {i}."
+        record["multi_agent_native"] = i % 4 == 0
     if strict:
         record["credit_mechanism"] = "estimator" if i % 2 else "shaping"
         record["credit_evidence"] = dict(evidence)

@@ -97,6 +97,8 @@ def _paper_frame(rows: list[dict], tax: Taxonomy) -> pd.DataFrame:
         "sources": None,
         "evaluation_source": None,
         "artifacts": None,
+        "evaluates": None,
+        "multi_agent_native": None,
     }
     for column, default in defaults.items():
         if column not in frame:
@@ -120,6 +122,8 @@ def _paper_frame(rows: list[dict], tax: Taxonomy) -> pd.DataFrame:
     frame["credit_source"] = _categorical(frame["credit_source"], tax["evidence_source"].ids)
     frame["credit_mechanism"] = _categorical(frame["credit_mechanism"], tax["credit_mechanism"].ids)
     frame["rl_methods_using"] = _benchmark_use(frame)
+    # multi_agent_native holds True/False on benchmark records only; this one is queryable.
+    frame["ma_native_benchmark"] = [v is True for v in frame["multi_agent_native"]]
     frame["added"] = pd.to_datetime(frame["added"])
     frame["year"] = frame["year"].astype(int)
     frame["credit_strict"] = frame["credit_strict"].astype(bool)
@@ -194,6 +198,8 @@ def _paper_columns(tax: Taxonomy) -> list[str]:
             columns.append("license")
         if f.name == "evaluated_on":
             columns.extend(["n_benchmarks", "ma_native_eval", "rl_methods_using"])
+        if f.name == "multi_agent_native":
+            columns.append("ma_native_benchmark")
     return columns
 
 

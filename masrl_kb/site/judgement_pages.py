@@ -50,6 +50,9 @@ def _matrix_columns(ctx: Context, table, matrix) -> list[dict]:
     labels = dict(zip(table["benchmark"], table["label"], strict=True))
     urls_by_id = dict(zip(table["benchmark"], table["url"], strict=True))
     native = table.groupby("benchmark")["multi_agent_native"].any().to_dict()
+    native.update(
+        {k: bool(v) for k, v in ctx.papers["multi_agent_native"].items() if isinstance(v, bool)}
+    )
     columns = []
     for bid in matrix.columns:
         pooled = bid in ctx.papers.index

@@ -38,6 +38,7 @@ DERIVED_COLUMNS = (
     "n_benchmarks",
     "ma_native_eval",
     "rl_methods_using",
+    "ma_native_benchmark",
     *(f"has_{kind}" for kind in ("code", "weights", "data", "traces")),
     *(f"{kind}_url" for kind in ("code", "weights", "data", "traces")),
 )
@@ -45,9 +46,9 @@ _DECISION_COLUMN = re.compile(r"^O[0-9]+$")  # one column per decision id (O1..O
 _DECISION_DETAIL = re.compile(r"^O[0-9]+_(?:mechanism|source)$")
 
 
-# Optional fields whose empty value says something: "evaluated_on: []" records
-# that a method was checked and reports on no benchmark.
-KEEP_EMPTY = ("evaluated_on",)
+# Optional fields whose empty or false value says something: "evaluated_on: []" records
+# that a method was checked and reports on no benchmark; "multi_agent_native: false" is a finding.
+KEEP_EMPTY = ("evaluated_on", "multi_agent_native")
 
 
 class CsvImportError(ValueError):

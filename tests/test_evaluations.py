@@ -1,0 +1,112 @@
+"""Releases and evaluations: the query functions, the matrix page and the paper pages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from masrl_kb.kb.benchmarks import read_benchmarks
+from masrl_kb.query.frames import ARTIFACT_KINDS, benchmark_matrix, evaluations, load_papers
+from tests.test_site_support import page, parse, real_site, with_attr
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    return real_site(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def papers():
+    return load_papers()
+
+
+def test_one_row_per_paper_and_benchmark(papers) -> None:
+    table = evaluations(papers)
+    listed = sum(len(e) for e in papers["evaluated_on"] if isinstance(e, list))
+    assert len(table) == listed
+    assert not table.duplicated(["paper", "benchmark"]).any()
+    pooled = set(papers.index[papers["category"] == "benchmark"])
+    outside = {b.id: b for b in read_benchmarks().benchmarks}
+    for row in table.itertuples():
+        assert row.pooled == (row.benchmark in pooled)
+        expected = papers.at[row.benchmark, "title"] if row.pooled else outside[row.benchmark].name
+        assert row.label == expected
+
+
+def test_release_columns_follow_the_artifacts(papers) -> None:
+    for key, row in papers.iterrows():
+        for kind in ARTIFACT_KINDS:
+            value = row["artifacts"][kind]
+            assert row[f"has_{kind}"] == isinstance(value, str), (key, kind)
+
+
+def test_benchmark_use_counts_rl_methods(papers) -> None:
+    table = evaluations(papers)
+    methods = table[table["category"] == "rl_method"]
+    for key in papers.index[papers["category"] == "benchmark"]:
+        users = methods.loc[methods["benchmark"] == key, "paper"].nunique()
+        assert papers.at[key, "rl_methods_using"] == users
+
+
+def test_matrix_puts_pooled_benchmarks_first_then_the_most_used(papers) -> None:
+    matrix = benchmark_matrix(papers, outside=5)
+    pooled = sorted(papers.index[papers["category"] == "benchmark"])
+    assert list(matrix.columns[: len(pooled)]) == pooled
+    table = evaluations(papers)
+    counts = table[~table["pooled"]].groupby("benchmark")["paper"].nunique()
+    shown = list(matrix.columns[len(pooled) :])
+    assert len(shown) == min(5, len(counts))
+    assert all(counts[b] >= counts.drop(shown).max() for b in shown)
+
+
+def test_each_matrix_cell_links_exactly_its_papers(site, papers) -> None:
+    elements = parse(page(site, "evaluations/"))
+    table = evaluations(papers)
+    rows = with_attr(elements, "data-paper")
+    assert rows, "the matrix lists papers"
+    marked: dict[str, set[str]] = {}
+    current = None
+    for e in elements:
+        if "data-paper" in e.attrs:
+            current = e.get("data-paper")
+        elif e.tag == "td" and "data-benchmark" in e.attrs and current:
+            marked.setdefault(e.get("data-benchmark"), set()).add(current)
+    headers = [
+        e.get("data-benchmark") for e in elements if e.tag == "th" and e.get("data-benchmark")
+    ]
+    for bench in headers:
+        expected = set(table.loc[table["benchmark"] == bench, "paper"])
+        assert marked.get(bench, set()) == expected, bench
+    html = page(site, "evaluations/").read_text()
+    for key in set().union(*marked.values()):
+        assert f'href="../papers/{key}/"' in html
+
+
+def test_evaluation_claims_are_on_the_gaps_page(site) -> None:
+    html = page(site, "gaps/").read_text()
+    for claim in (
+        "rl-methods-ma-native-eval",
+        "pooled-benchmarks-unused",
+        "rl-methods-release-code",
+    ):
+        assert f'data-kb-layer="{claim}"' in html
+
+
+def test_papers_table_filters_by_release(site, papers) -> None:
+    elements = parse(page(site, "papers/"))
+    rows = {e.get("data-key"): e for e in with_attr(elements, "data-key")}
+    assert set(rows) == set(papers.index)
+    for key, row in rows.items():
+        kinds = set((row.get("data-releases") or "").split())
+        expected = {k for k in ("code", "weights", "traces", "data") if papers.at[key, f"has_{k}"]}
+        assert kinds == expected, key
+
+
+def test_paper_page_badges_match_the_record(site, papers) -> None:
+    for key in list(papers.index)[::7]:
+        elements = parse(page(site, f"papers/{key}/"))
+        released = {e.get("data-release") for e in with_attr(elements, "data-release")}
+        missing = {e.get("data-release-none") for e in with_attr(elements, "data-release-none")}
+        expected = {k for k in ARTIFACT_KINDS if papers.at[key, f"has_{k}"]}
+        assert released == expected and missing == set(ARTIFACT_KINDS) - expected, key
