@@ -139,7 +139,7 @@ def trace_metrics(doc: dict, graph: TraceGraph | None = None) -> dict:
     decisions = _decision_counts(of_type["orchestrator_decision"])
     spawners = Counter(e["agent"] for e in spawns)
     agents = set(actors) | {e["to"] for e in spawns if "to" in e}
-    ends = [e.get("t_end", t) for e, t in zip(events, starts, strict=True)]
+    ends = graph.ends
     weights = list(map(sub, ends, starts))
     work = round(sum(weights), DIGITS)
     rank = starts if graph.forward else None

@@ -16,7 +16,8 @@ import re
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from itertools import compress
+from itertools import compress, repeat
+from operator import itemgetter, le, lt
 from typing import Any
 
 from masrl_kb.traces.graph import adjacency, dependency_order, find_cycles, forward_order
@@ -35,6 +36,7 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u206
 _SPACED_COLON = re.compile(r'"[ \t\n\r]+:')
 _CONTAINERS = frozenset({dict, list})
 _INF = math.inf
+_ID, _T, _SRC, _DST, _TYPE = map(itemgetter, ("id", "t", "src", "dst", "type"))
 _JSON_KINDS = {
     list: "an array",
     str: "a string",
@@ -368,6 +370,7 @@ class TraceGraph:
     targets: list[int]
     order: list[int]
     starts: list[float]
+    ends: list[float]
     # Every arc ends at a later start than it begins: then ``starts`` ranks the events in a
     # topological order too.
     forward: bool
@@ -377,33 +380,60 @@ class TraceGraph:
         return len(self.order) == len(self.events)
 
 
-def _index_events(events: list, log: ProblemLog) -> tuple[dict[str, int], list[float]]:
-    """Event id -> position of its first occurrence, and each event's start (NaN if none).
+def _plain_index(events: list) -> tuple[dict[str, int], list[float], list[float]] | None:
+    """The index, starts and ends of events that break no graph rule of theirs, read with
+    C-level maps; None at the first sign of anything else (the checked path then says what)."""
+    try:
+        ids = list(map(_ID, events))
+        starts = list(map(_T, events))
+        raw_ends = list(map(dict.get, events, repeat("t_end")))
+        index = dict(zip(ids, range(len(ids)), strict=True))
+    except (KeyError, TypeError):
+        return None
+    if len(index) != len(ids) or not set(map(type, ids)) <= {str}:
+        return None
+    if not set(map(type, starts)) <= _NUMBER_TYPES:
+        return None
+    if not set(map(type, raw_ends)) <= _NUMBER_TYPES | {type(None)}:
+        return None
+    ends = [t if end is None else end for end, t in zip(raw_ends, starts, strict=True)]
+    if any(map(lt, ends, starts)):
+        return None
+    return index, starts, ends
+
+
+def _index_events(events: list, log: ProblemLog) -> tuple[dict[str, int], list[float], list[float]]:
+    """Event id -> position of its first occurrence, and each event's start and end (NaN if
+    unknown).
 
     Logs duplicate ids and events that end before they start.
     """
+    plain = _plain_index(events)
+    if plain is not None:
+        return plain
     index: dict[str, int] = {}
     starts: list[float] = []
+    ends: list[float] = []
     nan = math.nan
     numbers = _NUMBER_TYPES
-    append = starts.append
     for i, event in enumerate(events):
         if event.__class__ is not dict:
-            append(nan)
+            starts.append(nan)
+            ends.append(nan)
             continue
         t = event.get("t")
-        append(t if t.__class__ in numbers else nan)
+        t_end = event.get("t_end", t)
+        starts.append(t if t.__class__ in numbers else nan)
+        ends.append(t_end if t_end.__class__ in numbers else nan)
         eid = event.get("id")
         if eid.__class__ is not str:
             continue
-        t_end = event.get("t_end")
-        if t_end is not None and t_end.__class__ in numbers and t.__class__ in numbers:
-            if t_end < t:
-                log.add(f"event {eid}", f"ends at {t_end} before it starts ({t})")
+        if t_end.__class__ in numbers and t.__class__ in numbers and t_end < t:
+            log.add(f"event {eid}", f"ends at {t_end} before it starts ({t})")
         first = index.setdefault(eid, i)
         if first != i:
             log.add(f"event {eid}", f"duplicate id at $.events[{i}] (first at $.events[{first}])")
-    return index, starts
+    return index, starts, ends
 
 
 def _well_formed_arcs(
@@ -412,11 +442,12 @@ def _well_formed_arcs(
     """Source and destination positions and types of all edges, or None if any edge is
     malformed or dangling (then the slow path below says which)."""
     try:
-        sources = [index[edge["src"]] for edge in edges]
-        targets = [index[edge["dst"]] for edge in edges]
+        sources = list(map(index.__getitem__, map(_SRC, edges)))
+        targets = list(map(index.__getitem__, map(_DST, edges)))
+        kinds = list(map(_TYPE, edges))
     except (KeyError, TypeError):
         return None
-    return sources, targets, [edge.get("type") for edge in edges]
+    return sources, targets, kinds
 
 
 def _checked_arcs(
@@ -459,9 +490,10 @@ def _dependency_arcs(
         kinds = list(compress(kinds, keep))
     # One pass finds the arcs that do not run forward in time: those that run backward are
     # errors; any of them means sorting by start is not a topological order.
-    not_after = [
-        j for j, (s, d) in enumerate(zip(sources, targets, strict=True)) if starts[d] <= starts[s]
-    ]
+    at = starts.__getitem__
+    flags = list(map(le, map(at, targets), map(at, sources)))
+    not_after = list(compress(range(len(flags)), flags)) if any(flags) else []
+    del flags
     for j in not_after:
         src, dst = sources[j], targets[j]
         if starts[dst] < starts[src]:
@@ -518,14 +550,14 @@ def check_graph(doc: dict, log: ProblemLog) -> TraceGraph | None:
     events = doc.get("events")
     if not isinstance(events, list):
         return None
-    index, starts = _index_events(events, log)
+    index, starts, ends = _index_events(events, log)
     sources, targets, forward = _dependency_arcs(doc, events, index, starts, log)
     # Arcs that all run forward in time cannot close a cycle: sorting by start is an order.
     order = forward_order(starts) if forward else None
     if order is None:
         forward = False
         order = dependency_order(len(events), sources, targets)
-    graph = TraceGraph(events, index, sources, targets, order, starts, forward)
+    graph = TraceGraph(events, index, sources, targets, order, starts, ends, forward)
     _check_cycles(graph, log)
     _check_spawn_loops(events, log)
     return graph
