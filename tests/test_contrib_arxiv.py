@@ -8,10 +8,8 @@ at it. No test touches the network.
 from __future__ import annotations
 
 import datetime as dt
-import shutil
 import socket
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -23,6 +21,8 @@ from masrl_kb.kb.fields import PLACEHOLDER, TAG_FIELDS
 from masrl_kb.kb.validate import validate
 from masrl_kb.kb.yamlio import load_yaml_file
 from tests.conftest import run_cli as run
+from tests.loopback import LoopbackServer
+from tests.screening_stub import copy_kb
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "arxiv"
@@ -59,14 +59,11 @@ class ArxivStub:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/api/query"
-        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
-        self.thread.start()
+        self._loopback = LoopbackServer(Handler)
+        self.url = self._loopback.url
 
     def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self._loopback.close()
 
 
 @pytest.fixture
@@ -80,13 +77,7 @@ def arxiv_api(monkeypatch: pytest.MonkeyPatch):
 @pytest.fixture
 def kb(tmp_path: Path) -> Path:
     """A copy of the real records (so duplicates are checked against them)."""
-    root = tmp_path / "kb"
-    root.mkdir()
-    shutil.copy(REPO / "taxonomy.yaml", root / "taxonomy.yaml")
-    shutil.copy(REPO / "benchmarks.yaml", root / "benchmarks.yaml")
-    shutil.copytree(REPO / "papers", root / "papers")
-    shutil.copytree(REPO / "exclusions", root / "exclusions")
-    return root
+    return copy_kb(tmp_path / "kb")
 
 
 def _line(path: Path, field: str) -> int:

@@ -20,16 +20,16 @@ import io
 import os
 import shutil
 import socket
-import threading
 import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 from masrl_kb.contrib import arxiv_client, arxiv_import
 from masrl_kb.kb.synthetic import write_synthetic_root
+from tests.loopback import LoopbackServer
 
 HERE = Path(__file__).resolve().parent / "arxiv"
 PAPER_ID = "2410.08115"
@@ -133,15 +133,11 @@ class Stub:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/api/query"
-        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
-        self.thread.start()
+        self._loopback = LoopbackServer(Handler)
+        self.url = self._loopback.url
 
     def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self._loopback.close()
 
 
 @dataclass(frozen=True)
