@@ -12,26 +12,26 @@ from masrl_kb.kb.synthetic import write_synthetic_root
 from masrl_kb.site import build as site_build
 from masrl_kb.site.build import MARKER, SiteDirError, build_site
 
-# A small MkDocs project of its own: its page generator fails while a FAIL file exists,
-# after writing a page, as a crash halfway through page generation would.
+# A small MkDocs project of its own: its page-generating hook fails while a FAIL file
+# exists, after adding a page, as a crash halfway through page generation would.
 MKDOCS_YML = """\
 site_name: build safety
 docs_dir: docs
-plugins:
-  - gen-files:
-      scripts:
-        - gen.py
+hooks:
+  - gen.py
 """
 GEN_PY = """\
 from pathlib import Path
 
-import mkdocs_gen_files
+from mkdocs.structure.files import File
 
-text = Path("VERSION").read_text()
-with mkdocs_gen_files.open("generated.md", "w") as page:
-    page.write("# generated " + text)
-if Path("FAIL").exists():
-    raise RuntimeError("page generation failed on purpose")
+
+def on_files(files, config):
+    text = Path("VERSION").read_text()
+    files.append(File.generated(config, "generated.md", content="# generated " + text))
+    if Path("FAIL").exists():
+        raise RuntimeError("page generation failed on purpose")
+    return files
 """
 
 
