@@ -148,3 +148,22 @@ def test_a_pool_with_a_linked_record_is_not_kept(tmp_path) -> None:
     (root / "readings").mkdir(exist_ok=True)
     (root / "readings" / "link.yaml").symlink_to(root / "taxonomy.yaml")
     assert cache.pool_fingerprint(root, "") is None
+
+
+def test_a_changed_reading_or_taxonomy_file_is_read_again(tmp_path, monkeypatch) -> None:
+    root = write_synthetic_root(tmp_path / "kb", papers=5, exclusions=2)
+    (root / "readings").mkdir(exist_ok=True)
+    frames.load_papers(root)
+    key = cache.pool_fingerprint(root, "")
+    (root / "readings" / ".hidden.yaml").write_text("not: read\n")
+    assert cache.pool_fingerprint(root, "") != key
+    (root / "readings" / ".hidden.yaml").unlink()
+    assert cache.pool_fingerprint(root, "") == key
+    tax = root / "taxonomy.yaml"
+    tax.write_text(tax.read_text() + "\n# a comment\n")
+    assert cache.pool_fingerprint(root, "") != key
+    calls = []
+    real = frames._valid_records
+    monkeypatch.setattr(frames, "_valid_records", lambda r: calls.append(r) or real(r))
+    frames.load_papers(root)
+    assert len(calls) == 1

@@ -362,7 +362,8 @@ def pool_fingerprint(root: Path, salt: str) -> str | None:
         except OSError:
             return None
         try:
-            names = sorted(n for n in os.listdir(dir_fd) if not n.startswith("."))
+            # Hidden files too: readings/ reads every *.yaml name.
+            names = sorted(os.listdir(dir_fd))
             for name in names:
                 raw = _regular_bytes(name, dir_fd)
                 if raw is None:

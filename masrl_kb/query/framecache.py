@@ -16,6 +16,7 @@ import functools
 import gc
 import hashlib
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -35,9 +36,9 @@ _DECODE_ERRORS = (ValueError, KeyError, TypeError, IndexError, RecursionError, O
 
 @functools.cache
 def _query_code() -> str:
-    """A hash of the query code and the pandas version: a change rebuilds the frames."""
+    """A hash of the query code and the Python, pandas and numpy versions."""
     digest = hashlib.blake2b(digest_size=12)
-    digest.update(pd.__version__.encode())
+    digest.update(f"{sys.version} {pd.__version__} {np.__version__}".encode())
     for path in sorted(Path(__file__).resolve().parent.glob("*.py")):
         digest.update(path.name.encode() + path.read_bytes())
     return digest.hexdigest()
