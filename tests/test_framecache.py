@@ -167,3 +167,18 @@ def test_a_changed_reading_or_taxonomy_file_is_read_again(tmp_path, monkeypatch)
     monkeypatch.setattr(frames, "_valid_records", lambda r: calls.append(r) or real(r))
     frames.load_papers(root)
     assert len(calls) == 1
+
+
+def test_cells_that_do_not_read_back_the_same_are_not_kept(tmp_path) -> None:
+    from masrl_kb.query.framecache import write_frames
+
+    root = write_synthetic_root(tmp_path / "kb", papers=3, exclusions=1)
+    papers, exclusions = frames.load_pool(root)
+    for odd in ({1: "a key that is not text"}, {"\ue000": [1, [], [], []]}, {"x": {"\ue000d": 1}}):
+        changed = papers.copy()
+        changed["artifacts"] = [odd, *changed["artifacts"][1:]]  # a column with LineDicts
+        _frames_path(root).unlink(missing_ok=True)
+        write_frames(root, "key", changed, exclusions)
+        assert not _frames_path(root).exists(), odd
+    write_frames(root, "key", papers, exclusions)
+    assert _frames_path(root).exists()
