@@ -18,7 +18,9 @@ The cache is never trusted blindly:
   a cache file that arrives with a pull request, or was edited by hand, fails
   the check and is ignored as a whole.
 
-Deleting the folder is always safe.
+Deleting the folder is always safe. The same key signs other files kept there
+(:func:`write_signed`), such as the built frames of an unchanged pool, whose key
+is :func:`pool_fingerprint`.
 """
 
 from __future__ import annotations
