@@ -11,7 +11,8 @@ shown as a ratio to two floors measured in the same run on the same data:
 - ``pandas.read_csv`` of the same records exported as one CSV file.
 
 ``cold`` runs start without the parse cache (``<root>/.cache/``); ``warm`` runs
-find it filled by the run before. Target (issue 14): an unchanged 10k pool
+find it filled by the run before (a warm ``load_papers`` of an unchanged pool
+reads its kept frames, ``.cache/frames-v1.json``). Target (issue 14): an unchanged 10k pool
 loads (``load_papers``, validation included) within 3x of ``read_csv``.
 Peak memory is reported as well.
 """

@@ -18,7 +18,9 @@ The cache is never trusted blindly:
   a cache file that arrives with a pull request, or was edited by hand, fails
   the check and is ignored as a whole.
 
-Deleting the folder is always safe.
+Deleting the folder is always safe. The same key signs other files kept there
+(:func:`write_signed`), such as the built frames of an unchanged pool, whose key
+is :func:`pool_fingerprint`.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import hmac
 import json
 import os
 import secrets
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -320,3 +323,105 @@ class ParseCache:
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
+
+
+# ---------------------------------------------------------------- signed files and pools
+# What a record read depends on besides the record files (validation reads them all).
+POOL_FILES = ("taxonomy.yaml", "benchmarks.yaml", "protocol.yaml")
+POOL_FOLDERS = ("papers", "exclusions", "readings")
+MAX_POOL_FILE = 1 << 24
+
+
+def _regular_bytes(name: str, folder: int | None = None) -> bytes | None:
+    """A regular file's bytes (links not followed; ``folder`` a directory descriptor);
+    None for anything else."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=folder)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_POOL_FILE:
+            return None
+        return os.read(fd, MAX_POOL_FILE + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def pool_fingerprint(root: Path, salt: str) -> str | None:
+    """One hash of every file a record read depends on (names and bytes), today's date
+    and ``salt``; None when the pool holds anything but plain files (never cached)."""
+    digest = hashlib.blake2b(digest_size=20)
+    digest.update(repr((FORMAT, code_fingerprint(), salt, dt.date.today().isoformat())).encode())
+    for folder in POOL_FOLDERS:
+        try:
+            dir_fd = os.open(root / folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        except FileNotFoundError:
+            digest.update(f"\0no {folder}".encode())
+            continue
+        except OSError:
+            return None
+        try:
+            # Hidden files too: readings/ reads every *.yaml name.
+            names = sorted(os.listdir(dir_fd))
+            for name in names:
+                raw = _regular_bytes(name, dir_fd)
+                if raw is None:
+                    return None
+                digest.update(f"\0{folder}/{name}\0{len(raw)}\0".encode())
+                digest.update(raw)
+        finally:
+            os.close(dir_fd)
+    for name in POOL_FILES:
+        raw = _regular_bytes(str(root / name)) if (root / name).exists() else b"\0absent"
+        if raw is None:
+            return None
+        digest.update(f"\0{name}\0{len(raw)}\0".encode())
+        digest.update(raw)
+    return digest.hexdigest()
+
+
+def read_signed(path: Path, meta: dict[str, str]) -> bytes | None:
+    """The body of a file written by :func:`write_signed` with the same ``meta``;
+    None when absent, unsafe, written for other meta, or not signed with this user's key."""
+    key = _cache_key()
+    if key is None:
+        return None
+    try:
+        raw = read_regular_file(path, MAX_CACHE_BYTES)
+    except UnsafeFileError:
+        return None
+    head, _, body = raw.partition(b"\n")
+    try:
+        found = json.loads(head)
+    except ValueError:
+        return None
+    if not isinstance(found, dict) or any(found.get(k) != v for k, v in meta.items()):
+        return None
+    if not hmac.compare_digest(str(found.get("mac")), _mac(key, body)):
+        return None
+    return body
+
+
+def write_signed(path: Path, meta: dict[str, str], body: bytes) -> None:
+    """Write ``body`` under a signed header, atomically and best effort."""
+    key = _cache_key()
+    if key is None:
+        return
+    head = json.dumps({**meta, "mac": _mac(key, body)}).encode()
+    try:
+        path.parent.mkdir(exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".frames-", dir=path.parent)
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(head + b"\n" + body)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)

@@ -14,10 +14,12 @@ import pandas as pd
 
 from masrl_kb.kb.benchmarks import read_benchmarks
 from masrl_kb.kb.fields import EXCLUSION_FIELDS, PAPER_FIELDS, TAG_FIELDS
+from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.records import RecordSet, read_records
 from masrl_kb.kb.rules import decision_statuses
 from masrl_kb.kb.taxonomy import Taxonomy, TaxonomyError, load_taxonomy
 from masrl_kb.kb.validate import Problem, arxiv_ids_of, validate_records
+from masrl_kb.query.framecache import pool_key, read_frames, write_frames
 from masrl_kb.query.lang import select_rows
 
 PathLike = str | os.PathLike[str] | None
@@ -148,9 +150,22 @@ def load_pool(root: PathLike = None, as_of: DateLike = None) -> tuple[pd.DataFra
 
     ``as_of``: papers added and exclusions screened on or before that date only.
     """
-    records, tax = _valid_records(root)
-    papers, exclusions = _papers_table(records, tax), _exclusions_table(records, tax)
+    papers, exclusions = _built_pool(root)
     return (papers, exclusions) if as_of is None else pool_as_of(papers, exclusions, as_of)
+
+
+def _built_pool(root: PathLike) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Both frames: as kept for an unchanged valid pool, else built from the records."""
+    base = find_root(root)
+    key = pool_key(base)
+    kept = read_frames(base, key) if key is not None else None
+    if kept is not None:
+        return kept
+    records, tax = _valid_records(base)
+    papers, exclusions = _papers_table(records, tax), _exclusions_table(records, tax)
+    if key is not None:
+        write_frames(base, key, papers, exclusions)
+    return papers, exclusions
 
 
 def pool_as_of(
