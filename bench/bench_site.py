@@ -4,7 +4,8 @@
 
 For each size prints the time to render the pages, the whole MkDocs build
 (wall and CPU seconds, the build runs in a child process), the site's size,
-its page count, its largest pages, and the cost per paper (CPU ms and KB).
+its page count, its largest pages, and the cost per paper (CPU ms and KB);
+with several sizes, also the marginal cost of one more paper.
 Targets on the 2-core reference machine (issue #3): with 1,000 papers the
 site stays under 60 MB and builds in under 60 s; issue #14 asks for half the
 CPU and bytes per paper of its baseline.
@@ -48,8 +49,8 @@ def report(site: Path) -> tuple[float, int]:
     return size, len(pages)
 
 
-def bench(papers: int, exclusions: int) -> bool:
-    """Build one synthetic pool of ``papers``; print the figures; return whether targets hold."""
+def bench(papers: int, exclusions: int) -> tuple[float, float]:
+    """Build one synthetic pool of ``papers``; print the figures; return (CPU s, MB)."""
     print(f"== {papers} papers, {exclusions} exclusions")
     with tempfile.TemporaryDirectory() as tmp:
         root = write_synthetic_root(Path(tmp) / "kb", papers, exclusions)
@@ -73,7 +74,7 @@ def bench(papers: int, exclusions: int) -> bool:
         f"targets: < {TARGET_MB} MB and < {TARGET_S} s at <= 1000 papers: "
         f"{'met' if ok else 'MISSED'}"
     )
-    return ok
+    return cpu, size
 
 
 def main() -> None:
@@ -81,8 +82,14 @@ def main() -> None:
     parser.add_argument("--papers", type=int, nargs="+", default=[1000])
     parser.add_argument("--exclusions", type=int, default=50)
     args = parser.parse_args()
-    for papers in args.papers:
-        bench(papers, args.exclusions)
+    runs = {papers: bench(papers, args.exclusions) for papers in args.papers}
+    if len(runs) > 1:
+        # What one more paper costs, free of the fixed part (theme assets, section pages).
+        low, high = min(runs), max(runs)
+        extra = high - low
+        cpu = (runs[high][0] - runs[low][0]) * 1000 / extra
+        size = (runs[high][1] - runs[low][1]) * 1000 / extra
+        print(f"== marginal cost per paper ({low} -> {high}): {cpu:.1f} ms CPU, {size:.1f} KB")
 
 
 if __name__ == "__main__":

@@ -1,92 +1,196 @@
-"""Benchmark: validate and measure synthetic orchestration traces (run by hand).
+"""Benchmark: trace commands against the ``json.load`` floor, in the same run (by hand).
 
-    python bench/bench_traces.py
-    python bench/bench_traces.py --sizes 25000 50000 100000 200000
+    python bench/bench_traces.py                      # 100,000 and 1,000,000 events
+    python bench/bench_traces.py --sizes 100000 --repeat 5
 
-Targets on the 2-core reference machine: a 300-agent, 4,000-step trace read, validated and
-measured in under 2 s; a 100,000-event trace in under 15 s; peak memory growing linearly
-with the number of events (the memory table should show a roughly constant KB per event).
-Each case starts with cold validator caches, as a fresh ``masrl-kb trace`` process would.
+For each size a synthetic trace (``trace synth``, 300 agents) and an OTLP JSON file of as many
+GenAI spans are written, then each case runs in a fresh interpreter, as a command would:
+
+* ``json.load``: parse the trace file and nothing else (the floor);
+* ``validate``: ``trace validate FILE`` (read, schema, graph rules);
+* ``metrics``: ``trace metrics --json FILE`` (the same single pass, then the metrics);
+* ``json.load otlp`` and ``import otel``: the same for the OTLP file and ``trace import otel``.
+
+Each figure is CPU seconds (user + system, the median of ``--repeat`` runs: wall time on a
+shared machine says more about the neighbours) and the peak resident memory of that process,
+each also as a ratio to its ``json.load`` in the same run. Targets (issue 14): validate and
+metrics within 5x of ``json.load`` in time, within 1.5x in memory.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
+import statistics
+import subprocess
+import sys
 import tempfile
-import time
-import tracemalloc
 from pathlib import Path
 
-from masrl_kb.traces.metrics import trace_metrics
-from masrl_kb.traces.schema import trace_validators
-from masrl_kb.traces.synth import synth_trace
-from masrl_kb.traces.validate import read_trace, validate_trace
+ROOT = Path(__file__).resolve().parents[1]
+AGENTS = 300
+CHILD = """
+import json, resource, sys, time
+case, path = sys.argv[1], sys.argv[2]
+if case != "json.load":
+    from masrl_kb.traces.__main__ import main  # start-up is not what this measures
+start = time.process_time()
+if case == "json.load":
+    with open(path, encoding="utf-8") as handle:
+        json.load(handle)
+    code = 0
+else:
+    sys.stdout = open("/dev/null", "w")
+    argv = {"validate": ["validate"], "metrics": ["metrics", "--json"]}
+    code = main(["trace", *argv.get(case, ["import", "otel"]), path])
+    sys.stdout = sys.__stdout__
+cpu = time.process_time() - start
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(json.dumps({"cpu": cpu, "peak": peak, "exit": code}))
+"""
 
 
-def _write(folder: Path, agents: int, steps: int) -> Path:
-    path = folder / f"synth-{agents}x{steps}.json"
-    path.write_text(json.dumps(synth_trace(agents, steps), separators=(",", ":")))
+def run_case(case: str, path: Path) -> dict:
+    """One fresh interpreter: CPU seconds, peak RSS in bytes and exit code."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, case, str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    result = json.loads(out.stdout.splitlines()[-1])
+    if result["exit"] != 0:
+        raise SystemExit(f"{case} {path} exited {result['exit']}: {out.stderr[:500]}")
+    return result
+
+
+def measure(case: str, path: Path, repeat: int) -> dict:
+    runs = [run_case(case, path) for _ in range(repeat)]
+    return {
+        "cpu": statistics.median(r["cpu"] for r in runs),
+        "peak": statistics.median(r["peak"] for r in runs),
+    }
+
+
+def write_trace(folder: Path, events: int) -> Path:
+    from masrl_kb.traces.synth import synth_trace
+
+    path = folder / f"synth-{events}.json"
+    path.write_text(json.dumps(synth_trace(AGENTS, events), separators=(",", ":")))
     return path
 
 
-def _check(path: Path) -> dict:
-    """Read, validate and measure one file, as ``masrl-kb trace metrics`` does."""
-    doc, problems = read_trace(path)
-    assert doc is not None and not problems, problems
-    problems = validate_trace(doc, str(path))
-    assert not problems, problems[:5]
-    return trace_metrics(doc)
+def _attr(key: str, value: object) -> dict:
+    kind = "intValue" if isinstance(value, int) else "stringValue"
+    return {"key": key, "value": {kind: str(value)}}
 
 
-def time_case(path: Path, target_s: float) -> None:
-    """Print the time of each stage for one trace file."""
-    trace_validators.cache_clear()
-    start = time.perf_counter()
-    doc, _ = read_trace(path)
-    read_s = time.perf_counter() - start
-    problems = validate_trace(doc, str(path))
-    validate_s = time.perf_counter() - start - read_s
-    metrics = trace_metrics(doc)
-    total_s = time.perf_counter() - start
-    assert not problems, problems[:5]
-    verdict = "ok" if total_s < target_s else "TOO SLOW"
-    print(
-        f"{path.name:<26} {metrics['events']:>7} events {metrics['agents']:>4} agents  "
-        f"read {read_s:5.2f} s  validate {validate_s:5.2f} s  "
-        f"metrics {total_s - read_s - validate_s:5.2f} s  total {total_s:5.2f} s  "
-        f"(target < {target_s:g} s: {verdict})"
+def _agent(name: str) -> list[dict]:
+    return [_attr("gen_ai.operation.name", "invoke_agent"), _attr("gen_ai.agent.name", name)]
+
+
+def write_otlp(folder: Path, spans: int) -> Path:
+    """An orchestrator with AGENTS-1 workers; each worker alternates model and tool calls, and
+    every fourth model call links to the latest call of another worker (a message)."""
+    trace_id = "0" * 31 + "1"
+    workers = AGENTS - 1
+    per_worker = max((spans - 1 - workers) // workers, 1)
+    out = []
+    ms = 1_000_000
+
+    def span(sid: int, parent: int | None, start: int, end: int, attrs: list, links=()) -> dict:
+        return {
+            "traceId": trace_id,
+            "spanId": f"{sid:016x}",
+            "parentSpanId": f"{parent:016x}" if parent is not None else "",
+            "name": attrs[0]["value"]["stringValue"],
+            "startTimeUnixNano": str(start),
+            "endTimeUnixNano": str(end),
+            "attributes": attrs,
+            "links": [{"traceId": trace_id, "spanId": f"{s:016x}"} for s in links],
+        }
+
+    latest: dict[int, tuple[int, int]] = {}  # worker -> (span id, end)
+    next_id = 2
+    root_end = 0
+    for w in range(workers):
+        agent_id, next_id = next_id, next_id + 1
+        t = (w % 8) * 10 * ms
+        start = t
+        for k in range(per_worker):
+            sid, next_id = next_id, next_id + 1
+            duration = (5 + (k * 7 + w) % 20) * ms
+            if k % 2:
+                attrs = [_attr("gen_ai.operation.name", "execute_tool")]
+                attrs.append(_attr("gen_ai.tool.name", ("search", "python")[k % 4 // 2]))
+                out.append(span(sid, agent_id, t, t + duration, attrs))
+            else:
+                attrs = [_attr("gen_ai.operation.name", "chat")]
+                attrs.append(_attr("gen_ai.usage.input_tokens", 40))
+                attrs.append(_attr("gen_ai.usage.output_tokens", 9))
+                other = latest.get((w - 1) % workers)
+                links = [other[0]] if k % 4 == 0 and other and other[1] <= t else []
+                out.append(span(sid, agent_id, t, t + duration, attrs, links))
+            latest[w] = (sid, t + duration)
+            t += duration
+        out.append(span(agent_id, 1, start, t, _agent(f"w{w}")))
+        root_end = max(root_end, t)
+    out.append(span(1, None, 0, root_end + ms, _agent("orchestrator")))
+    doc = {
+        "resourceSpans": [
+            {
+                "resource": {"attributes": [_attr("service.name", "bench")]},
+                "scopeSpans": [{"scope": {"name": "bench"}, "spans": out}],
+            }
+        ]
+    }
+    path = folder / f"otlp-{spans}.json"
+    path.write_text(json.dumps(doc, separators=(",", ":")))
+    return path
+
+
+def _row(name: str, m: dict, floor: dict) -> str:
+    return (
+        f"  {name:<15} {m['cpu']:8.2f} s  {m['cpu'] / floor['cpu']:5.2f}x   "
+        f"{m['peak'] / 2**20:8.0f} MB  {m['peak'] / floor['peak']:5.2f}x"
     )
 
 
-def memory_case(path: Path, events: int) -> None:
-    """Print the peak Python allocation while reading, validating and measuring."""
-    trace_validators.cache_clear()
-    tracemalloc.start()
-    _check(path)
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    print(f"{events:>8} events  peak {peak / 2**20:7.1f} MB  {peak / events / 1024:5.2f} KB/event")
+def bench_size(folder: Path, events: int, repeat: int, with_otel: bool) -> None:
+    trace = write_trace(folder, events)
+    size_mb = trace.stat().st_size / 2**20
+    print(f"\n{events:,} events ({size_mb:.0f} MB trace file)")
+    print(f"  {'case':<15} {'CPU':>10}  {'ratio':>6}   {'peak RSS':>11}  {'ratio':>6}")
+    floor = measure("json.load", trace, repeat)
+    print(_row("json.load", floor, floor))
+    for case in ("validate", "metrics"):
+        print(_row(case, measure(case, trace, repeat), floor))
+    trace.unlink()
+    if with_otel:
+        otlp = write_otlp(folder, events)
+        floor = measure("json.load", otlp, repeat)
+        print(f"  OTLP file of {events:,} spans ({otlp.stat().st_size / 2**20:.0f} MB)")
+        print(_row("json.load otlp", floor, floor))
+        print(_row("import otel", measure("import", otlp, repeat), floor))
+        otlp.unlink()
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--agents", type=int, default=300)
-    parser.add_argument("--steps", type=int, default=4000)
-    parser.add_argument("--big", type=int, default=100_000)
-    parser.add_argument("--sizes", type=int, nargs="+", default=[12_500, 25_000, 50_000, 100_000])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--no-otel", action="store_true", help="skip the OTLP import cases")
     args = parser.parse_args()
+    print("CPU seconds and peak RSS per case; ratios to json.load of the same file, same run")
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        print("time (read + validate + metrics, cold caches)")
-        time_case(_write(folder, args.agents, args.steps), target_s=2)
-        time_case(_write(folder, args.agents, args.big), target_s=15)
-        print("\nmemory (tracemalloc, run separately because it slows everything down)")
-        for size in args.sizes:
-            memory_case(_write(folder, args.agents, size), size)
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"\nprocess peak memory (max RSS) {peak_mb:.0f} MB")
+        for events in args.sizes:
+            bench_size(Path(tmp), events, args.repeat, not args.no_otel)
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"\nlargest child peak RSS {peak:.0f} MB")
 
 
 if __name__ == "__main__":

@@ -58,9 +58,9 @@ class ScreeningStub:
 
 
 def copy_kb(target: Path) -> Path:
-    """A copy of the real records, taxonomy, claims and protocol."""
+    """A copy of the real records, taxonomy, claims, benchmarks and protocol."""
     target.mkdir(parents=True)
-    for name in ("taxonomy.yaml", "protocol.yaml", "claims.yaml"):
+    for name in ("taxonomy.yaml", "protocol.yaml", "claims.yaml", "benchmarks.yaml"):
         shutil.copy(REPO / name, target / name)
     shutil.copytree(REPO / "papers", target / "papers")
     shutil.copytree(REPO / "exclusions", target / "exclusions")

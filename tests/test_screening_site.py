@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+import yaml
 
 from masrl_kb.contrib.screening import Paging, decide_round, run_round
 from masrl_kb.kb.fields import PLACEHOLDER
@@ -17,7 +18,6 @@ from masrl_kb.kb.protocol import load_protocol
 from masrl_kb.kb.rounds import RoundError, load_round
 from masrl_kb.kb.schema import schema_comment
 from masrl_kb.kb.synthetic import dump_record
-from masrl_kb.kb.yamlio import load_yaml_file
 from masrl_kb.query.claims import evaluate_claims
 from masrl_kb.query.frames import crosstab, load_pool, pool_as_of
 from masrl_kb.site.pages import site_files
@@ -30,13 +30,14 @@ ROUND = f"{SINCE}_{UNTIL}"
 
 def _finish(path: Path, like: Path) -> None:
     """Fill a new record's TODO fields from another record (as a curator would)."""
-    data = dict(load_yaml_file(path).data)
-    model = load_yaml_file(like).data
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))  # plain dicts, dumpable
+    model = yaml.safe_load(like.read_text(encoding="utf-8"))
     for name, value in list(data.items()):
         if value == PLACEHOLDER:
             data[name] = model[name]
-    data["decisions"] = [dict(d) for d in model["decisions"]]
-    data["citation"] = dict(data["citation"])
+    for name in model.keys() - data.keys():  # judgement fields a new record lacks
+        data[name] = model[name]
+    data["decisions"] = model["decisions"]
     data["reward_type"], data["credit_unit"] = "orchestration", "orchestrator"
     path.write_text(schema_comment("paper") + "\n" + dump_record(data), encoding="utf-8")
 
@@ -73,12 +74,17 @@ def files(screened: Path) -> dict[str, str]:
     return site_files(screened)
 
 
-def _flow_numbers(svg: str) -> dict[str, int]:
-    return {m[0]: int(m[1]) for m in re.findall(r'data-kb-flow="([a-z]+)" data-n="(\d+)"', svg)}
+def _flow_numbers(table: str) -> dict[str, int]:
+    return {m[0]: int(m[1]) for m in re.findall(r'data-kb-flow="([a-z]+)">(\d+)<', table)}
 
 
 def _svgs(page: str) -> list[str]:
     return re.findall(r"<svg .*?</svg>", page, flags=re.S)
+
+
+def _flow_tables(page: str) -> list[str]:
+    """The table of numbers printed under each flow diagram."""
+    return re.findall(r"</svg>.*?</table>", page, flags=re.S)
 
 
 def test_round_flow_shows_the_round_counts(screened: Path, files: dict[str, str]) -> None:
@@ -89,8 +95,13 @@ def test_round_flow_shows_the_round_counts(screened: Path, files: dict[str, str]
     svgs = _svgs(page)
     assert len(svgs) == 2  # all rounds together, then the one round
     for svg in svgs:
-        ET.fromstring(svg)  # well-formed, no external reference
-        assert _flow_numbers(svg) == {
+        ET.fromstring(svg)  # well-formed
+        assert "href" not in svg  # no external reference
+    for svg, table in zip(svgs, _flow_tables(page), strict=True):
+        numbers = _flow_numbers(table)
+        for name, n in numbers.items():  # the diagram shows the same numbers
+            assert f"(n = {n})" in svg or name == "removed"
+        assert numbers == {
             "previous": baseline,
             "identified": rnd.counts["retrieved"],
             "removed": rnd.counts["duplicates_removed"] + rnd.counts["outside_window"],
@@ -134,14 +145,22 @@ def test_since_survey_shows_changed_cells_and_moved_claims(
         int(before.at["R7", "orchestrator"]),
         int(after.at["R7", "orchestrator"]),
     )
-    now = {r.claim.id: r.value for r in evaluate_claims(root=screened)}
+    # a value moves when its count or, for "N of M" claims, its denominator moves
+    now = {r.claim.id: r.shown_value for r in evaluate_claims(root=screened)}
     then = {
-        r.claim.id: r.value
+        r.claim.id: r.shown_value
         for r in evaluate_claims(root=screened, papers=base_p, exclusions=base_e)
     }
     moved = {c for c in now if now[c] != then[c]}
     assert moved  # two exclusions and one paper move the audit counts
     assert set(re.findall(r'data-claim="([^"]+)"', page)) == moved
+    for claim in moved:
+        shown = re.search(
+            rf'<tr data-claim="{re.escape(claim)}">.*?<td class="kb-num">([^<]*)</td>'
+            r'<td class="kb-num">([^<]*)</td>',
+            page,
+        )
+        assert shown and (shown[1], shown[2]) == (then[claim], now[claim])
 
 
 def test_protocol_page_renders_the_protocol(screened: Path, files: dict[str, str]) -> None:
@@ -196,3 +215,42 @@ def test_a_tampered_round_stops_the_build(screened: Path, tmp_path: Path, old, n
     assert f": {field}: " in message
     if field != "decided":
         assert message.startswith(f"screening/{ROUND}/round.yaml:{line}:")
+
+
+def test_whats_new_groups_papers_by_round(screened: Path, files: dict[str, str]) -> None:
+    page = files["new/index.md"]
+    rnd = load_round(screened, ROUND)
+    papers, exclusions = load_pool(screened)
+    baseline = pool_as_of(papers, exclusions, load_protocol(screened).baseline)[0]
+    head, rest = page.split(f"## Round {ROUND} {{#r-{ROUND}}}")
+    in_round, in_baseline = rest.split("## Survey baseline {#baseline}")
+    added = {Path(d["record"]).stem for d in rnd.decided.values() if d["decision"] == "include"}
+    assert set(re.findall(r'data-key="([^"]+)"', in_round)) == added
+    assert set(re.findall(r'data-key="([^"]+)"', in_baseline)) == set(baseline.index)
+    assert 'data-key="' not in head  # every paper sits in exactly one group
+    assert len(re.findall(r'data-key="', page)) == len(papers)
+
+
+def test_whats_new_goes_by_day_without_rounds(tmp_path: Path) -> None:
+    kb = copy_kb(tmp_path / "kb")
+    page = site_files(kb)["new/index.md"]
+    papers, _ = load_pool(kb)
+    days = sorted({d.date().isoformat() for d in papers["added"]}, reverse=True)
+    assert re.findall(r"^## (\S+) \{#d-", page, flags=re.M) == days
+    assert "Survey baseline" not in page
+
+
+def test_hostile_protocol_text_is_escaped(tmp_path: Path) -> None:
+    kb = copy_kb(tmp_path / "kb")
+    path = kb / "protocol.yaml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    payload = "<script>alert(1)</script>"
+    data["survey"]["title"] = payload
+    data["query_families"][0]["label"] = payload
+    data["query_families"][0]["terms"][0] = payload
+    data["inclusion_rules"][0]["rule"] = payload
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    files = site_files(kb)
+    for name in ("protocol/index.md", "rounds/index.md", "since-survey/index.md"):
+        assert "<script>" not in files[name]
+    assert files["protocol/index.md"].count("&lt;script&gt;alert(1)&lt;/script&gt;") == 4

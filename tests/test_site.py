@@ -406,3 +406,17 @@ def test_search_index_leaves_out_tables(site, papers) -> None:
     assert not [u for u in docs if u.startswith(("cells/", "crosstabs/")) and u != "crosstabs/"]
     key = papers.index[0]
     assert "orchestration decisions" not in docs[site_urls.paper(key)].lower()
+
+
+def test_gaps_page_folds_cells_by_axis_pair_naming_papers_by_title(site, papers) -> None:
+    from masrl_kb.site.gaps import SURVEY_TABLES
+
+    elements = parse(page(site, "gaps/"))
+    folds = [e for e in elements if e.tag == "details" and "kb-fold" in (e.get("class") or "")]
+    assert [f.get("id") for f in folds] == [broad.slug for broad, _ in SURVEY_TABLES]
+    titles = set(papers["title"])
+    start = elements.index(folds[0])
+    linked = [
+        e.text for e in elements[start:] if e.tag == "a" and "/papers/" in (e.get("href") or "")
+    ]
+    assert linked and all(text in titles for text in linked)

@@ -274,6 +274,8 @@ def test_wide_tables_scroll_in_their_box_with_a_pinned_first_column(phone, base_
 
 def test_phone_folds_the_filters_and_unfolds_them_on_demand(phone, base_url) -> None:
     phone.goto(base_url + site_urls.PAPERS)
+    keys = phone.locator("code.kb-key")
+    assert keys.first.evaluate("e => getComputedStyle(e).whiteSpace") == "nowrap"  # ids never wrap
     facets = phone.locator("[data-kb-facets]")
     assert facets.evaluate("e => e.open") is False
     assert not phone.locator(".kb-chip").first.is_visible()

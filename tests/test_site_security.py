@@ -108,3 +108,20 @@ def test_every_href_in_the_hostile_site_is_http_or_relative(hostile_site: Path) 
             href = element.get("href")
             if href is not None:
                 assert not href.lower().startswith(("javascript:", "data:", "vbscript:")), path
+
+
+def test_relative_links_match_posixpath() -> None:
+    import posixpath
+
+    from masrl_kb.site.html import rel
+
+    urls = ["", "papers/", "papers/x/", "cells/a--b/", "taxonomy/decision/", "downloads/papers.csv"]
+    targets = [*urls, "papers/?year=2025", "taxonomy/decision/#v-O1", "feed.xml", "#claim-x"]
+    for base in urls:
+        folder = base if base.endswith("/") or not base else posixpath.dirname(base)
+        for target in targets:
+            path = target.split("?")[0].split("#")[0]
+            expected = posixpath.relpath(path.rstrip("/") or ".", folder.rstrip("/") or ".")
+            if path.endswith("/") or not path:
+                expected = "./" if expected == "." else expected + "/"
+            assert rel(base, target).startswith(expected), (base, target)

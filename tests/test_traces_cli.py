@@ -74,7 +74,14 @@ def test_metrics_json_is_keyed_by_file(capsys: pytest.CaptureFixture[str]) -> No
     result = json.loads(capsys.readouterr().out)
     assert list(result) == [str(swarm)]
     assert result[str(swarm)]["parallel_speedup"] == 2.2
-    assert result[str(swarm)]["decisions"] == {"O1": 1, "O2": 0, "O3": 0, "O4": 0, "O5": 1}
+    assert result[str(swarm)]["decisions"] == {
+        "O1": 1,
+        "O2": 0,
+        "O3": 0,
+        "O4": 0,
+        "O5": 1,
+        "unlabelled": 0,
+    }
 
 
 def test_metrics_text(capsys: pytest.CaptureFixture[str]) -> None:

@@ -22,7 +22,7 @@ NO_EVENTS = {
     "human_intervention": 0,
     "safety_event": 0,
 }
-NO_DECISIONS = {"O1": 0, "O2": 0, "O3": 0, "O4": 0, "O5": 0}
+NO_DECISIONS = {"O1": 0, "O2": 0, "O3": 0, "O4": 0, "O5": 0, "unlabelled": 0}
 
 # Durations (t_end - t) are listed per event; the critical path is the heaviest chain of
 # non-temporal edges, summing the durations of its events.
@@ -149,13 +149,71 @@ def test_there_is_one_example_per_topology() -> None:
 def test_example_metrics_match_hand_worked_values(name: str) -> None:
     doc = load_examples()[name]
     assert validate_trace(doc, name) == []
-    assert trace_metrics(doc) == EXPECTED[name]
+    metrics = trace_metrics(doc)
+    assert {key: metrics[key] for key in EXPECTED[name]} == EXPECTED[name]
+
+
+def test_explaining_metrics_of_the_centralized_example() -> None:
+    metrics = trace_metrics(load_examples()["centralized"])
+    # The w1 branch: e1 1 + e2 .5 + e3 .5 + e5 3 + e7 1 + e9 2 + e10 .5 = 8.5
+    assert metrics["critical_path"] == ["e1", "e2", "e3", "e5", "e7", "e9", "e10"]
+    assert metrics["agent_time"] == {
+        # orch works 0-2 and 6-8.5 (4.5 s) and waits 2-6 for its workers
+        "orch": {"busy_s": 4.5, "idle_s": 4.0},
+        "w1": {"busy_s": 4.0, "idle_s": 0.0},  # 2-5 search, 5-6 return
+        "w2": {"busy_s": 3.0, "idle_s": 0.0},  # 2-4 python, 4-5 return
+    }
+    # spawns out, returns back, one each
+    assert metrics["communication"] == [
+        {"from": "orch", "to": "w1", "events": 1},
+        {"from": "orch", "to": "w2", "events": 1},
+        {"from": "w1", "to": "orch", "events": 1},
+        {"from": "w2", "to": "orch", "events": 1},
+    ]
+    assert metrics["reported"] == {}
+
+
+def test_critical_path_events_add_up_to_its_length() -> None:
+    for doc in load_examples().values():
+        metrics = trace_metrics(doc)
+        by_id = {e["id"]: e for e in doc["events"]}
+        total = sum(
+            e.get("t_end", e["t"]) - e["t"] for e in map(by_id.get, metrics["critical_path"])
+        )
+        assert round(total, 6) == metrics["critical_path_s"]
+
+
+def test_busy_time_never_counts_overlap_twice() -> None:
+    events = [
+        {"id": "a", "t": 0, "t_end": 4, "type": "tool_call", "agent": "x", "tool": "s"},
+        {"id": "b", "t": 1, "t_end": 2, "type": "tool_call", "agent": "x", "tool": "s"},
+        {"id": "c", "t": 6, "t_end": 7, "type": "message", "agent": "x", "to": "y"},
+        {"id": "d", "t": 9, "type": "message", "agent": "x", "from": "z", "to": "y"},
+    ]
+    metrics = trace_metrics(_tiny(events, []))
+    assert metrics["agent_time"] == {"x": {"busy_s": 5.0, "idle_s": 4.0}}
+    assert metrics["communication"] == [
+        {"from": "x", "to": "y", "events": 1},
+        {"from": "z", "to": "y", "events": 1},
+    ]
+
+
+def test_unlabelled_decisions_and_reported_metrics() -> None:
+    events = [
+        {"id": "a", "t": 0, "type": "orchestrator_decision", "agent": "o"},
+        {"id": "b", "t": 1, "type": "orchestrator_decision", "agent": "o", "decision": "O5"},
+    ]
+    doc = _tiny(events, []) | {"metrics": {"task_success": 1, "protocol_overhead": 0.25}}
+    metrics = trace_metrics(doc)
+    assert metrics["decisions"] == NO_DECISIONS | {"O5": 1, "unlabelled": 1}
+    assert metrics["reported"] == {"task_success": 1, "protocol_overhead": 0.25}
 
 
 def test_metric_keys_are_the_documented_ones() -> None:
     keys = ["events", "agents", "events_by_type", "decisions", "has_stop_decision"]
     keys += ["max_fanout", "spawn_depth", "total_work_s", "critical_path_s"]
     keys += ["parallel_speedup", "tokens", "wall_clock_s"]
+    keys += ["critical_path", "agent_time", "communication", "reported"]
     assert list(METRIC_KEYS) == keys
     assert list(trace_metrics(load_examples()["swarm"])) == keys
 

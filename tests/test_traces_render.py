@@ -12,9 +12,9 @@ import pytest
 from masrl_kb.kb.paths import find_root
 from masrl_kb.traces.render import (
     cell,
+    fields_by_type,
     load_examples,
     mermaid_text,
-    required_by_type,
     trace_mermaid,
     trace_page_markdown,
 )
@@ -47,7 +47,7 @@ def test_required_fields_per_event_type_come_from_the_schema(page: str) -> None:
     assert _row(page, "orchestrator_decision")[1] == "id, t, type, agent, decision"
     assert _row(page, "spawn")[1] == "id, t, type, agent, to"
     assert _row(page, "tool_result")[1] == "id, t, type, agent, tool"
-    assert required_by_type(load_schema()["$defs"]["event"], "aggregate") == [
+    assert fields_by_type(load_schema(), "aggregate") == [
         "id",
         "t",
         "type",

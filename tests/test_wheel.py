@@ -91,7 +91,7 @@ def test_every_imported_distribution_is_declared(wheel: Path) -> None:
 def test_wheel_carries_its_data(wheel: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
-        schema = archive.read("masrl_kb/traces/trace.schema.json")
+        schema = archive.read("masrl_kb/traces/data/trace.schema.json")
         licence = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
     assert schema == (REPO / "traces" / "trace.schema.json").read_bytes()
     assert licence

@@ -76,6 +76,12 @@
     return "none";
   }
 
+  // A cell sorts by its data-sort value when it has one (titles, counts), else by its text.
+  function sortKey(cell) {
+    var key = cell.getAttribute("data-sort");
+    return key === null ? cell.textContent.trim().toLowerCase() : key;
+  }
+
   function sortRows(table, sort) {
     var body = table.tBodies[0];
     var heads = table.tHead.rows[0].cells;
@@ -90,8 +96,7 @@
     var rows = Array.prototype.slice.call(body.rows);
     rows.sort(function (a, b) {
       if (index < 0) return a.getAttribute("data-order") - b.getAttribute("data-order");
-      var x = a.cells[index].getAttribute("data-sort");
-      var y = b.cells[index].getAttribute("data-sort");
+      var x = sortKey(a.cells[index]), y = sortKey(b.cells[index]);
       var nx = parseFloat(x), ny = parseFloat(y);
       var cmp = !isNaN(nx) && !isNaN(ny) ? nx - ny : x.localeCompare(y);
       return cmp * dir || a.getAttribute("data-order") - b.getAttribute("data-order");

@@ -1,4 +1,5 @@
-"""What's new: records by the day they were added, and an Atom feed of additions."""
+"""What's new: records by screening round (or by day before any round), and an Atom
+feed of additions."""
 
 from __future__ import annotations
 
@@ -8,10 +9,13 @@ from xml.sax.saxutils import quoteattr
 
 import pandas as pd
 
+from masrl_kb.kb.rounds import Round, load_rounds
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import Context
 from masrl_kb.site.html import safe_url
+from masrl_kb.site.protocol_pages import site_protocol
+from masrl_kb.site.round_pages import added_by_hand, baseline_pool, record_ids
 
 FEED_ENTRIES = 100  # newest additions carried by the feed
 FEED_ID = "tag:masrl-kb,2026:additions"
@@ -32,14 +36,51 @@ def newest_first(papers: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def new_page(ctx: Context) -> Page:
-    page = Page(urls.NEW, "What's new")
-    ordered = newest_first(ctx.papers)
-    days = [
+def by_day(papers: pd.DataFrame) -> list[tuple[str, list[str]]]:
+    """(ISO date, keys) per ``added`` day, newest day first."""
+    ordered = newest_first(papers)
+    return [
         (day.date().isoformat(), list(group.index))
         for day, group in ordered.groupby("added", sort=False)
     ]
-    return page.show("new.md", ctx=ctx, days=days)
+
+
+def _group(gid: str, title: str, papers: pd.DataFrame, rnd: Round | None = None) -> dict:
+    return {"id": gid, "title": title, "round": rnd, "count": len(papers), "days": by_day(papers)}
+
+
+def by_round(ctx: Context) -> list[dict]:
+    """Groups of the pool, newest first: each round's additions, papers added by hand
+    since the baseline, then the survey baseline. Empty when no round exists."""
+    rounds = load_rounds(ctx.root)
+    if not rounds:
+        return []
+    protocol = site_protocol(ctx)
+    groups = [
+        _group(
+            f"r-{rnd.id}",
+            f"Round {rnd.id}",
+            ctx.papers.loc[[k for k in record_ids(rnd, "include") if k in ctx.rows]],
+            rnd,
+        )
+        for rnd in reversed(rounds)
+    ]
+    by_hand = added_by_hand(ctx, protocol, rounds)
+    if by_hand:
+        groups.append(_group("by-hand", "Added by hand", ctx.papers.loc[by_hand]))
+    groups.append(_group("baseline", "Survey baseline", baseline_pool(ctx, protocol)[0]))
+    return groups
+
+
+def new_page(ctx: Context) -> Page:
+    page = Page(urls.NEW, "What's new")
+    return page.show(
+        "new.md",
+        ctx=ctx,
+        groups=by_round(ctx),
+        days=by_day(ctx.papers),
+        baseline=site_protocol(ctx).baseline.isoformat(),
+    )
 
 
 def _absolute(ctx: Context, url: str) -> str:

@@ -7,6 +7,7 @@ from masrl_kb.site.charts import decision_chart, year_chart
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import SURVEY, Context
 from masrl_kb.site.gaps import HEADLINES, headline_numbers
+from masrl_kb.site.paper_pages import suggest_link
 
 EXPLORE = (
     (urls.CROSSTABS, "Cross-tabs", "two axes at a time, every cell linked to its papers"),
@@ -35,4 +36,6 @@ def home_page(ctx: Context) -> Page:
         year_chart=year_chart(page, ctx),
         decision_chart=decision_chart(page, ctx),
         explore=EXPLORE,
+        repo=ctx.repo_url,
+        suggest=suggest_link(ctx),
     )

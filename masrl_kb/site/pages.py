@@ -1,7 +1,7 @@
 """Every generated file of the site, as ``{docs path: text}``.
 
 :func:`site_files` is pure (no MkDocs needed), so tests can look at the pages
-without building; :func:`write_generated` hands them to mkdocs-gen-files.
+without building; :mod:`masrl_kb.site.mkdocs_hooks` hands them to MkDocs.
 
 Adding a page
 -------------
@@ -20,10 +20,8 @@ Adding a page
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
-from masrl_kb.kb.paths import ENV_ROOT
 from masrl_kb.site import urls
 from masrl_kb.site.about import (
     cite_page,
@@ -90,21 +88,3 @@ def edit_path(path: str) -> str | None:
         # relative to the docs folder, which the edit URI points into
         return f"../papers/{parts[1]}.yaml"
     return None
-
-
-def write_generated() -> None:
-    """Write every generated file through mkdocs-gen-files (called by the gen script)."""
-    import mkdocs_gen_files
-
-    config = mkdocs_gen_files.config
-    ctx = load_context(os.environ.get(ENV_ROOT) or None, config.site_url or "")
-    ctx.repo_url = config.repo_url or ""
-    if len(ctx.papers):
-        # Reproducible builds: MkDocs dates the sitemap from SOURCE_DATE_EPOCH when set,
-        # so the only date in the output is the newest record's.
-        newest = ctx.papers["added"].max().tz_localize("UTC")
-        os.environ.setdefault("SOURCE_DATE_EPOCH", str(int(newest.timestamp())))
-    for path, text in render_files(ctx).items():
-        with mkdocs_gen_files.open(path, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        mkdocs_gen_files.set_edit_path(path, edit_path(path))

@@ -41,8 +41,16 @@ FACET_LABELS = {
     "learned": "Learns decision",
     "decision": "Touches decision",
 }
-# The issue form a reader reports a wrong record with (.github/ISSUE_TEMPLATE).
+# The issue forms readers use (.github/ISSUE_TEMPLATE): a wrong record, a missing paper.
 REPORT_FORM = "correct-tag.yml"
+SUGGEST_FORM = "suggest-paper.yml"
+
+
+def suggest_link(ctx: Context) -> str | None:
+    """The "Suggest a paper" issue form, when the repository is known."""
+    if not ctx.repo_url:
+        return None
+    return f"{ctx.repo_url.rstrip('/')}/issues/new?{urlencode({'template': SUGGEST_FORM})}"
 
 
 def _facet_values(ctx: Context, param: str, axis: str | None) -> list[tuple[str, str]]:
@@ -139,7 +147,12 @@ def papers_table_page(ctx: Context) -> Page:
         urls.PAPERS, "Papers", meta={"hide": ["navigation", "toc"], "search": {"exclude": True}}
     )
     return page.show(
-        "papers.md", ctx=ctx, facets=facets(ctx), rows=table_rows(ctx), total=len(ctx.papers)
+        "papers.md",
+        ctx=ctx,
+        facets=facets(ctx),
+        rows=table_rows(ctx),
+        total=len(ctx.papers),
+        suggest=suggest_link(ctx),
     )
 
 
@@ -264,22 +277,20 @@ def paper_evaluations(ctx: Context, key: str) -> list[dict]:
     return table[table["paper"] == key].to_dict("records")
 
 
-def other_readings(ctx: Context, key: str) -> list[dict]:
-    """Other readers' codings of this paper beside the record's own."""
+def other_readings(ctx: Context, key: str) -> dict:
+    """Other readers' codings of this paper: one row per reader, one cell per field,
+    each cell saying whether it matches the record."""
     table = ctx.readings
-    mine = table[(table["key"] == key)]
+    mine = table[table["key"] == key]
     if mine.empty:
-        return []
+        return {}
     record = {r.axis: r.value for r in mine[mine["reader"] == KB_READER].itertuples()}
-    return [
-        {
-            "reader": r.reader,
-            "axis": r.axis,
-            "value": r.value,
-            "same": record.get(r.axis) == r.value,
-        }
-        for r in mine[mine["reader"] != KB_READER].itertuples()
-    ]
+    others = mine[mine["reader"] != KB_READER]
+    axes = [a for a in record if a in set(others["axis"])]
+    rows = {}
+    for r in others.itertuples():
+        rows.setdefault(r.reader, {})[r.axis] = (r.value, record.get(r.axis) == r.value)
+    return {"axes": axes, "record": record, "rows": rows}
 
 
 def paper_pages(ctx: Context) -> Iterator[Page]:

@@ -26,6 +26,9 @@ CITE = "cite/"
 TRACES = "traces/"
 AGREEMENT = "agreement/"
 EVALUATIONS = "evaluations/"
+PROTOCOL = "protocol/"
+ROUNDS = "rounds/"
+SINCE = "since-survey/"
 DECISION_AXES = ("decision", "decision_learned")
 
 

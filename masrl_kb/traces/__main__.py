@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from masrl_kb.cli.trace import register
+from masrl_kb.traces.command import register
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 
@@ -104,15 +105,63 @@ def find_cycles(succ: list[list[int]], pred: list[list[int]]) -> list[list[int]]
     return [_cycle_in(v, pred, component) for v in sorted(knots)]
 
 
+def forward_order(starts: list[float]) -> list[int] | None:
+    """Nodes by start time: a topological order when every arc ends at a later start than it
+    begins (the caller knows), since then no cycle is possible. None if a start is NaN."""
+    if any(math.isnan(t) for t in starts if t.__class__ is float):
+        return None
+    return sorted(range(len(starts)), key=starts.__getitem__)
+
+
+def dependency_order(n: int, sources: list[int], targets: list[int]) -> list[int]:
+    """A topological order of nodes ``0..n-1`` (shorter than ``n`` when there is a cycle)."""
+    return topological_order(*adjacency(n, zip(sources, targets, strict=True)))
+
+
+def heaviest_path(
+    order: list[int], sources: list[int], targets: list[int], weight: list[float]
+) -> tuple[float, list[int]]:
+    """The largest sum of node weights along a path of an acyclic graph, and that path.
+
+    ``order`` is a topological order of all nodes and the arcs are ``sources[j] ->
+    targets[j]``. Arcs are relaxed in the order of their source, so no node's successors are
+    needed; ties go to the source first in ``order``, then to the node first in ``order``.
+    """
+    n = len(weight)
+    if len(order) != n:
+        raise ValueError("the graph has a cycle")
+    position = [0] * n
+    for i, v in enumerate(order):
+        position[v] = i
+    by_source = list(map(position.__getitem__, sources))
+    # Weights are >= 0, so -1 marks "no predecessor yet" and any arc improves on it.
+    best_in = [-1.0] * n
+    back = [-1] * n
+    for j in sorted(range(len(sources)), key=by_source.__getitem__):
+        src = sources[j]
+        through = best_in[src]
+        through = (through if through > 0.0 else 0.0) + weight[src]
+        dst = targets[j]
+        if through > best_in[dst]:
+            best_in[dst] = through
+            back[dst] = src
+    totals = [(b if b > 0.0 else 0.0) + w for b, w in zip(best_in, weight, strict=True)]
+    if not order:
+        return 0.0, []
+    top_node = max(order, key=totals.__getitem__)  # the first of equals in `order`
+    top = totals[top_node]
+    path = []
+    while top_node != -1:
+        path.append(top_node)
+        top_node = back[top_node]
+    return top, path[::-1]
+
+
 def longest_path(succ: list[list[int]], pred: list[list[int]], weight: list[float]) -> float:
     """The largest sum of node weights along any path of an acyclic graph (0 if it is empty)."""
-    order = topological_order(succ, pred)
-    if len(order) != len(succ):
-        raise ValueError("the graph has a cycle")
-    best = [0.0] * len(succ)
-    for v in order:
-        best[v] = weight[v] + max((best[p] for p in pred[v]), default=0.0)
-    return max(best, default=0.0)
+    sources = [a for a, targets in enumerate(succ) for _ in targets]
+    targets = [b for bs in succ for b in bs]
+    return heaviest_path(topological_order(succ, pred), sources, targets, weight)[0]
 
 
 def depth(succ: list[list[int]], pred: list[list[int]]) -> int:

@@ -6,8 +6,6 @@ import html
 import os
 from pathlib import Path
 
-from jsonschema import Draft202012Validator
-
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
 from masrl_kb.traces.metrics import trace_metrics
@@ -78,13 +76,12 @@ def fields_table(schema: dict, defs: dict) -> str:
     return table(["Field", "Type", "Required", "Description"], rows)
 
 
-def required_by_type(event_schema: dict, event_type: str) -> list[str]:
-    """The fields an event of this type must have: the base list plus its conditionals'."""
-    fields = list(event_schema["required"])
-    for rule in event_schema.get("allOf", []):
-        if "if" in rule and Draft202012Validator(rule["if"]).is_valid({"type": event_type}):
-            fields += [f for f in rule.get("then", {}).get("required", []) if f not in fields]
-    return fields
+def fields_by_type(schema: dict, event_type: str) -> list[str]:
+    """The fields an event of this type names: the required ones plus those its type expects."""
+    defs = schema["$defs"]
+    kinds = defs["event_type"]
+    expected = dict(zip(kinds["enum"], kinds.get("enumFields", []), strict=True))
+    return list(defs["event"]["required"]) + list(expected.get(event_type, []))
 
 
 def _enum_rows(definition: dict) -> list[tuple[str, str]]:
@@ -95,21 +92,22 @@ def format_section(schema: dict) -> str:
     """The format: trace, event and edge fields and the event and edge types."""
     defs = schema["$defs"]
     event_rows = [
-        [kind, ", ".join(required_by_type(defs["event"], kind)), meaning]
+        [kind, ", ".join(fields_by_type(schema, kind)), meaning]
         for kind, meaning in _enum_rows(defs["event_type"])
     ]
     return "\n\n".join(
         [
             "## The format",
-            f"The format is a JSON Schema (draft 2020-12), `{SCHEMA_PATH.as_posix()}`. "
-            + schema["description"],
+            f"The format is a JSON Schema (draft 2020-12), `{SCHEMA_PATH.as_posix()}` "
+            "(`masrl-kb trace schema` prints it). " + schema["description"],
             "### A trace",
             fields_table(schema, defs),
             "### Events",
             defs["event"]["description"],
             fields_table(defs["event"], defs),
-            "Event types and the fields each one requires:",
-            table(["Type", "Required fields", "Meaning"], event_rows),
+            "Event types and the fields each one names (id, t, type and agent are required; "
+            "the others are expected, and the tools skip an event that lacks them):",
+            table(["Type", "Fields", "Meaning"], event_rows),
             "### Edges",
             defs["edge"]["description"],
             fields_table(defs["edge"], defs),
@@ -215,7 +213,11 @@ def mapping_section(tax: Taxonomy) -> str:
     metric_rows = [
         ["events, events_by_type", "events, in all and per type", _family(tax, "R4") + ": steps"],
         ["agents", "distinct acting and spawned agents", _family(tax, "R2") + ": who gets credit"],
-        ["decisions", "orchestrator_decision events per decision O1-O5", "O1-O5"],
+        [
+            "decisions",
+            "orchestrator_decision events per decision O1-O5, and those without one (unlabelled)",
+            "O1-O5",
+        ],
         ["has_stop_decision", "whether the run logged an O5 decision", o5],
         ["max_fanout", "most spawn events issued by one agent", o1 + ": breadth"],
         ["spawn_depth", "depth of the agent -> spawned-agent tree", o1 + ": depth"],
@@ -227,6 +229,18 @@ def mapping_section(tax: Taxonomy) -> str:
         ],
         ["parallel_speedup", "total_work_s / critical_path_s", _family(tax, "R7")],
         ["tokens, wall_clock_s", "copied from costs", "cost terms of any reward"],
+        ["critical_path", "the events of that heaviest path", _family(tax, "R7") + ": latency"],
+        [
+            "agent_time",
+            "per agent: busy (union of its events) and idle time within its span",
+            _family(tax, "R2") + ": who gets credit",
+        ],
+        [
+            "communication",
+            "events aimed at another agent, per sender and recipient",
+            o3,
+        ],
+        ["reported", "the trace's own metrics object, as written", "as the run defines"],
     ]
     channel_rows = []
     for channel in CHANNEL_EXAMPLES:
@@ -260,7 +274,8 @@ def tools_section() -> str:
             "## Tools",
             "```bash\n"
             "masrl-kb trace validate FILE...          # schema + graph rules, exit 1 on error\n"
-            "masrl-kb trace metrics FILE... [--json]  # the metrics above\n"
+            "masrl-kb trace metrics FILE... [--json] [--html OUT]  # the metrics above\n"
+            "masrl-kb trace import otel SPANS.json --out run.json  # OpenTelemetry GenAI spans\n"
             "masrl-kb trace synth --agents 300 --steps 4000 --out big.json\n"
             "```",
             "Validation reports every problem as `file: JSON path or event: message`. "
@@ -283,7 +298,7 @@ def trace_page_markdown(root: str | os.PathLike[str] | None = None) -> str:
     sections = [
         "# Orchestration traces",
         intro,
-        format_section(load_schema(root)),
+        format_section(load_schema()),
         example_section(name, examples[name]),
         metrics_section(examples),
         mapping_section(load_taxonomy(root)),

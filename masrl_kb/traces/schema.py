@@ -1,68 +1,64 @@
-"""The trace JSON Schema (``traces/trace.schema.json``) and validators built from it.
+"""The trace JSON Schema (package data) and the checks compiled from it once per process.
 
-Validation is plain ``jsonschema`` (draft 2020-12) with two speed-ups that keep its results
-exact, so a 100,000-event trace validates in seconds rather than tens of seconds:
+Validation has two tiers that agree by construction:
 
-* the schema's local ``$ref``s are inlined once, and the items of ``events`` and ``edges`` are
-  checked one by one with validators built from the schema's own item subschemas (saving the
-  per-item reference lookups of a whole-document run);
-* results that already passed are remembered, through jsonschema's documented
-  ``validators.extend`` hook: ``properties`` remembers scalar values per property subschema
-  (agent names, types and tools repeat thousands of times), ``allOf`` remembers the values of
-  the few properties its conditionals read (an event's type, decision, to and tool). Failures
-  are never remembered, so every error is produced by jsonschema itself.
+* a *compiled check* per part of a trace (the trace without its arrays, one event, one edge):
+  a plain Python predicate built from the schema's own keywords (``type``, ``minLength``,
+  ``minimum``, ``maximum``, ``enum``, ``const``, ``properties``, ``required``,
+  ``additionalProperties``, ``items``). It only answers "certainly valid" or "look closer",
+  and is conservative: whatever it cannot decide (NaN, a keyword it does not know) it sends on;
+* ``jsonschema`` (draft 2020-12), run only on the parts the compiled check did not pass, so
+  every message is jsonschema's own.
+
+A valid 1,000,000-event trace therefore never reaches jsonschema.
 """
 
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Iterator
-from dataclasses import dataclass
+import math
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator, validators
-from jsonschema.protocols import Validator
-
-from masrl_kb.kb.paths import find_root
-
+DATA_DIR = Path(__file__).parent / "data"
+SCHEMA_FILE = DATA_DIR / "trace.schema.json"
+# The copy at the repository root that the docs link to; `masrl-kb trace schema` writes it.
 SCHEMA_PATH = Path("traces") / "trace.schema.json"
-# The copy installed with the package (a link to SCHEMA_PATH in a clone; a file in a wheel).
-PACKAGED_SCHEMA = Path(__file__).with_name("trace.schema.json")
 ITEM_ARRAYS = ("events", "edges")
-# Enough for every repeated name of a huge trace; unique ids and times beyond it go uncached.
-CACHE_LIMIT = 200_000
-_CACHEABLE = (str, bool, int, type(None))
-# Keywords whose verdict on an object depends only on the properties they name.
-_PROJECTABLE = frozenset(
-    {"if", "then", "else", "not", "allOf", "anyOf", "oneOf", "required", "properties"}
-    | {"description", "title", "$comment"}
+
+Check = Callable[[Any], bool]
+# Keywords that only annotate: they never change a verdict ($id only sets the base of
+# references, and every reference is inlined before compiling).
+_ANNOTATIONS = frozenset(
+    {"description", "title", "$comment", "enumDescriptions", "enumFields", "default"}
+    | {"examples", "$schema", "$id"}
 )
+_COMPILED = frozenset(
+    {"type", "minLength", "minimum", "maximum", "enum", "const"}
+    | {"properties", "required", "additionalProperties", "items"}
+)
+_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "number": (int, float),
+    "integer": (int, float),
+    "boolean": (bool,),
+    "object": (dict,),
+    "array": (list,),
+    "null": (type(None),),
+}
 
 
-def schema_file(root: str | os.PathLike[str] | None = None) -> Path:
-    """Where the trace schema lives: ``traces/trace.schema.json`` under the data root.
-
-    Without a data root holding one (an installed wheel run outside a clone), the
-    copy shipped in the package.
-    """
-    try:
-        path = find_root(root) / SCHEMA_PATH
-    except FileNotFoundError:
-        return PACKAGED_SCHEMA
-    return path if path.is_file() else PACKAGED_SCHEMA
+def schema_file() -> Path:
+    """The trace schema shipped with the package."""
+    return SCHEMA_FILE
 
 
-@lru_cache(maxsize=4)
-def _read_schema(path: Path) -> dict:
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
-def load_schema(root: str | os.PathLike[str] | None = None) -> dict:
-    """The trace schema as a mapping (each file read once per process; do not modify it)."""
-    return _read_schema(schema_file(root).resolve())
+@lru_cache(maxsize=1)
+def load_schema() -> dict:
+    """The trace schema as a mapping (read once per process; do not modify it)."""
+    return json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
 
 
 def enum_of(def_name: str) -> list[str]:
@@ -90,9 +86,6 @@ def topology_ids() -> list[str]:
     return list(load_schema()["properties"]["topology"]["enum"])
 
 
-# ------------------------------------------------------------- validators
-
-
 def inline_refs(node: Any, defs: dict, within: tuple[str, ...] = ()) -> Any:
     """A fresh copy of ``node`` with every ``{"$ref": "#/$defs/x"}`` replaced by ``x`` itself."""
     if isinstance(node, dict):
@@ -107,107 +100,185 @@ def inline_refs(node: Any, defs: dict, within: tuple[str, ...] = ()) -> Any:
     return node
 
 
-def _scalar_key(value: Any) -> tuple | None:
-    """A hashable stand-in for a scalar value (1, 1.0 and True stay apart); None otherwise."""
-    return (type(value), value) if isinstance(value, _CACHEABLE) else None
+# ------------------------------------------------------------ compiled checks
 
 
-def projection_keys(subschemas: list) -> tuple[str, ...] | None:
-    """The properties a list of subschemas can look at, or None if they may look at more.
+def _always(value: Any) -> bool:
+    return True
 
-    Conditionals such as ``if type is spawn then require to`` only read the properties they
-    name; any other keyword (``type``, ``additionalProperties``...) could read the whole object.
-    """
-    keys: set[str] = set()
-    stack = list(subschemas)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, bool):
-            continue
-        if not isinstance(node, dict) or not node.keys() <= _PROJECTABLE:
+
+def _never(value: Any) -> bool:
+    return False
+
+
+def _is_type(value: Any, names: tuple[str, ...]) -> bool:
+    """jsonschema's type rule: booleans are not numbers, 1.0 is an integer."""
+    if isinstance(value, bool):
+        return "boolean" in names
+    for name in names:
+        if isinstance(value, _TYPES[name]):
+            if name != "integer" or isinstance(value, int) or value.is_integer():
+                return True
+    return False
+
+
+def _type_check(names: tuple[str, ...]) -> Check:
+    # The common single types get a one-line test: this runs once per field of every event.
+    if names == ("string",):
+        return lambda v: isinstance(v, str)
+    if names == ("object",):
+        return lambda v: isinstance(v, dict)
+    if names == ("array",):
+        return lambda v: isinstance(v, list)
+    if names == ("number",):
+        return lambda v: isinstance(v, int | float) and not isinstance(v, bool)
+    return lambda v: _is_type(v, names)
+
+
+def _strings(values: list) -> frozenset[str] | None:
+    return frozenset(values) if all(isinstance(v, str) for v in values) else None
+
+
+def _leaf_checks(node: dict) -> list[Check] | None:
+    """Checks of the scalar keywords, or None when one of them cannot be compiled exactly."""
+    checks: list[Check] = []
+    if "type" in node:
+        names = (node["type"],) if isinstance(node["type"], str) else tuple(node["type"])
+        if not set(names) <= _TYPES.keys():
             return None
-        keys.update(node.get("required", ()))
-        keys.update(node.get("properties", {}))
-        stack += [node[k] for k in ("if", "then", "else", "not") if k in node]
-        for k in ("allOf", "anyOf", "oneOf"):
-            stack += node.get(k, [])
-    return tuple(sorted(keys))
-
-
-class _Memo:
-    """Sub-results known to pass, keyed by subschema id and the (scalar) values they read."""
-
-    def __init__(self) -> None:
-        self.passed: set[tuple] = set()
-        self.projections: dict[int, tuple[str, ...] | None] = {}
-
-    def remember(self, key: tuple) -> None:
-        if len(self.passed) < CACHE_LIMIT:
-            self.passed.add(key)
-
-    def projection(self, subschemas: list, instance: Any) -> tuple | None:
-        """The values ``subschemas`` can read from ``instance``, if all are scalars."""
-        if id(subschemas) not in self.projections:
-            self.projections[id(subschemas)] = projection_keys(subschemas)
-        keys = self.projections[id(subschemas)]
-        if keys is None or not isinstance(instance, dict):
+        checks.append(_type_check(names))
+    if "minLength" in node:
+        n = node["minLength"]
+        checks.append(lambda v: not isinstance(v, str) or len(v) >= n)
+    if "minimum" in node:
+        low = node["minimum"]
+        # `v >= low` is False for NaN, so NaN goes on to jsonschema (conservative).
+        checks.append(lambda v: not _is_number(v) or v >= low)
+    if "maximum" in node:
+        high = node["maximum"]
+        checks.append(lambda v: not _is_number(v) or v <= high)
+    if "enum" in node or "const" in node:
+        allowed = _strings(node["enum"] if "enum" in node else [node["const"]])
+        if allowed is None:
             return None
-        parts = [(k, _scalar_key(instance[k])) for k in keys if k in instance]
-        if any(part is None for _, part in parts):
-            return None
-        return (id(subschemas), *parts)
+        checks.append(lambda v: isinstance(v, str) and v in allowed)
+    return checks
 
 
-def _memo_validator_class() -> type[Validator]:
-    """Draft 2020-12 whose ``properties`` and ``allOf`` skip checks that already passed."""
-    plain_properties = Draft202012Validator.VALIDATORS["properties"]
-    plain_all_of = Draft202012Validator.VALIDATORS["allOf"]
-    memo = _Memo()
-
-    def properties(validator: Validator, props: dict, instance: Any, schema: dict) -> Iterator:
-        if not isinstance(instance, dict):
-            yield from plain_properties(validator, props, instance, schema)
-            return
-        for name, subschema in props.items():
-            if name not in instance:
-                continue
-            value = _scalar_key(instance[name])
-            key = (id(subschema), value) if value is not None else None
-            if key is not None and key in memo.passed:
-                continue
-            errors = list(validator.descend(instance[name], subschema, path=name, schema_path=name))
-            yield from errors
-            if not errors and key is not None:
-                memo.remember(key)
-
-    def all_of(validator: Validator, subschemas: list, instance: Any, schema: dict) -> Iterator:
-        key = memo.projection(subschemas, instance)
-        if key is not None and key in memo.passed:
-            return
-        errors = list(plain_all_of(validator, subschemas, instance, schema))
-        yield from errors
-        if not errors and key is not None:
-            memo.remember(key)
-
-    return validators.extend(Draft202012Validator, {"properties": properties, "allOf": all_of})
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-@dataclass(frozen=True)
-class TraceValidators:
-    """A validator for the trace minus its arrays' items, and one per item array."""
+def _object_check(node: dict, strict: bool) -> Check:
+    props = {name: compile_check(sub) for name, sub in node.get("properties", {}).items()}
+    required = frozenset(node.get("required", ()))
+    extra_schema = node.get("additionalProperties", True)
+    extra = None if extra_schema is True else compile_check(extra_schema)
+    names = props.keys()
 
-    trace: Validator
-    items: dict[str, Validator]
-    # The remembered results are keyed by id() of these subschemas: keep them alive.
-    schema: dict
+    def check(value: Any) -> bool:
+        if value.__class__ is not dict:
+            return not strict and not isinstance(value, dict)
+        keys = value.keys()
+        if not required <= keys:
+            return False
+        if extra is None:
+            # Only the named properties have rules: check those present.
+            for key in names & keys:
+                if not props[key](value[key]):
+                    return False
+            return True
+        for key, item in value.items():
+            check_item = props.get(key, extra)
+            if not check_item(item):
+                return False
+        return True
+
+    return check
+
+
+def _items_check(node: dict) -> Check:
+    check_item = compile_check(node["items"])
+    return lambda v: not isinstance(v, list) or all(map(check_item, v))
+
+
+def _fallback(node: Any) -> Check:
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(node).is_valid
+
+
+def _fused_check(node: dict) -> Check | None:
+    """One closure for the common leaf shapes (a bounded number, a non-empty string, a
+    string enum), or None. Exact-class tests are conservative: a subclass looks closer."""
+    kind = node.get("type")
+    keys = node.keys() - _ANNOTATIONS
+    if kind == "number" and keys <= {"type", "minimum", "maximum"}:
+        low = node.get("minimum", -math.inf)
+        high = node.get("maximum", math.inf)
+        return lambda v: (v.__class__ is int or v.__class__ is float) and low <= v <= high
+    if kind == "string" and keys <= {"type", "minLength"}:
+        n = node.get("minLength", 0)
+        return lambda v: v.__class__ is str and len(v) >= n
+    if keys <= {"type", "enum"} and "enum" in node and kind in (None, "string"):
+        allowed = _strings(node["enum"])
+        if allowed is not None:
+            return lambda v: v.__class__ is str and v in allowed
+    return None
+
+
+def compile_check(node: Any) -> Check:
+    """A predicate that is True only for values ``node`` accepts (False means "look closer")."""
+    if node is True:
+        return _always
+    if node is False:
+        return _never
+    if not isinstance(node, dict) or not node.keys() <= _COMPILED | _ANNOTATIONS:
+        return _fallback(node)
+    fused = _fused_check(node)
+    if fused is not None:
+        return fused
+    checks = _leaf_checks(node)
+    if checks is None:
+        return _fallback(node)
+    if node.get("type") == "object":
+        # The object check below tests the class itself.
+        checks = [c for c in checks if c is not checks[0]]
+        checks.append(_object_check(node, strict=True))
+    elif {"properties", "required", "additionalProperties"} & node.keys():
+        checks.append(_object_check(node, strict=False))
+    if "items" in node:
+        checks.append(_items_check(node))
+    if not checks:
+        return _always
+    if len(checks) == 1:
+        return checks[0]
+    if len(checks) == 2:
+        first, second = checks
+        return lambda v: first(v) and second(v)
+    return lambda v: all(check(v) for check in checks)
+
+
+# ------------------------------------------------------------------ validators
+
+
+def _parts() -> dict[str, dict]:
+    """The trace without its arrays' items, one event and one edge, each a schema of its own."""
+    schema = load_schema()
+    shell = inline_refs({k: v for k, v in schema.items() if k != "$defs"}, schema["$defs"])
+    items = {name: shell["properties"][name].pop("items") for name in ITEM_ARRAYS}
+    return {"trace": shell} | items
 
 
 @lru_cache(maxsize=1)
-def trace_validators() -> TraceValidators:
-    """Validators built once per process from the schema file."""
-    schema = load_schema()
-    Draft202012Validator.check_schema(schema)
-    shell = inline_refs({k: v for k, v in schema.items() if k != "$defs"}, schema["$defs"])
-    cls = _memo_validator_class()
-    items = {name: cls(shell["properties"][name].pop("items")) for name in ITEM_ARRAYS}
-    return TraceValidators(trace=cls(shell), items=items, schema=shell)
+def compiled_checks() -> dict[str, Check]:
+    """A compiled check per part (``trace``, ``events``, ``edges``), built once per process."""
+    return {name: compile_check(part) for name, part in _parts().items()}
+
+
+@lru_cache(maxsize=4)
+def explainer(part: str) -> Any:
+    """The jsonschema validator of one part, built only when something failed its check."""
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(_parts()[part])

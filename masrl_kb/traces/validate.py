@@ -1,7 +1,10 @@
 """Trace validation: the JSON Schema plus the graph rules a schema cannot express.
 
 Every problem is a :class:`Problem` printed as ``file: where: message``, where ``where`` is a
-JSON path (``$.events[3].t``) or an event (``event e7``). A run collects all problems.
+JSON path (``$.events[3].t``) or an event (``event e7``). :func:`inspect_file` reads, checks
+and indexes a trace in one pass; the index (:class:`TraceGraph`) is what the metrics use, so
+measuring never validates twice. A :class:`ProblemLog` keeps the first problems and counts the
+rest, so a file with a million bad edges prints a screenful, not 100 MB.
 """
 
 from __future__ import annotations
@@ -9,16 +12,29 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
+import stat
 from collections.abc import Iterable
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
+from itertools import compress
+from typing import Any
 
-from jsonschema import ValidationError
-
-from masrl_kb.traces.graph import adjacency, find_cycles
-from masrl_kb.traces.schema import trace_validators
+from masrl_kb.traces.graph import adjacency, dependency_order, find_cycles, forward_order
+from masrl_kb.traces.schema import ITEM_ARRAYS, compiled_checks, explainer
 
 MAX_CYCLE_SHOWN = 8
+# Messages echo values (a 5 MB string, a 400-digit number): cut them to a readable length.
+MAX_MESSAGE = 300
+# A trace file larger than this is refused before it is read (a 1,000,000-event trace is
+# about 160 MB).
+MAX_FILE_BYTES = 4 * 1024**3
+# Locating a repeated key re-parses in pure Python; beyond this size only the key is named.
+LOCATE_LIMIT_BYTES = 50 * 1024**2
+# C0 and C1 controls, line and paragraph separators, and bidirectional overrides.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_SPACED_COLON = re.compile(r'"[ \t\n\r]+:')
+_CONTAINERS = frozenset({dict, list})
+_INF = math.inf
 _JSON_KINDS = {
     list: "an array",
     str: "a string",
@@ -41,6 +57,58 @@ class Problem:
         return f"{self.file}: {self.where}: {self.message}"
 
 
+@dataclass
+class ProblemLog:
+    """The first ``limit`` problems of a file (all when ``limit`` is None) and a count of the rest.
+
+    Past the limit a failing event or edge counts once, however many rules it breaks, so the
+    count of the rest is a lower bound when ``inexact`` is set.
+    """
+
+    file: str
+    limit: int | None = None
+    shown: list[Problem] = field(default_factory=list)
+    more: int = 0
+    inexact: bool = False
+
+    def add(self, where: str, message: str) -> None:
+        if self.full:
+            self.more += 1
+        else:
+            self.shown.append(Problem(self.file, shorten(where), shorten(message)))
+
+    @property
+    def full(self) -> bool:
+        return self.limit is not None and len(self.shown) >= self.limit
+
+    @property
+    def total(self) -> int:
+        return len(self.shown) + self.more
+
+    def __bool__(self) -> bool:
+        return self.total > 0
+
+    def summary(self) -> str | None:
+        """``... and 12 more problem(s) not shown`` when some were left out."""
+        if not self.more:
+            return None
+        bound = "at least " if self.inexact else ""
+        return f"{self.file}: ... and {bound}{self.more} more problem(s) not shown"
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters (ESC, BEL, NUL, newlines...) shown as escapes, so a
+    value from a trace cannot drive the terminal or forge an output line."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+def shorten(text: str, limit: int = MAX_MESSAGE) -> str:
+    """``text`` made printable and cut to ``limit`` characters, saying how much was left out."""
+    if len(text) > limit:
+        text = f"{text[:limit]}... ({len(text) - limit} more characters)"
+    return printable(text)
+
+
 def json_path(parts: Iterable[str | int]) -> str:
     """``$.events[3].t`` from jsonschema's path parts."""
     out = "$"
@@ -54,8 +122,23 @@ def json_path(parts: Iterable[str | int]) -> str:
     return out
 
 
+_NUMBER_TYPES = frozenset({int, float})
+
+
 def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    # Exact types: bool is not a number here, and this runs for every event.
+    return value.__class__ in _NUMBER_TYPES
+
+
+# ------------------------------------------------------------------ reading
+
+
+class DuplicateKeyError(ValueError):
+    """A JSON object names the same key twice (json would silently keep the last value)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
 
 
 def _reject_constant(name: str) -> float:
@@ -69,22 +152,155 @@ def _finite_float(text: str) -> float:
     return value
 
 
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKeyError(key)
+            seen.add(key)
+    return obj
+
+
+def _key_count(doc: Any) -> tuple[int, bool]:
+    """How many keys all the objects of a parsed document hold (nested ones included), and
+    whether a number overflowed to infinity."""
+    keys = 0
+    overflow = False
+    stack = [doc]
+    containers = _CONTAINERS
+    while stack:
+        node = stack.pop()
+        if node.__class__ is dict:
+            keys += len(node)
+            node = node.values()
+        for value in node:
+            kind = value.__class__
+            if kind in containers:
+                stack.append(value)
+            elif kind is float and (value == _INF or value == -_INF):
+                overflow = True
+    return keys, overflow
+
+
+def _key_marks(text: str) -> int:
+    """An upper bound on the keys written in a JSON text: every key's closing quote is
+    followed by optional whitespace and a colon (a string value can add false marks)."""
+    return text.count('":') + len(_SPACED_COLON.findall(text))
+
+
+def _loads(text: str) -> Any:
+    """Parse JSON, refusing repeated keys, NaN, Infinity and numbers too large for a float.
+
+    The fast path is the plain C parser and one walk over the result: a repeated key leaves
+    fewer keys in the objects than the text writes, an overflowing literal leaves an
+    infinity. Only when either shows does the slow parse run, with a Python hook on every
+    object and float, to name the culprit.
+    """
+    doc = json.loads(text, parse_constant=_reject_constant)
+    if isinstance(doc, dict | list):
+        keys, overflow = _key_count(doc)
+        if overflow or keys != _key_marks(text):
+            del doc
+            doc = json.loads(
+                text,
+                object_pairs_hook=_unique_pairs,
+                parse_constant=_reject_constant,
+                parse_float=_finite_float,
+            )
+    return doc
+
+
+def _repeated_key_position(text: str) -> tuple[int, int] | None:
+    """Line and column of the first object that repeats a key (pure-Python parse, slow)."""
+    from json.decoder import JSONObject
+    from json.scanner import py_make_scanner
+
+    found: list[int] = []
+    decoder = json.JSONDecoder(
+        object_pairs_hook=_unique_pairs,
+        parse_constant=_reject_constant,
+        parse_float=_finite_float,
+    )
+
+    def parse_object(s_and_end: tuple[str, int], *args: Any) -> tuple[dict, int]:
+        try:
+            return JSONObject(s_and_end, *args)
+        except DuplicateKeyError:
+            if not found:
+                found.append(s_and_end[1] - 1)  # the position of the opening brace
+            raise
+
+    decoder.parse_object = parse_object
+    decoder.scan_once = py_make_scanner(decoder)
+    try:
+        decoder.decode(text)
+    except (ValueError, RecursionError):
+        pass
+    if not found:
+        return None
+    pos = found[0]
+    line = text.count("\n", 0, pos) + 1
+    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
+
+
+def _duplicate_message(text: str, key: str) -> str:
+    where = ""
+    if len(text) <= LOCATE_LIMIT_BYTES:
+        position = _repeated_key_position(text)
+        if position is not None:
+            where = f" (object at line {position[0]} column {position[1]})"
+    return (
+        f"not valid JSON{where}: the key {json.dumps(key)} appears twice in one object "
+        "(only one value can count)"
+    )
+
+
+def read_text(path: str | os.PathLike[str]) -> str:
+    """The text of a regular, not-too-large file; symlinks, FIFOs and devices are refused.
+
+    Raises ``OSError`` or ``UnicodeDecodeError``; :func:`read_json` turns them into messages.
+    """
+    info = os.lstat(path)
+    if stat.S_ISLNK(info.st_mode):
+        raise OSError(0, "it is a symbolic link (give the file it points to)")
+    if not stat.S_ISREG(info.st_mode):
+        raise OSError(0, "not a regular file")
+    if info.st_size > MAX_FILE_BYTES:
+        raise OSError(0, f"larger than {MAX_FILE_BYTES // 1024**3} GiB")
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+    with os.fdopen(os.open(path, flags), "rb") as handle:
+        data = handle.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise OSError(0, f"larger than {MAX_FILE_BYTES // 1024**3} GiB")
+    return data.decode("utf-8")
+
+
+def read_json(path: str | os.PathLike[str]) -> tuple[Any, str | None]:
+    """The parsed JSON document of a file, or ``None`` and why not; never raises."""
+    try:
+        text = read_text(path)
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return None, f"cannot read the file: {reason}"
+    try:
+        # NaN, Infinity and overflowing literals would slip past "minimum" and poison sums.
+        return _loads(text), None
+    except DuplicateKeyError as exc:
+        return None, _duplicate_message(text, exc.key)
+    except json.JSONDecodeError as exc:
+        return None, f"not valid JSON (line {exc.lineno} column {exc.colno}): {exc.msg}"
+    except (ValueError, RecursionError) as exc:
+        return None, f"not valid JSON: {exc}"
+
+
 def read_trace(path: str | os.PathLike[str]) -> tuple[dict | None, list[Problem]]:
     """Parse a trace file; on failure return ``None`` and the reason, never raise."""
     file = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        return None, [Problem(file, "$", f"cannot read the file: {reason}")]
-    try:
-        # NaN, Infinity and overflowing literals would slip past "minimum" and poison sums.
-        doc = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
-    except json.JSONDecodeError as exc:
-        where = f"line {exc.lineno} column {exc.colno}"
-        return None, [Problem(file, "$", f"not valid JSON ({where}): {exc.msg}")]
-    except (ValueError, RecursionError) as exc:
-        return None, [Problem(file, "$", f"not valid JSON: {exc}")]
+    doc, reason = read_json(path)
+    if reason is not None:
+        return None, [Problem(file, "$", shorten(reason))]
     if not isinstance(doc, dict):
         kind = _JSON_KINDS.get(type(doc), type(doc).__name__)
         return None, [Problem(file, "$", f"a trace must be a JSON object, not {kind}")]
@@ -94,91 +310,164 @@ def read_trace(path: str | os.PathLike[str]) -> tuple[dict | None, list[Problem]
 # ------------------------------------------------------------------ schema
 
 
-def _schema_message(error: ValidationError) -> str:
-    rule = error.validator_value
-    if error.validator == "not" and isinstance(rule, dict) and rule.keys() == {"required"}:
-        # The schema forbids a field on some event types with `not: {required: [field]}`.
-        fields = " and ".join(repr(field) for field in rule["required"])
-        kind = error.instance.get("type") if isinstance(error.instance, dict) else None
-        return f"{fields} is not allowed on a {kind!r} event"
+def _schema_message(error: Any) -> str:
     return error.message
+
+
+def _explain(part: str, value: Any, prefix: list[str | int], log: ProblemLog) -> None:
+    """jsonschema's own messages for a part the compiled check did not pass."""
+    if log.full:
+        # Past the limit only the count matters: a failing part counts once.
+        if any(True for _ in explainer(part).iter_errors(value)):
+            log.more += 1
+            log.inexact = True
+        return
+    for err in explainer(part).iter_errors(value):
+        log.add(json_path(prefix + list(err.absolute_path)), _schema_message(err))
+
+
+def check_schema(doc: dict, log: ProblemLog) -> None:
+    """Log everything the JSON Schema rejects, one problem per failing keyword."""
+    checks = compiled_checks()
+    if not checks["trace"](doc):
+        _explain("trace", doc, [], log)
+    for name in ITEM_ARRAYS:
+        items = doc.get(name)
+        if not isinstance(items, list):
+            continue
+        check = checks[name]
+        if all(map(check, items)):  # the common case, without a Python-level loop
+            continue
+        for i, item in enumerate(items):
+            if not check(item):
+                _explain(name, item, [name, i], log)
 
 
 def schema_problems(doc: dict, file: str) -> list[Problem]:
     """Everything the JSON Schema rejects, one problem per failing keyword."""
-    validators = trace_validators()
-    found = [([], err) for err in validators.trace.iter_errors(doc)]
-    for name, item_validator in validators.items.items():
-        items = doc.get(name)
-        for i, item in enumerate(items if isinstance(items, list) else []):
-            found += [([name, i], err) for err in item_validator.iter_errors(item)]
-    problems = []
-    for prefix, err in found:
-        path = prefix + list(err.absolute_path)
-        problems.append(Problem(file, json_path(path), _schema_message(err)))
-    return problems
+    log = ProblemLog(file)
+    check_schema(doc, log)
+    return log.shown
 
 
 # ------------------------------------------------------------------- graph
 
 
-def _index_events(events: list, file: str) -> tuple[dict[str, int], list[Problem]]:
-    """Event id -> position of its first occurrence, and the duplicate/t_end problems."""
+@dataclass
+class TraceGraph:
+    """The event index and dependency graph of a trace, built once for checks and metrics.
+
+    The non-temporal edges are the arcs ``sources[j] -> targets[j]`` (event positions);
+    ``order`` is a topological order of all events (shorter than ``events`` when the graph
+    has a cycle).
+    """
+
+    events: list
+    index: dict[str, int]
+    sources: list[int]
+    targets: list[int]
+    order: list[int]
+
+    @property
+    def acyclic(self) -> bool:
+        return len(self.order) == len(self.events)
+
+
+def _index_events(events: list, log: ProblemLog) -> tuple[dict[str, int], list[float]]:
+    """Event id -> position of its first occurrence, and each event's start (NaN if none).
+
+    Logs duplicate ids and events that end before they start.
+    """
     index: dict[str, int] = {}
-    problems: list[Problem] = []
+    starts: list[float] = []
+    nan = math.nan
+    numbers = _NUMBER_TYPES
+    append = starts.append
     for i, event in enumerate(events):
-        if not isinstance(event, dict) or not isinstance(event.get("id"), str):
+        if event.__class__ is not dict:
+            append(nan)
             continue
-        eid = event["id"]
-        t, t_end = event.get("t"), event.get("t_end")
-        if _is_number(t) and _is_number(t_end) and t_end < t:
-            problems.append(
-                Problem(file, f"event {eid}", f"ends at {t_end} before it starts ({t})")
-            )
-        if eid in index:
-            where = f"duplicate id at $.events[{i}] (first at $.events[{index[eid]}])"
-            problems.append(Problem(file, f"event {eid}", where))
-        else:
-            index[eid] = i
-    return index, problems
+        t = event.get("t")
+        append(t if t.__class__ in numbers else nan)
+        eid = event.get("id")
+        if eid.__class__ is not str:
+            continue
+        t_end = event.get("t_end")
+        if t_end is not None and t_end.__class__ in numbers and t.__class__ in numbers:
+            if t_end < t:
+                log.add(f"event {eid}", f"ends at {t_end} before it starts ({t})")
+        first = index.setdefault(eid, i)
+        if first != i:
+            log.add(f"event {eid}", f"duplicate id at $.events[{i}] (first at $.events[{first}])")
+    return index, starts
 
 
-def _start(event: object) -> float | None:
-    t = event.get("t") if isinstance(event, dict) else None
-    return t if _is_number(t) else None
+def _well_formed_arcs(
+    edges: list, index: dict[str, int]
+) -> tuple[list[int], list[int], list[object]] | None:
+    """Source and destination positions and types of all edges, or None if any edge is
+    malformed or dangling (then the slow path below says which)."""
+    try:
+        sources = [index[edge["src"]] for edge in edges]
+        targets = [index[edge["dst"]] for edge in edges]
+    except (KeyError, TypeError):
+        return None
+    return sources, targets, [edge.get("type") for edge in edges]
 
 
-def _edge_problems(
-    doc: dict, events: list, index: dict[str, int], file: str
-) -> tuple[list[tuple[int, int]], list[Problem]]:
-    """Arcs of the non-temporal graph, and dangling-endpoint and start-order problems."""
-    arcs: list[tuple[int, int]] = []
-    problems: list[Problem] = []
+def _checked_arcs(
+    edges: list, index: dict[str, int], log: ProblemLog
+) -> tuple[list[int], list[int], list[object]]:
+    """The arcs of the edges whose endpoints exist; logs the dangling endpoints."""
+    sources, targets, kinds = [], [], []
+    for j, edge in enumerate(edges):
+        if edge.__class__ is not dict:
+            continue
+        src_id, dst_id = edge.get("src"), edge.get("dst")
+        src = index.get(src_id) if src_id.__class__ is str else None
+        dst = index.get(dst_id) if dst_id.__class__ is str else None
+        if src is None or dst is None:
+            for key, ref, pos in (("src", src_id, src), ("dst", dst_id, dst)):
+                if isinstance(ref, str) and pos is None:
+                    log.add(f"$.edges[{j}].{key}", f"no event has id {ref!r}")
+            continue
+        sources.append(src)
+        targets.append(dst)
+        kinds.append(edge.get("type"))
+    return sources, targets, kinds
+
+
+def _dependency_arcs(
+    doc: dict, events: list, index: dict[str, int], starts: list[float], log: ProblemLog
+) -> tuple[list[int], list[int], bool]:
+    """The non-temporal edges as arcs between event positions, and whether every arc ends at
+    a later start than it begins.
+
+    Logs dangling endpoints and destinations that start before their source (NaN starts,
+    from malformed events, never compare).
+    """
     edges = doc.get("edges")
-    for j, edge in enumerate(edges if isinstance(edges, list) else []):
-        if not isinstance(edge, dict):
-            continue
-        ends = []
-        for key in ("src", "dst"):
-            ref = edge.get(key)
-            if isinstance(ref, str) and ref not in index:
-                problems.append(Problem(file, f"$.edges[{j}].{key}", f"no event has id {ref!r}"))
-            ends.append(index.get(ref) if isinstance(ref, str) else None)
-        src, dst = ends
-        kind = edge.get("type")
-        if src is None or dst is None or kind == "temporal":
-            continue
-        arcs.append((src, dst))
-        ts, td = _start(events[src]), _start(events[dst])
-        if ts is not None and td is not None and td < ts:
-            problems.append(
-                Problem(
-                    file,
-                    f"event {edge['dst']}",
-                    f"starts at {td} before its {kind} source {edge['src']} ({ts})",
-                )
+    edges = edges if isinstance(edges, list) else []
+    sources, targets, kinds = _well_formed_arcs(edges, index) or _checked_arcs(edges, index, log)
+    if "temporal" in kinds:
+        keep = [kind != "temporal" for kind in kinds]
+        sources, targets = list(compress(sources, keep)), list(compress(targets, keep))
+        kinds = list(compress(kinds, keep))
+    # One pass finds the arcs that do not run forward in time: those that run backward are
+    # errors; any of them means sorting by start is not a topological order.
+    not_after = [
+        j for j, (s, d) in enumerate(zip(sources, targets, strict=True)) if starts[d] <= starts[s]
+    ]
+    for j in not_after:
+        src, dst = sources[j], targets[j]
+        if starts[dst] < starts[src]:
+            log.add(
+                f"event {events[dst]['id']}",
+                f"starts at {starts[dst]} before its {kinds[j]} source {events[src]['id']} "
+                f"({starts[src]})",
             )
-    return arcs, problems
+    forward = not not_after
+    return sources, targets, forward
 
 
 def _cycle_text(ids: list[str], noun: str) -> str:
@@ -186,22 +475,17 @@ def _cycle_text(ids: list[str], noun: str) -> str:
     return " -> ".join([*shown, ids[0]]) + (f" ({len(ids)} {noun})" if len(ids) > 2 else "")
 
 
-def _cycle_problems(arcs: list[tuple[int, int]], events: list, file: str) -> list[Problem]:
-    succ, pred = adjacency(len(events), arcs)
-    problems = []
+def _check_cycles(graph: TraceGraph, log: ProblemLog) -> None:
+    if graph.acyclic:
+        return
+    succ, pred = adjacency(len(graph.events), zip(graph.sources, graph.targets, strict=True))
     for cycle in find_cycles(succ, pred):
-        ids = [events[v]["id"] for v in cycle]
-        problems.append(
-            Problem(
-                file,
-                f"event {ids[0]}",
-                f"non-temporal edges form a cycle: {_cycle_text(ids, 'events')}",
-            )
-        )
-    return problems
+        ids = [graph.events[v]["id"] for v in cycle]
+        text = _cycle_text(ids, "events")
+        log.add(f"event {ids[0]}", f"non-temporal edges form a cycle: {text}")
 
 
-def _spawn_loop_problems(events: list, file: str) -> list[Problem]:
+def _check_spawn_loops(events: list, log: ProblemLog) -> None:
     """Spawns must form a tree-like graph: an agent may not (indirectly) spawn its spawner."""
     agents: dict[str, int] = {}
     last_spawn: dict[tuple[int, int], int] = {}  # agent arc -> position of its latest spawn
@@ -214,29 +498,40 @@ def _spawn_loop_problems(events: list, file: str) -> list[Problem]:
             last_spawn[arc] = i
     succ, pred = adjacency(len(agents), last_spawn)
     names = list(agents)
-    problems = []
     for cycle in find_cycles(succ, pred):
         arcs = zip(cycle, cycle[1:] + cycle[:1], strict=True)
         # Blame the spawn that closed the loop: the latest one listed.
         closing = events[max(last_spawn[arc] for arc in arcs)]
         loop = _cycle_text([names[v] for v in cycle], "agents")
-        problems.append(
-            Problem(file, f"event {closing.get('id')}", f"spawn loop between agents: {loop}")
-        )
-    return problems
+        log.add(f"event {closing.get('id')}", f"spawn loop between agents: {loop}")
+
+
+def check_graph(doc: dict, log: ProblemLog) -> TraceGraph | None:
+    """Log the rules a schema cannot express and return the graph (None without events).
+
+    Malformed parts are skipped: the schema reports them.
+    """
+    events = doc.get("events")
+    if not isinstance(events, list):
+        return None
+    index, starts = _index_events(events, log)
+    sources, targets, forward = _dependency_arcs(doc, events, index, starts, log)
+    # Arcs that all run forward in time cannot close a cycle: sorting by start is an order.
+    order = forward_order(starts) if forward else None
+    del starts
+    if order is None:
+        order = dependency_order(len(events), sources, targets)
+    graph = TraceGraph(events, index, sources, targets, order)
+    _check_cycles(graph, log)
+    _check_spawn_loops(events, log)
+    return graph
 
 
 def graph_problems(doc: dict, file: str) -> list[Problem]:
     """The rules a schema cannot express; malformed parts are skipped (the schema reports them)."""
-    events = doc.get("events")
-    if not isinstance(events, list):
-        return []
-    index, problems = _index_events(events, file)
-    arcs, edge_problems = _edge_problems(doc, events, index, file)
-    problems += edge_problems
-    problems += _cycle_problems(arcs, events, file)
-    problems += _spawn_loop_problems(events, file)
-    return problems
+    log = ProblemLog(file)
+    check_graph(doc, log)
+    return log.shown
 
 
 def validate_trace(doc: dict, file: str) -> list[Problem]:
@@ -244,9 +539,36 @@ def validate_trace(doc: dict, file: str) -> list[Problem]:
     return schema_problems(doc, file) + graph_problems(doc, file)
 
 
-def check_file(path: str | os.PathLike[str]) -> tuple[dict | None, list[Problem]]:
-    """Read and validate one trace file: the trace (if it parsed) and its problems."""
+@dataclass
+class Inspection:
+    """One file read and checked: the trace (if it parsed), its problems and its graph."""
+
+    doc: dict | None
+    log: ProblemLog
+    graph: TraceGraph | None
+
+    @property
+    def ok(self) -> bool:
+        return self.doc is not None and not self.log
+
+
+def inspect_trace(doc: dict, file: str, limit: int | None = None) -> Inspection:
+    """Check a parsed trace against the schema and graph rules, keeping the graph."""
+    log = ProblemLog(file, limit)
+    check_schema(doc, log)
+    graph = check_graph(doc, log)
+    return Inspection(doc, log, graph)
+
+
+def inspect_file(path: str | os.PathLike[str], limit: int | None = None) -> Inspection:
+    """Read and check one trace file; the single pass behind ``trace validate`` and ``metrics``."""
     doc, problems = read_trace(path)
     if doc is None:
-        return None, problems
-    return doc, validate_trace(doc, str(path))
+        return Inspection(None, ProblemLog(str(path), limit, problems), None)
+    return inspect_trace(doc, str(path), limit)
+
+
+def check_file(path: str | os.PathLike[str]) -> tuple[dict | None, list[Problem]]:
+    """Read and validate one trace file: the trace (if it parsed) and its problems."""
+    inspection = inspect_file(path)
+    return inspection.doc, inspection.log.shown

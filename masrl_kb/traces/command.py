@@ -1,0 +1,257 @@
+"""The ``masrl-kb trace`` command: validate, measure, import and synthesise orchestration traces.
+
+Imports stay light: ``trace validate`` loads neither pandas nor the network clients.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from masrl_kb.traces.validate import Inspection, inspect_file, printable, shorten
+
+USAGE_ERROR = 2
+DEFAULT_MAX_PROBLEMS = 50
+# Long lists (critical path, agents, pairs) are cut in the text listing; --json has them all.
+TEXT_ITEMS = 8
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not a positive number")
+    return value
+
+
+def _report(inspection: Inspection) -> int:
+    """Print a file's problems (the first ones and a count of the rest); return how many."""
+    log = inspection.log
+    for problem in log.shown:
+        print(problem, file=sys.stderr)
+    if log.summary():
+        print(log.summary(), file=sys.stderr)
+    return log.total
+
+
+def _inspect(file: str, args: argparse.Namespace) -> Inspection:
+    return inspect_file(file, limit=args.max_problems)
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    """Validate each trace file; exit 1 if any has a problem."""
+    failed = 0
+    count = 0
+    for file in args.files:
+        inspection = _inspect(file, args)
+        if inspection.ok:
+            doc = inspection.doc
+            print(f"{file}: ok ({len(doc['events'])} events, {len(doc['edges'])} edges)")
+        else:
+            count += _report(inspection)
+            failed += 1
+    if failed:
+        print(f"{count} problem(s) in {failed} of {len(args.files)} file(s)", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _shorten(items: list[str]) -> str:
+    if len(items) <= TEXT_ITEMS:
+        return ", ".join(items)
+    return ", ".join(items[:TEXT_ITEMS]) + f", ... ({len(items)} in all)"
+
+
+def _text_value(key: str, value: object) -> str:
+    if key == "critical_path":
+        ids = list(value)  # type: ignore[call-overload]
+        if len(ids) > TEXT_ITEMS:
+            ids = ids[: TEXT_ITEMS // 2] + ["..."] + ids[-TEXT_ITEMS // 2 :]
+        return (" -> ".join(ids) + f" ({len(value)} events)") if value else "none"  # type: ignore[arg-type]
+    if key == "agent_time":
+        items = [f"{a} {t['busy_s']:g}/{t['idle_s']:g}" for a, t in value.items()]  # type: ignore[union-attr]
+        return "busy/idle s: " + _shorten(items)
+    if key == "communication":
+        items = [f"{p['from']} -> {p['to']} {p['events']}" for p in value]  # type: ignore[union-attr]
+        return _shorten(items) or "none"
+    if isinstance(value, dict):
+        shown = [f"{k} {v}" for k, v in value.items() if v or key == "reported"]
+        return ", ".join(shown) if shown else "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return "n/a" if value is None else str(value)
+
+
+def metrics_text(results: dict[str, dict]) -> str:
+    """Plain-text listing of each file's metrics."""
+    from masrl_kb.traces.metrics import METRIC_KEYS
+
+    width = max(len(key) for key in METRIC_KEYS)
+    blocks = []
+    for file, metrics in results.items():
+        # Agent names and ids come from the trace: no control character reaches the terminal.
+        lines = [printable(file)] + [
+            printable(f"  {k:<{width}}  {_text_value(k, metrics[k])}")
+            for k in METRIC_KEYS
+            if k in metrics
+        ]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def _write_text(path: str, text: str) -> bool:
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        print(f"error: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
+        return False
+    return True
+
+
+def cmd_metrics(args: argparse.Namespace) -> int:
+    """Print the metrics of each valid trace; invalid ones are reported and give exit 1.
+
+    Each file is read and checked once; the metrics reuse the checked graph.
+    """
+    from masrl_kb.traces.metrics import trace_metrics
+
+    results: dict[str, dict] = {}
+    docs: dict[str, dict] = {}
+    failed = False
+    for file in args.files:
+        inspection = _inspect(file, args)
+        if not inspection.ok:
+            _report(inspection)
+            failed = True
+            continue
+        graph = inspection.graph
+        results[file] = trace_metrics(inspection.doc, (graph.order, graph.sources, graph.targets))
+        if args.html:
+            docs[file] = inspection.doc
+    if args.json:
+        # allow_nan=False: the output is JSON or an error, never Infinity or NaN.
+        print(json.dumps(results, indent=2, allow_nan=False))
+    elif results:
+        print(metrics_text(results))
+    if args.html and results:
+        from masrl_kb.traces.timeline import timeline_page
+
+        if not _write_text(args.html, timeline_page(docs, results)):
+            return 1
+        print(f"wrote {args.html}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def cmd_synth(args: argparse.Namespace) -> int:
+    """Write a synthetic trace to ``--out`` or standard output."""
+    from masrl_kb.traces.synth import min_steps, synth_trace
+
+    if args.steps < min_steps(args.agents):
+        print(
+            f"error: --steps must be at least {min_steps(args.agents)} for {args.agents} "
+            "agent(s) (a spawn and a return per sub-agent, plus O1, aggregate and O5)",
+            file=sys.stderr,
+        )
+        return USAGE_ERROR
+    text = json.dumps(synth_trace(args.agents, args.steps, args.seed), separators=(",", ":"))
+    if args.out is None:
+        print(text)
+        return 0
+    if not _write_text(args.out, text + "\n"):
+        return 1
+    print(f"wrote {args.out}: {args.steps} events, {args.agents} agents", file=sys.stderr)
+    return 0
+
+
+def cmd_import_otel(args: argparse.Namespace) -> int:
+    """Map an OTLP JSON file of GenAI spans to a trace; exit 1 if it cannot be mapped."""
+    from masrl_kb.traces.otel import OtelImportError, import_otel_file
+
+    try:
+        doc, warnings = import_otel_file(args.file, args.trace_id, args.task_id)
+    except OtelImportError as exc:
+        print(shorten(f"{args.file}: {exc}"), file=sys.stderr)
+        return 1
+    for warning in warnings:
+        print(printable(f"{args.file}: warning: {warning}"), file=sys.stderr)
+    text = json.dumps(doc, indent=1, allow_nan=False)
+    if args.out is None:
+        print(text)
+        return 0
+    if not _write_text(args.out, text + "\n"):
+        return 1
+    print(f"wrote {args.out}: {len(doc['events'])} events", file=sys.stderr)
+    return 0
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    """Print the trace schema shipped with the package."""
+    from masrl_kb.traces.schema import schema_file
+
+    sys.stdout.write(schema_file().read_text(encoding="utf-8"))
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``trace validate|metrics|import|synth|schema`` to the main parser's sub-commands."""
+    trace = sub.add_parser(
+        "trace",
+        help="validate, measure, import and synthesise orchestration traces",
+        description="Orchestration traces: `masrl-kb trace schema` prints the format.",
+    )
+    commands = trace.add_subparsers(dest="trace_command", metavar="COMMAND", required=True)
+    limit = argparse.ArgumentParser(add_help=False)
+    limit.add_argument(
+        "--max-problems",
+        type=_positive_int,
+        default=DEFAULT_MAX_PROBLEMS,
+        metavar="N",
+        help=f"show the first N problems per file and count the rest ({DEFAULT_MAX_PROBLEMS})",
+    )
+
+    validate = commands.add_parser(
+        "validate", parents=[limit], help="check trace files against the schema and graph rules"
+    )
+    validate.add_argument("files", nargs="+", metavar="FILE")
+    validate.set_defaults(func=cmd_validate)
+
+    metrics = commands.add_parser("metrics", parents=[limit], help="print each trace's metrics")
+    metrics.add_argument("files", nargs="+", metavar="FILE")
+    metrics.add_argument("--json", action="store_true", help="print JSON keyed by file")
+    metrics.add_argument(
+        "--html",
+        metavar="OUT",
+        help="also write one self-contained HTML page with each trace's timeline",
+    )
+    metrics.set_defaults(func=cmd_metrics)
+
+    importer = commands.add_parser("import", help="convert spans from other tools to a trace")
+    sources = importer.add_subparsers(dest="source", metavar="SOURCE", required=True)
+    otel = sources.add_parser(
+        "otel",
+        help="OpenTelemetry spans (OTLP JSON, GenAI semantic conventions)",
+        description="Read OTLP JSON (resourceSpans/scopeSpans/spans) and write a trace.",
+    )
+    otel.add_argument("file", metavar="FILE")
+    otel.add_argument("--out", metavar="OUT", help="write here instead of standard output")
+    otel.add_argument("--trace-id", metavar="ID", help="the OpenTelemetry trace to take")
+    otel.add_argument(
+        "--task-id", default="unknown", metavar="ID", help="the trace's task_id (unknown)"
+    )
+    otel.set_defaults(func=cmd_import_otel)
+
+    synth = commands.add_parser(
+        "synth", help="write a valid synthetic trace (one step = one event)"
+    )
+    synth.add_argument("--agents", type=_positive_int, required=True, metavar="N")
+    synth.add_argument("--steps", type=_positive_int, required=True, metavar="M")
+    synth.add_argument("--out", metavar="FILE", help="write here instead of standard output")
+    synth.add_argument("--seed", type=int, default=0, metavar="S")
+    synth.set_defaults(func=cmd_synth)
+
+    schema = commands.add_parser("schema", help="print the trace format (a JSON Schema)")
+    schema.set_defaults(func=cmd_schema)

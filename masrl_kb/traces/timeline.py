@@ -1,0 +1,178 @@
+"""``trace metrics --html``: one self-contained page with each trace's timeline as SVG.
+
+Agents are rows, events are bars from ``t`` to ``t_end`` (a thin tick when instantaneous),
+the critical path is drawn in a colour of its own. No script, no external file: the page
+is inline CSS and SVG, and every piece of text from a trace is escaped.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+
+# A million bars would make a page no browser can draw; the critical path is always kept.
+MAX_BARS = 20_000
+ROW_H = 22
+LABEL_W = 160
+PLOT_W = 960
+AXIS_H = 28
+LABEL_CHARS = 22
+TICKS = 8
+COLOURS = {
+    "orchestrator_decision": "#7b61ff",
+    "spawn": "#2e86de",
+    "despawn": "#8395a7",
+    "message": "#10ac84",
+    "tool_call": "#ff9f43",
+    "tool_result": "#feca57",
+    "return": "#54a0ff",
+    "aggregate": "#5f27cd",
+    "human_intervention": "#f368e0",
+    "safety_event": "#c8d6e5",
+}
+CRITICAL = "#d63031"
+STYLE = """
+body { font: 14px/1.4 system-ui, sans-serif; margin: 2rem; color: #222; }
+h2 { margin-top: 2.5rem; }
+table { border-collapse: collapse; margin: .5rem 0 1rem; }
+td, th { border: 1px solid #ccc; padding: 2px 8px; text-align: left; }
+svg text { font: 11px system-ui, sans-serif; fill: #333; }
+.lane { fill: #f4f4f4; }
+.crit { stroke: #000; stroke-width: 1; }
+.legend span { display: inline-block; margin-right: 1rem; }
+.legend i { display: inline-block; width: 12px; height: 12px; margin-right: 4px; }
+"""
+
+
+def esc(text: object) -> str:
+    """Text made safe in HTML and SVG element content and attribute values."""
+    return html.escape(str(text), quote=True)
+
+
+def _label(text: str) -> str:
+    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "\u2026"
+
+
+def _shown_events(doc: dict, critical: set[str]) -> list[dict]:
+    events = doc["events"]
+    if len(events) <= MAX_BARS:
+        return events
+    kept = [e for e in events if e["id"] in critical]
+    room = MAX_BARS - len(kept)
+    others = sorted((e for e in events if e["id"] not in critical), key=lambda e: e["t"])
+    return kept + others[: max(room, 0)]
+
+
+def _ticks(span: float) -> list[float]:
+    """Round tick positions (1, 2 or 5 times a power of ten apart), about TICKS of them."""
+    if span <= 0:
+        return [0.0]
+    power = 10 ** math.floor(math.log10(span / TICKS))
+    step = next(m * power for m in (1, 2, 5, 10) if span / (m * power) <= TICKS)
+    return [i * step for i in range(int(span / step) + 1)]
+
+
+def timeline_svg(doc: dict, metrics: dict) -> tuple[str, int]:
+    """The SVG timeline of one trace and how many events it draws."""
+    critical = set(metrics["critical_path"])
+    events = _shown_events(doc, critical)
+    rows: dict[str, int] = {}
+    for event in sorted(doc["events"], key=lambda e: e["t"]):
+        rows.setdefault(event["agent"], len(rows))
+    t0 = min((e["t"] for e in doc["events"]), default=0.0)
+    t1 = max((e.get("t_end", e["t"]) for e in doc["events"]), default=0.0)
+    scale = PLOT_W / (t1 - t0) if t1 > t0 else 0.0
+    height = AXIS_H + ROW_H * len(rows)
+    width = LABEL_W + PLOT_W + 20
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img">'
+    ]
+    for agent, row in rows.items():
+        y = AXIS_H + row * ROW_H
+        parts.append(
+            f'<rect class="lane" x="{LABEL_W}" y="{y + 2}" width="{PLOT_W}" height="{ROW_H - 4}"/>'
+            f'<text x="4" y="{y + ROW_H - 7}"><title>{esc(agent)}</title>{esc(_label(agent))}'
+            "</text>"
+        )
+    for tick in _ticks(t1 - t0):
+        x = LABEL_W + tick * scale
+        parts.append(
+            f'<line x1="{x:.1f}" y1="{AXIS_H - 6}" x2="{x:.1f}" y2="{height}" stroke="#ddd"/>'
+            f'<text x="{x:.1f}" y="{AXIS_H - 10}" text-anchor="middle">{t0 + tick:g} s</text>'
+        )
+    for event in events:
+        start, end = event["t"], event.get("t_end", event["t"])
+        on_path = event["id"] in critical
+        x = LABEL_W + (start - t0) * scale
+        w = max((end - start) * scale, 2.0)
+        y = AXIS_H + rows[event["agent"]] * ROW_H + 4
+        colour = CRITICAL if on_path else COLOURS.get(event["type"], "#999")
+        extra = ' class="crit"' if on_path else ""
+        tip = f"{event['id']} {event['type']} {start:g}-{end:g} s"
+        for key in ("decision", "tool", "to"):
+            if key in event:
+                tip += f" {key}={event[key]}"
+        parts.append(
+            f'<rect{extra} x="{x:.2f}" y="{y}" width="{w:.2f}" height="{ROW_H - 8}" '
+            f'fill="{colour}"><title>{esc(tip)}</title></rect>'
+        )
+    parts.append("</svg>")
+    return "".join(parts), len(events)
+
+
+def _summary_table(metrics: dict) -> str:
+    keys = ("events", "agents", "max_fanout", "spawn_depth", "total_work_s")
+    keys += ("critical_path_s", "parallel_speedup", "tokens", "wall_clock_s")
+    rows = "".join(f"<tr><th>{esc(k)}</th><td>{esc(metrics[k])}</td></tr>" for k in keys)
+    reported = metrics.get("reported") or {}
+    rows += "".join(
+        f"<tr><th>reported: {esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in reported.items()
+    )
+    return f"<table>{rows}</table>"
+
+
+def _agent_table(metrics: dict) -> str:
+    head = "<tr><th>agent</th><th>busy (s)</th><th>idle (s)</th></tr>"
+    rows = "".join(
+        f"<tr><td>{esc(a)}</td><td>{esc(t['busy_s'])}</td><td>{esc(t['idle_s'])}</td></tr>"
+        for a, t in metrics["agent_time"].items()
+    )
+    return f"<table>{head}{rows}</table>"
+
+
+def _legend() -> str:
+    items = [f'<span><i style="background:{CRITICAL}"></i>critical path</span>']
+    items += [f'<span><i style="background:{c}"></i>{esc(k)}</span>' for k, c in COLOURS.items()]
+    return f'<p class="legend">{"".join(items)}</p>'
+
+
+def timeline_page(docs: dict[str, dict], results: dict[str, dict]) -> str:
+    """One HTML page: per trace file its headline metrics, its timeline and agent times."""
+    sections = []
+    for file, doc in docs.items():
+        metrics = results[file]
+        svg, drawn = timeline_svg(doc, metrics)
+        note = (
+            f"<p>Showing {drawn:,} of {len(doc['events']):,} events (the critical path and "
+            "the earliest others).</p>"
+            if drawn < len(doc["events"])
+            else ""
+        )
+        sections.append(
+            f"<section><h2>{esc(file)}</h2>"
+            f"<p>trace <code>{esc(doc['trace_id'])}</code>, task "
+            f"<code>{esc(doc['task_id'])}</code>; the critical path has "
+            f"{len(metrics['critical_path']):,} event(s).</p>"
+            f"{_summary_table(metrics)}{note}{svg}<h3>Busy and idle time</h3>"
+            f"{_agent_table(metrics)}</section>"
+        )
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        # Nothing may load or run, even if an escaping bug let markup through.
+        '<meta http-equiv="Content-Security-Policy" '
+        "content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+        "<title>Orchestration trace timelines</title>"
+        f"<style>{STYLE}</style></head><body><h1>Orchestration trace timelines</h1>"
+        f"{_legend()}{''.join(sections)}</body></html>\n"
+    )
