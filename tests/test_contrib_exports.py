@@ -130,8 +130,8 @@ def test_csv_import_rebuilds_an_identical_knowledge_base(tmp_path: Path) -> None
     back = records_from_csv(_export(tmp_path, "csv"))
     root = tmp_path / "rebuilt"
     (root / "papers").mkdir(parents=True)
-    shutil.copy(REPO / "taxonomy.yaml", root / "taxonomy.yaml")
-    shutil.copy(REPO / "benchmarks.yaml", root / "benchmarks.yaml")
+    for data_file in REPO.glob("*.yaml"):  # taxonomy, benchmarks, claims...
+        shutil.copy(data_file, root / data_file.name)
     for record in back:
         (root / "papers" / f"{record['key']}.yaml").write_text(dump_record(record))
     pd.testing.assert_frame_equal(masrl_kb.load_papers(root), masrl_kb.load_papers(REPO))
@@ -163,8 +163,8 @@ def test_awesome_md_is_current() -> None:
 def _kb_copy(tmp_path: Path) -> Path:
     root = tmp_path / "kb"
     root.mkdir()
-    shutil.copy(REPO / "taxonomy.yaml", root / "taxonomy.yaml")
-    shutil.copy(REPO / "benchmarks.yaml", root / "benchmarks.yaml")
+    for data_file in REPO.glob("*.yaml"):  # taxonomy, benchmarks, claims...
+        shutil.copy(data_file, root / data_file.name)
     shutil.copytree(REPO / "papers", root / "papers")
     shutil.copy(REPO / "AWESOME.md", root / "AWESOME.md")
     return root
@@ -209,7 +209,12 @@ def test_awesome_block_layout(tmp_path: Path) -> None:
     )
     badges = block.splitlines()[block.splitlines().index(entry) + 1]
     assert "`R7 Orchestration`" in badges and "`credit: Orchestrator (strict)`" in badges
-    assert "`learns: O1 Spawn, O2 Delegate, O5 Stop`" in badges
+    learned = [
+        f"{d} {tax['decision'].label_of(d)}"
+        for d in tax["decision"].ids
+        if papers.loc["puppeteer", d] == "learned"
+    ]
+    assert f"`learns: {', '.join(learned)}`" in badges
 
 
 def test_awesome_where_and_missing_markers(

@@ -104,34 +104,45 @@ def _encode(value: Any, budget: list[int]) -> Any:
     raise _Corrupt(f"cannot cache a {type(value).__name__}")
 
 
+_INT = {int}
+
+
 def _hook(obj: dict) -> Any:
-    """Rebuild one JSON object (called by the JSON parser, innermost first)."""
-    if len(obj) == 1:
-        ((tag, text),) = obj.items()
-        if tag == _DATE and isinstance(text, str):
-            return dt.date.fromisoformat(text)
-        if tag == _TIME and isinstance(text, str):
-            return dt.datetime.fromisoformat(text)
+    """Rebuild one JSON object (called by the JSON parser, innermost first).
+
+    Runs once per mapping of every cached record: the common case goes first.
+    """
     line = obj.pop(_LINE, None)
+    if line is None:
+        if len(obj) == 1:
+            ((tag, text),) = obj.items()
+            if tag == _DATE and type(text) is str:
+                return dt.date.fromisoformat(text)
+            if tag == _TIME and type(text) is str:
+                return dt.datetime.fromisoformat(text)
+        raise _Corrupt("mapping")
     key_lines = obj.pop(_KEYS, None)
-    pairs = obj.pop(_RAW, [])
+    pairs = obj.pop(_RAW, None)
     if (
         type(line) is not int
         or type(key_lines) is not list
         or len(key_lines) != len(obj)
-        or not set(map(type, key_lines)) <= {int}
-        or type(pairs) is not list
-        or not all(
-            isinstance(p, list) and len(p) == 2 and p[0] in obj and isinstance(p[1], str)
-            for p in pairs
-        )
+        or (key_lines and not set(map(type, key_lines)) <= _INT)
     ):
         raise _Corrupt("mapping")
-    raw = dict(pairs)
     out = LineDict(obj)
     out.line = line
-    out.key_lines = dict(zip(obj, key_lines, strict=True))
-    out.raw = raw
+    out.key_lines = dict(zip(obj, key_lines, strict=True))  # lengths checked above
+    out.raw = raw = {}
+    if pairs is not None:
+        if type(pairs) is not list:
+            raise _Corrupt("mapping")
+        for pair in pairs:
+            if type(pair) is not list or len(pair) != 2 or type(pair[1]) is not str:
+                raise _Corrupt("mapping")
+            if pair[0] not in obj:
+                raise _Corrupt("mapping")
+            raw[pair[0]] = pair[1]
     return out
 
 
