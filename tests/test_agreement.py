@@ -144,3 +144,17 @@ def test_validate_reports_a_bad_reading(mini_root: Path) -> None:
         "readings/r1.yaml:8: topology: unknown value; allowed: "
         + ", ".join(load_taxonomy(mini_root)["topology"].ids)
     ]
+
+
+def test_a_reading_that_is_a_link_is_not_followed(mini_root: Path, tmp_path: Path) -> None:
+    from masrl_kb.kb.validate import validate
+
+    secret = tmp_path / "secret.yaml"
+    secret.write_text("reader: secret\n# a secret line\n", encoding="utf-8")
+    (mini_root / "readings").mkdir()
+    (mini_root / "readings" / "r1.yaml").symlink_to(secret)
+    found = [str(p) for p in validate(mini_root).problems]
+    assert found == [
+        "readings/r1.yaml:1: file: is a symbolic link (links are not followed: commit the "
+        "file itself), not a regular file"
+    ]

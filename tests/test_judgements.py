@@ -173,5 +173,8 @@ def test_registry_that_is_a_link_is_not_followed(mini_root: Path, tmp_path: Path
     (mini_root / "benchmarks.yaml").unlink()
     (mini_root / "benchmarks.yaml").symlink_to(secret)
     found = [str(p) for p in validate(mini_root).problems]
-    assert "benchmarks.yaml:1: file: must be a regular file (links are not followed)" in found
+    assert (
+        "benchmarks.yaml:1: file: is a symbolic link (links are not followed: commit the file "
+        "itself), not a regular file"
+    ) in found
     assert not any("secret" in p for p in found)
