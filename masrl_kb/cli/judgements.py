@@ -17,12 +17,11 @@ def _fmt(value: float) -> str:
 
 
 def cmd_agreement(args: argparse.Namespace) -> int:
-    from masrl_kb.query.agreement import agreement, disagreements
-    from masrl_kb.query.frames import load_papers
+    from masrl_kb.query.agreement import agreement, disagreements, readings
 
-    papers = load_papers(args.root)
-    table = agreement(papers)
-    differ = disagreements(papers)
+    coded = readings(root=args.root)  # loaded once for both tables
+    table = agreement(table=coded)
+    differ = disagreements(table=coded)
     if args.json:
         rows = [
             {

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Iterator
 from itertools import combinations
 
 import pandas as pd
@@ -58,27 +59,37 @@ def _pairs(table: pd.DataFrame) -> list[tuple[str, str]]:
     return list(combinations(readers, 2))
 
 
-def _both(table: pd.DataFrame, a: str, b: str, axis: str) -> pd.DataFrame:
-    rows = table[table["axis"] == axis]
-    wide = rows.pivot(index="key", columns="reader", values="value")
-    if a not in wide or b not in wide:
-        return pd.DataFrame(columns=[a, b])
-    return wide[[a, b]].dropna()
+def _compared(table: pd.DataFrame) -> Iterator[tuple[str, str, str, pd.DataFrame]]:
+    """(first reader, second reader, axis, their codings of the papers both coded)."""
+    wide = {
+        axis: rows.pivot(index="key", columns="reader", values="value")
+        for axis, rows in table.groupby("axis", sort=False)
+    }
+    for a, b in _pairs(table):
+        for axis in READING_AXES:
+            codings = wide.get(axis)
+            if codings is None or a not in codings or b not in codings:
+                continue
+            both = codings[[a, b]].dropna()
+            if not both.empty:
+                yield a, b, axis, both
 
 
-def _kappa(x: list, y: list) -> float:
+def _labels(x: list, y: list) -> list[str]:
+    return sorted({str(v) for v in x} | {str(v) for v in y})
+
+
+def _kappa(x: list, y: list, labels: list[str]) -> float:
     from sklearn.metrics import cohen_kappa_score
 
-    labels = sorted({str(v) for v in x} | {str(v) for v in y})
     if len(labels) < 2:
         return math.nan  # one category only: chance agreement is total, kappa undefined
     return float(cohen_kappa_score([str(v) for v in x], [str(v) for v in y], labels=labels))
 
 
-def _alpha(x: list, y: list) -> float:
+def _alpha(x: list, y: list, labels: list[str]) -> float:
     import krippendorff
 
-    labels = sorted({str(v) for v in x} | {str(v) for v in y})
     if len(labels) < 2:
         return math.nan
     code = {label: i for i, label in enumerate(labels)}
@@ -86,58 +97,58 @@ def _alpha(x: list, y: list) -> float:
     return float(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"))
 
 
-def agreement(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.DataFrame:
+def agreement(
+    papers: pd.DataFrame | None = None,
+    root: PathLike = None,
+    table: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """Per reader pair and axis: ``n`` papers coded by both, ``agreement`` (share
     of them coded alike), Cohen's ``kappa`` and Krippendorff's ``alpha``
-    (nominal). Kappa and alpha are NaN when both readers used one value only."""
-    table = readings(papers, root)
+    (nominal). Kappa and alpha are NaN when both readers used one value only.
+    Pass ``table`` (from :func:`readings`) to reuse readings already loaded."""
+    table = readings(papers, root) if table is None else table
     rows = []
-    for a, b in _pairs(table):
-        for axis in READING_AXES:
-            both = _both(table, a, b, axis)
-            if both.empty:
-                continue
-            x, y = list(both[a]), list(both[b])
-            same = sum(str(i) == str(j) for i, j in zip(x, y, strict=True))
-            rows.append(
-                {
-                    "readers": f"{a} / {b}",
-                    "axis": axis,
-                    "n": len(x),
-                    "agreement": same / len(x),
-                    "kappa": _kappa(x, y),
-                    "alpha": _alpha(x, y),
-                }
-            )
+    for a, b, axis, both in _compared(table):
+        x, y = list(both[a]), list(both[b])
+        labels = _labels(x, y)
+        same = sum(str(i) == str(j) for i, j in zip(x, y, strict=True))
+        rows.append(
+            {
+                "readers": f"{a} / {b}",
+                "axis": axis,
+                "n": len(x),
+                "agreement": same / len(x),
+                "kappa": _kappa(x, y, labels),
+                "alpha": _alpha(x, y, labels),
+            }
+        )
     return pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
 
 
-def disagreements(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.DataFrame:
+def disagreements(
+    papers: pd.DataFrame | None = None,
+    root: PathLike = None,
+    table: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """Every (reader pair, axis, paper) where the two readers coded differently."""
-    table = readings(papers, root)
-    rows = []
-    for a, b in _pairs(table):
-        for axis in READING_AXES:
-            both = _both(table, a, b, axis)
-            for key, row in both.iterrows():
-                if str(row[a]) != str(row[b]):
-                    rows.append(
-                        {
-                            "readers": f"{a} / {b}",
-                            "axis": axis,
-                            "key": key,
-                            "first": row[a],
-                            "second": row[b],
-                        }
-                    )
+    table = readings(papers, root) if table is None else table
+    rows = [
+        {"readers": f"{a} / {b}", "axis": axis, "key": key, "first": row[a], "second": row[b]}
+        for a, b, axis, both in _compared(table)
+        for key, row in both.iterrows()
+        if str(row[a]) != str(row[b])
+    ]
     return pd.DataFrame(rows, columns=["readers", "axis", "key", "first", "second"])
 
 
 def paper_readings(
-    key: str, papers: pd.DataFrame | None = None, root: PathLike = None
+    key: str,
+    papers: pd.DataFrame | None = None,
+    root: PathLike = None,
+    table: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Every reader's coding of one paper: one row per reader, one column per axis."""
-    table = readings(papers, root)
+    table = readings(papers, root) if table is None else table
     rows = table[table["key"] == key]
     if rows.empty:
         return pd.DataFrame()

@@ -25,7 +25,7 @@ def _figure(value: float) -> str:
 
 def agreement_page(ctx: Context) -> Page:
     page = Page(urls.AGREEMENT, "Agreement", meta={"search": {"exclude": True}})
-    table = agreement(ctx.papers, ctx.root)
+    table = agreement(table=ctx.readings)
     rows = [
         {
             "readers": r.readers,
@@ -39,7 +39,7 @@ def agreement_page(ctx: Context) -> Page:
     ]
     differ = [
         {"readers": d.readers, "axis": d.axis, "key": d.key, "first": d.first, "second": d.second}
-        for d in disagreements(ctx.papers, ctx.root).itertuples()
+        for d in disagreements(table=ctx.readings).itertuples()
     ]
     return page.show(
         "agreement.md", ctx=ctx, readers=reader_list(ctx.papers, ctx.root), rows=rows, differ=differ

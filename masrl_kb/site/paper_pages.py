@@ -7,7 +7,8 @@ from urllib.parse import urlencode
 
 import pandas as pd
 
-from masrl_kb.kb.readings import KB_READER
+from masrl_kb.kb.readings import KB_READER, READING_AXES
+from masrl_kb.query.agreement import paper_readings
 from masrl_kb.query.frames import ARTIFACT_KINDS, value_counts
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
@@ -280,16 +281,16 @@ def paper_evaluations(ctx: Context, key: str) -> list[dict]:
 def other_readings(ctx: Context, key: str) -> dict:
     """Other readers' codings of this paper: one row per reader, one cell per field,
     each cell saying whether it matches the record."""
-    table = ctx.readings
-    mine = table[table["key"] == key]
-    if mine.empty:
+    frame = paper_readings(key, table=ctx.readings)
+    if frame.empty or KB_READER not in frame.index:
         return {}
-    record = {r.axis: r.value for r in mine[mine["reader"] == KB_READER].itertuples()}
-    others = mine[mine["reader"] != KB_READER]
-    axes = [a for a in record if a in set(others["axis"])]
-    rows = {}
-    for r in others.itertuples():
-        rows.setdefault(r.reader, {})[r.axis] = (r.value, record.get(r.axis) == r.value)
+    others = frame.drop(index=KB_READER)
+    axes = [a for a in READING_AXES if a in others.columns and others[a].notna().any()]
+    record = {a: frame.at[KB_READER, a] for a in axes}
+    rows = {
+        reader: {a: (row[a], row[a] == record[a]) for a in axes if isinstance(row[a], str | bool)}
+        for reader, row in others.iterrows()
+    }
     return {"axes": axes, "record": record, "rows": rows}
 
 
