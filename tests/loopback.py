@@ -6,6 +6,25 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
+class QuietHandler(BaseHTTPRequestHandler):
+    """A request handler that keeps the test output free of access logs."""
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def send_atom(handler: BaseHTTPRequestHandler, status: int, body: bytes, headers=()) -> None:
+    """Answer with an Atom body (arXiv's content type); ``headers`` are added as given."""
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/atom+xml; charset=utf-8")
+    for name, value in headers:
+        handler.send_header(name, value)
+    if not any(name == "Content-Length" for name, _ in headers):
+        handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
 class LoopbackServer:
     """Serves ``handler`` on 127.0.0.1 in a daemon thread; ``url`` is its API address."""
 

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import re
 import shutil
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from masrl_kb.kb.protocol import load_protocol
-from tests.loopback import LoopbackServer
+from tests.loopback import LoopbackServer, QuietHandler, send_atom
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "screening"
@@ -29,7 +28,7 @@ class ScreeningStub:
         self.requests: list[tuple[str, int, int]] = []
         stub = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_GET(self) -> None:  # noqa: N802 - http.server's naming
                 query = parse_qs(urlsplit(self.path).query)
                 found = _FIRST_TERM.match(query.get("search_query", [""])[0])
@@ -38,14 +37,7 @@ class ScreeningStub:
                 stub.requests.append((family, start, int(query.get("max_results", ["0"])[0])))
                 path = fixtures / f"{family}-{start}.xml"
                 body = (path if path.is_file() else fixtures / "empty.xml").read_bytes()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/atom+xml; charset=utf-8")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: object) -> None:
-                pass
+                send_atom(self, 200, body)
 
         self._loopback = LoopbackServer(Handler)
         self.url = self._loopback.url

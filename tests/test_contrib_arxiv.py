@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 import socket
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -21,7 +20,7 @@ from masrl_kb.kb.fields import PAPER_FIELDS, PLACEHOLDER
 from masrl_kb.kb.validate import validate
 from masrl_kb.kb.yamlio import load_yaml_file
 from tests.conftest import run_cli as run
-from tests.loopback import LoopbackServer
+from tests.loopback import LoopbackServer, QuietHandler, send_atom
 from tests.screening_stub import copy_kb
 
 REPO = Path(__file__).resolve().parent.parent
@@ -37,7 +36,7 @@ class ArxivStub:
         self.requests: list[str] = []
         stub = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_GET(self) -> None:  # noqa: N802 - http.server's naming
                 parts = urlsplit(self.path)
                 ids = parse_qs(parts.query).get("id_list", [""])[0]
@@ -50,14 +49,7 @@ class ArxivStub:
                 elif (FIXTURES / f"{ids}.xml").is_file():
                     name = f"{ids}.xml"
                 body = (FIXTURES / name).read_bytes()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/atom+xml; charset=utf-8")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: object) -> None:
-                pass
+                send_atom(self, status, body)
 
         self._loopback = LoopbackServer(Handler)
         self.url = self._loopback.url

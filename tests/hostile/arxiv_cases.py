@@ -29,29 +29,18 @@ from pathlib import Path
 
 from masrl_kb.contrib import arxiv_client, arxiv_import
 from masrl_kb.kb.synthetic import write_synthetic_root
-from tests.loopback import LoopbackServer
+from tests.loopback import LoopbackServer, QuietHandler, send_atom
 
 HERE = Path(__file__).resolve().parent / "arxiv"
 PAPER_ID = "2410.08115"
 DEADLINE = "1.5"
 
 
-def _send(handler: BaseHTTPRequestHandler, status: int, body: bytes, headers=()) -> None:
-    handler.send_response(status)
-    handler.send_header("Content-Type", "application/atom+xml; charset=utf-8")
-    for name, value in headers:
-        handler.send_header(name, value)
-    if not any(name == "Content-Length" for name, _ in headers):
-        handler.send_header("Content-Length", str(len(body)))
-    handler.end_headers()
-    handler.wfile.write(body)
-
-
 Behaviour = Callable[[BaseHTTPRequestHandler, int], None]  # (handler, request number)
 
 
 def serve_file(path: Path) -> Behaviour:
-    return lambda h, n: _send(h, 200, path.read_bytes())
+    return lambda h, n: send_atom(h, 200, path.read_bytes())
 
 
 def trickle(h: BaseHTTPRequestHandler, n: int) -> None:
@@ -83,7 +72,7 @@ def _bomb() -> bytes:
 
 
 def gzip_bomb(h: BaseHTTPRequestHandler, n: int) -> None:
-    _send(h, 200, _bomb(), [("Content-Encoding", "gzip")])
+    send_atom(h, 200, _bomb(), [("Content-Encoding", "gzip")])
 
 
 def oversized(h: BaseHTTPRequestHandler, n: int) -> None:
@@ -99,7 +88,7 @@ def oversized(h: BaseHTTPRequestHandler, n: int) -> None:
 def fail_then(status: int, failures: int, then: Behaviour) -> Behaviour:
     def behave(h: BaseHTTPRequestHandler, n: int) -> None:
         if n < failures:
-            _send(h, status, b"busy")
+            send_atom(h, status, b"busy")
         else:
             then(h, n)
 
@@ -124,14 +113,11 @@ class Stub:
         self.requests = 0
         stub = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_GET(self) -> None:  # noqa: N802
                 n = stub.requests
                 stub.requests += 1
                 behave(self, n)
-
-            def log_message(self, *args: object) -> None:
-                pass
 
         self._loopback = LoopbackServer(Handler)
         self.url = self._loopback.url
