@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
 from masrl_kb.kb.yamlio import LineDict, load_yaml_file
 
@@ -42,7 +43,11 @@ _HEADER = ("reader", "name", "date", "source", "method", "readings")
 
 
 class ReadingsError(ValueError):
-    """A readings file is malformed; the message is ``path:line: field: message``."""
+    """A readings file is malformed; ``problem`` says where (``path:line: field: message``)."""
+
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
+        super().__init__(str(problem))
 
 
 @dataclass(frozen=True)
@@ -58,7 +63,7 @@ class Reader:
 
 
 def _error(rel: str, line: int, field: str, message: str) -> ReadingsError:
-    return ReadingsError(f"{rel}:{line}: {field}: {message}")
+    return ReadingsError(Problem(rel, line, field, message))
 
 
 def _check_value(rel: str, item: LineDict, field: str, tax: Taxonomy) -> object:

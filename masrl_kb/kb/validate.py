@@ -497,8 +497,7 @@ def _readings_problems(records: RecordSet) -> Iterator[Problem]:
     try:
         load_readers({k for k in keys if isinstance(k, str)}, records.root)
     except ReadingsError as err:
-        path, line, field, message = str(err).split(":", 3)
-        yield Problem(path, int(line), field.strip(), message.strip())
+        yield err.problem
 
 
 def _benchmark_problems(
