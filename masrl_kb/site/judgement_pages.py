@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+from masrl_kb.kb.judgements import EVALUATED_CATEGORIES
 from masrl_kb.query.agreement import agreement, disagreements, reader_list
 from masrl_kb.query.frames import ARTIFACT_KINDS, benchmark_matrix, evaluations
 from masrl_kb.site import urls
@@ -73,7 +74,7 @@ def evaluations_page(ctx: Context) -> Page:
     page = Page(urls.EVALUATIONS, "Evaluations", meta={"hide": ["navigation", "toc"]})
     table = evaluations(ctx.papers, ctx.root)
     matrix = benchmark_matrix(ctx.papers, ctx.root, outside=OUTSIDE_SHOWN)
-    methods = ctx.papers[ctx.papers["category"].isin(["rl_method", "framework"])]
+    methods = ctx.papers[ctx.papers["category"].isin(EVALUATED_CATEGORIES)]
     most_used = (
         table.groupby(["benchmark", "label"])["paper"].nunique().sort_values(ascending=False)
     )
