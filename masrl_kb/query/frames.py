@@ -408,16 +408,20 @@ def evaluations(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd
 
 
 def benchmark_matrix(
-    papers: pd.DataFrame | None = None, root: PathLike = None, outside: int = 15
+    papers: pd.DataFrame | None = None,
+    root: PathLike = None,
+    outside: int = 15,
+    table: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Papers (rows) x benchmarks (columns), 1 where the paper reports on it.
 
     Columns: every pooled benchmark first (in key order, used or not), then the
     ``outside`` most used benchmarks outside the pool (ties by name). Rows:
-    papers with at least one evaluation, in key order.
+    papers with at least one evaluation, in key order. ``table`` reuses an
+    :func:`evaluations` frame already computed for ``papers``.
     """
     papers = load_papers(root) if papers is None else papers
-    table = evaluations(papers)
+    table = evaluations(papers, root) if table is None else table
     pooled = sorted(papers.index[papers["category"] == "benchmark"])
     others = table[~table["pooled"]]
     counts = others.groupby("benchmark")["paper"].nunique()

@@ -11,7 +11,7 @@ import math
 
 from masrl_kb.kb.judgements import EVALUATED_CATEGORIES
 from masrl_kb.query.agreement import agreement, disagreements, reader_list
-from masrl_kb.query.frames import ARTIFACT_KINDS, benchmark_matrix, evaluations
+from masrl_kb.query.frames import ARTIFACT_KINDS, benchmark_matrix
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import Context
@@ -72,8 +72,8 @@ def _matrix_columns(ctx: Context, table, matrix) -> list[dict]:
 
 def evaluations_page(ctx: Context) -> Page:
     page = Page(urls.EVALUATIONS, "Evaluations", meta={"hide": ["navigation", "toc"]})
-    table = evaluations(ctx.papers, ctx.root)
-    matrix = benchmark_matrix(ctx.papers, ctx.root, outside=OUTSIDE_SHOWN)
+    table = ctx.evaluations
+    matrix = benchmark_matrix(ctx.papers, outside=OUTSIDE_SHOWN, table=table)
     methods = ctx.papers[ctx.papers["category"].isin(EVALUATED_CATEGORIES)]
     most_used = (
         table.groupby(["benchmark", "label"])["paper"].nunique().sort_values(ascending=False)
