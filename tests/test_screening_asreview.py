@@ -1,7 +1,8 @@
-"""ASReview's own readers and writers on a round's files (skipped without asreview).
+"""ASReview's own readers and writers on a round's files.
 
-asreview is not a dependency (it pins older pandas); install it beside the
-package in a separate environment to run these.
+asreview is not a dependency (it pins an older pandas), so this file is
+collected only where asreview is installed (tests/conftest.py); .ci/run runs
+it in an environment of its own.
 """
 
 from __future__ import annotations
@@ -10,12 +11,11 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
+from asreview import data as asreview_data
 
 from masrl_kb.contrib.screening import Paging, decide_round, run_round
 from masrl_kb.kb.rounds import load_round
 from tests.screening_stub import ScreeningStub, copy_kb
-
-asreview_data = pytest.importorskip("asreview.data")
 
 ROUND = "2026-11-16_2026-11-22"
 
