@@ -3,6 +3,13 @@
 :func:`on_files` renders every page from the records and hands MkDocs the text
 directly (no temporary files); :func:`on_post_page` drops the indentation the
 theme's templates leave in every page, which is an eighth of a page's bytes.
+
+Templates mark the HTML they finish themselves (``m.html_block``: a paper
+page, a list of papers, a large table). Markdown would only parse that HTML
+again to pass it through unchanged, which was the largest part of a build, so
+:func:`on_page_markdown` holds each marked region back and
+:func:`on_page_content` puts it in place. Regions marked ``nosearch`` are left
+out of what the search plugin reads, and restored before the page is themed.
 """
 
 from __future__ import annotations
@@ -11,7 +18,9 @@ import os
 import re
 
 from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
 
 from masrl_kb.kb.paths import ENV_ROOT
 from masrl_kb.site.context import load_context
@@ -20,6 +29,13 @@ from masrl_kb.site.pages import edit_path, render_files
 # Whitespace is meaningful inside these; everywhere else a newline plus indentation
 # renders exactly like a newline.
 _INDENT = re.compile(r"(<(pre|textarea)\b.*?</\2>)|\n\s+", re.S | re.I)
+# A region a template marked as finished HTML (see macros.html: html_block).
+_REGION = re.compile(r"^<!--kb:html( nosearch)?-->\n(.*?)\n<!--kb:end-->$", re.S | re.M)
+_HELD = re.compile(r"<!--kb:held:(\d+)-->")
+
+# Per page (by source path), between the events of one build.
+_held: dict[str, list[tuple[str, bool]]] = {}
+_themed: dict[str, str] = {}
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
@@ -45,3 +61,52 @@ def compact(html: str) -> str:
 
 def on_post_page(output: str, page: object, config: MkDocsConfig) -> str:
     return compact(output)
+
+
+def hold_regions(markdown: str) -> tuple[str, list[tuple[str, bool]]]:
+    """The Markdown with each marked HTML region replaced by a placeholder, and the
+    regions as ``(html, searchable)``."""
+    regions: list[tuple[str, bool]] = []
+
+    def hold(match: re.Match[str]) -> str:
+        regions.append((match.group(2), not match.group(1)))
+        return f"\n<!--kb:held:{len(regions) - 1}-->\n"
+
+    return _REGION.sub(hold, markdown), regions
+
+
+def put_back(html: str, regions: list[tuple[str, bool]], search_only: bool = False) -> str:
+    """The converted page with each placeholder replaced by its region (only the
+    searchable ones when ``search_only``)."""
+
+    def region(match: re.Match[str]) -> str:
+        text, searchable = regions[int(match.group(1))]
+        return text if searchable or not search_only else ""
+
+    return _HELD.sub(region, html)
+
+
+def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    text, regions = hold_regions(markdown)
+    if regions:
+        _held[page.file.src_uri] = regions
+    return text
+
+
+def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    regions = _held.pop(page.file.src_uri, None)
+    if not regions:
+        return html
+    full = put_back(html, regions)
+    searchable = put_back(html, regions, search_only=True)
+    if searchable != full:
+        _themed[page.file.src_uri] = full
+    return searchable
+
+
+@event_priority(-100)  # after the search plugin has read the page
+def on_page_context(context: dict, page: Page, config: MkDocsConfig, nav: object) -> dict:
+    full = _themed.pop(page.file.src_uri, None)
+    if full is not None:
+        page.content = full
+    return context

@@ -1,0 +1,82 @@
+"""The build hooks hand finished HTML past Markdown without changing a page."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import markdown
+import pytest
+from mkdocs.config import load_config
+from mkdocs.utils.meta import get_data
+
+from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.synthetic import write_synthetic_root
+from masrl_kb.site import site_files
+from masrl_kb.site.mkdocs_hooks import compact, hold_regions, put_back
+
+MARKER = re.compile(r"<!--kb:(html(?: nosearch)?|end)-->")
+MARKER_LINE = re.compile(r"^<!--kb:(?:html(?: nosearch)?|end)-->$", re.M)
+
+
+def _converter() -> markdown.Markdown:
+    config = load_config(str(find_root() / "mkdocs.yml"))
+    return markdown.Markdown(
+        extensions=config["markdown_extensions"], extension_configs=config["mdx_configs"]
+    )
+
+
+def _both_ways(text: str) -> tuple[str, str]:
+    """A page without its markers converted whole, and converted with its marked
+    regions held back."""
+    body = get_data(text)[0]
+    direct = _converter().convert(MARKER_LINE.sub("", body))
+    held, regions = hold_regions(body)
+    return compact(direct).strip(), compact(put_back(_converter().convert(held), regions)).strip()
+
+
+@pytest.fixture(scope="module")
+def pages() -> dict[str, str]:
+    return {p: t for p, t in site_files(find_root()).items() if p.endswith(".md")}
+
+
+def test_holding_regions_back_changes_no_page(pages) -> None:
+    held = [p for p, t in pages.items() if "<!--kb:html" in t]
+    assert any(p.startswith("papers/") for p in held) and any(p.startswith("cells/") for p in held)
+    for path in held:
+        direct, via_hooks = _both_ways(pages[path])
+        assert via_hooks == direct, path
+
+
+def test_markers_open_and_close_in_turn_and_never_nest(pages) -> None:
+    for path, text in pages.items():
+        kinds = [m.group(1) for m in MARKER.finditer(text)]
+        opens, ends = kinds[0::2], kinds[1::2]
+        assert all(k.startswith("html") for k in opens), path
+        assert ends == ["end"] * len(opens), path
+
+
+def test_nosearch_regions_are_left_out_of_what_search_reads() -> None:
+    text = "# Title\n\n<!--kb:html-->\n<p>found</p>\n<!--kb:end-->\n\n"
+    text += "<!--kb:html nosearch-->\n<table><tr><td>hidden</td></tr></table>\n<!--kb:end-->\n"
+    held, regions = hold_regions(text)
+    assert "found" not in held and "hidden" not in held
+    html = _converter().convert(held)
+    full, searchable = put_back(html, regions), put_back(html, regions, search_only=True)
+    assert "found" in full and "hidden" in full
+    assert "found" in searchable and "hidden" not in searchable
+
+
+def test_a_marker_inside_record_text_is_escaped_and_never_held(tmp_path: Path) -> None:
+    root = write_synthetic_root(tmp_path / "kb", 2, 0)
+    record = next((root / "papers").glob("*.yaml"))
+    hostile = "x <!--kb:end--> <!--kb:html nosearch--> <!--kb:held:0--> y"
+    text = record.read_text().replace("summary: A synthetic", f"summary: '{hostile}' #", 1)
+    record.write_text(text)
+    files = site_files(root)
+    page = files[f"papers/{record.stem}/index.md"]
+    assert "&lt;!--kb:end--&gt;" in page
+    kinds = [m.group(1) for m in MARKER.finditer(page)]
+    assert kinds == ["html", "end", "html nosearch", "end"]
+    direct, via_hooks = _both_ways(page)
+    assert via_hooks == direct
