@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -81,6 +82,18 @@ def test_each_matrix_cell_links_exactly_its_papers(site, papers) -> None:
     html = page(site, "evaluations/").read_text()
     for key in set().union(*marked.values()):
         assert f'href="../papers/{key}/"' in html
+
+
+def test_matrix_shows_used_benchmarks_and_names_the_unused_pooled_ones(site, papers) -> None:
+    html = page(site, "evaluations/").read_text()
+    headers = set(re.findall(r'<th scope="col" class="kb-rot" data-benchmark="([^"]+)"', html))
+    line = re.search(r'<p class="kb-unused">(.*?)</p>', html, re.S)
+    named = set(re.findall(r'href="\.\./papers/([^/"]+)/"', line.group(1))) if line else set()
+    used = set(evaluations(papers)["benchmark"])
+    assert headers <= used
+    for key in papers.index[papers["category"] == "benchmark"]:
+        assert (key in headers) == (key in used), key
+        assert (key in named) == (key not in used), key
 
 
 def test_evaluation_claims_are_on_the_gaps_page(site) -> None:

@@ -296,6 +296,20 @@ def test_no_page_loads_anything_from_another_host(site) -> None:
                 assert not urlsplit(src).scheme, f"{path}: {src}"
 
 
+def test_the_site_ships_only_the_assets_a_reader_loads(site) -> None:
+    """Every script and stylesheet a page names exists; no source maps, no unused tokenisers."""
+    assets = {p.relative_to(site).as_posix() for p in (site / "assets").rglob("*") if p.is_file()}
+    assert not [a for a in assets if a.endswith(".map")]
+    language = json.loads((site / "search" / "search_index.json").read_text())["config"]["lang"]
+    assert language == ["en"] and not [a for a in assets if "/lunr/" in a]
+    for element in parse(site / "index.html"):
+        src = element.get("src") if element.tag == "script" else None
+        if element.tag == "link" and element.get("rel") == "stylesheet":
+            src = element.get("href")
+        if src:
+            assert (site / src).is_file(), src
+
+
 def _totals(site: Path, cross) -> tuple[list[int], list[int], int]:
     elements = parse(page(site, site_urls.crosstab(cross)))
     rows = [int(e.text) for e in with_attr(elements, "data-kb-total", "row")]

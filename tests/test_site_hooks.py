@@ -13,7 +13,7 @@ from mkdocs.utils.meta import get_data
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.synthetic import write_synthetic_root
 from masrl_kb.site import site_files
-from masrl_kb.site.mkdocs_hooks import compact, hold_regions, put_back
+from masrl_kb.site.mkdocs_hooks import compact, hold_regions, lunr_files, put_back, unused_assets
 
 MARKER = re.compile(r"<!--kb:(html(?: nosearch)?|end)-->")
 MARKER_LINE = re.compile(r"^<!--kb:(?:html(?: nosearch)?|end)-->$", re.M)
@@ -80,3 +80,38 @@ def test_a_marker_inside_record_text_is_escaped_and_never_held(tmp_path: Path) -
     assert kinds == ["html", "end", "html nosearch", "end"]
     direct, via_hooks = _both_ways(page)
     assert via_hooks == direct
+
+
+@pytest.mark.parametrize(
+    ("languages", "expected"),
+    [
+        (["en"], set()),
+        (["de"], {"min/lunr.de.min.js", "min/lunr.stemmer.support.min.js"}),
+        (
+            ["en", "ja"],
+            {
+                "tinyseg.js",
+                "min/lunr.ja.min.js",
+                "min/lunr.multi.min.js",
+                "min/lunr.stemmer.support.min.js",
+            },
+        ),
+        (["th"], {"wordcut.js", "min/lunr.th.min.js", "min/lunr.stemmer.support.min.js"}),
+    ],
+)
+def test_search_keeps_the_tokenisers_its_languages_load(languages, expected) -> None:
+    assert lunr_files(languages) == expected
+
+
+def test_unused_assets_are_source_maps_and_other_languages(tmp_path: Path) -> None:
+    lunr = tmp_path / "assets" / "javascripts" / "lunr"
+    for name in ("min/lunr.de.min.js", "min/lunr.fr.min.js", "min/lunr.stemmer.support.min.js"):
+        (lunr / name).parent.mkdir(parents=True, exist_ok=True)
+        (lunr / name).write_text("x")
+    (tmp_path / "assets" / "javascripts" / "bundle.js").write_text("x")
+    (tmp_path / "assets" / "javascripts" / "bundle.js.map").write_text("x")
+    unused = {p.relative_to(tmp_path).as_posix() for p in unused_assets(tmp_path, ["de"])}
+    assert unused == {
+        "assets/javascripts/bundle.js.map",
+        "assets/javascripts/lunr/min/lunr.fr.min.js",
+    }

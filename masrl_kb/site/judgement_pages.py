@@ -79,14 +79,18 @@ def evaluations_page(ctx: Context) -> Page:
         table.groupby(["benchmark", "label"])["paper"].nunique().sort_values(ascending=False)
     )
     claims = [r for r in ctx.claims or [] if r.claim.group == EVALUATION_GROUP]
+    # An unused benchmark would be an empty column in every row: it is named once instead.
     columns = _matrix_columns(ctx, table, matrix)
+    unused = [c for c in columns if not c["users"]]
+    columns = [c for c in columns if c["users"]]
     return page.show(
         "evaluations.md",
         ctx=ctx,
         claims=claims,
         columns=columns,
+        unused=unused,
         rows=[
-            (key, list(zip(columns, (int(v) for v in matrix.loc[key]), strict=True)))
+            (key, [(c, int(matrix.at[key, c["id"]])) for c in columns])
             for key in matrix.index
         ],
         most_used=[(bid, label, int(n)) for (bid, label), n in most_used.head(10).items()],

@@ -10,12 +10,16 @@ again to pass it through unchanged, which was the largest part of a build, so
 :func:`on_page_markdown` holds each marked region back and
 :func:`on_page_content` puts it in place. Regions marked ``nosearch`` are left
 out of what the search plugin reads, and restored before the page is themed.
+
+:func:`on_post_build` removes what the theme ships but no reader loads: source
+maps, and the search tokenisers of languages the index does not use.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import event_priority
@@ -110,3 +114,41 @@ def on_page_context(context: dict, page: Page, config: MkDocsConfig, nav: object
     if full is not None:
         page.content = full
     return context
+
+
+def lunr_files(languages: list[str]) -> set[str]:
+    """The files under ``assets/javascripts/lunr`` the theme's search worker loads
+    for an index in ``languages`` (the worker's own rule)."""
+    files = set()
+    for lang in languages:
+        if lang == "ja":
+            files.add("tinyseg.js")
+        if lang in ("hi", "th"):
+            files.add("wordcut.js")
+        if lang != "en":
+            files.add(f"min/lunr.{lang}.min.js")
+    if len(languages) > 1:
+        files.add("min/lunr.multi.min.js")
+    return files | {"min/lunr.stemmer.support.min.js"} if files else set()
+
+
+def unused_assets(site: Path, languages: list[str]) -> list[Path]:
+    """Theme files in a built site that no page or worker loads."""
+    assets = site / "assets"
+    lunr = assets / "javascripts" / "lunr"
+    keep = {lunr / name for name in lunr_files(languages)}
+    maps = [p for p in assets.rglob("*.map") if p.is_file()]
+    tokenisers = [p for p in lunr.rglob("*") if p.is_file() and p not in keep]
+    return sorted(maps + tokenisers)
+
+
+@event_priority(-100)  # after the search plugin has written its index
+def on_post_build(config: MkDocsConfig) -> None:
+    search = config.plugins.get("material/search") or config.plugins.get("search")
+    languages = list(search.config.lang) if search else ["en"]
+    site = Path(config.site_dir)
+    for path in unused_assets(site, languages):
+        path.unlink()
+    for folder in sorted((site / "assets").rglob("*"), reverse=True):  # deepest first
+        if folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()

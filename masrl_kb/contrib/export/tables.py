@@ -53,8 +53,12 @@ def exclusions_records(exclusions: pd.DataFrame) -> list[dict]:
     return frame_records(exclusions, "id")
 
 
-def records_json(records: list[dict]) -> str:
-    """JSON text of records, two-space indented, ending in a newline."""
+def records_json(records: list[dict], compact: bool = False) -> str:
+    """JSON text of records, two-space indented (one record a line when ``compact``),
+    ending in a newline."""
+    if compact:
+        lines = (json.dumps(r, ensure_ascii=False, separators=(",", ":")) for r in records)
+        return "[\n" + ",\n".join(lines) + "\n]\n" if records else "[]\n"
     return json.dumps(records, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -87,6 +91,6 @@ def to_csv(papers: pd.DataFrame) -> str:
     return records_csv(papers_records(papers))
 
 
-def to_json(papers: pd.DataFrame) -> str:
-    """The pool as JSON text (a list of records)."""
-    return records_json(papers_records(papers))
+def to_json(papers: pd.DataFrame, compact: bool = False) -> str:
+    """The pool as JSON text (a list of records; one record a line when ``compact``)."""
+    return records_json(papers_records(papers), compact)
