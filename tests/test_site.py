@@ -27,7 +27,7 @@ from masrl_kb.site import site_files
 from masrl_kb.site import urls as site_urls
 from masrl_kb.site.context import all_crosses
 from masrl_kb.site.feeds import FEED_ENTRIES
-from tests.test_site_support import page, parse, real_site, with_attr
+from tests.test_site_support import cell_keys, page, parse, real_site, with_attr
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -104,9 +104,11 @@ def test_crosstab_cells_equal_the_api_and_link_to_exactly_their_papers(site, pap
             if count == 0:
                 assert href is None
                 continue
-            target = posixpath.normpath(posixpath.join(base, href)) + "/"
+            path, _, fragment = href.partition("#")
+            target = posixpath.normpath(posixpath.join(base, path)) + "/"
+            target += f"#{fragment}" if fragment else ""
             assert target == site_urls.cell(cross, rv, cv)
-            listed = [e.get("data-key") for e in with_attr(parse(page(site, target)), "data-key")]
+            listed = cell_keys(site, target)
             expected = list(
                 cell_papers(
                     cross.rows, rv, cross.cols, cv, strict=cross.strict, papers=papers
@@ -434,3 +436,18 @@ def test_gaps_page_folds_cells_by_axis_pair_naming_papers_by_title(site, papers)
         e.text for e in elements[start:] if e.tag == "a" and "/papers/" in (e.get("href") or "")
     ]
     assert linked and all(text in titles for text in linked)
+
+
+def test_paper_pages_link_the_cells_and_readings_that_list_them(site, papers) -> None:
+    for key in papers.index:
+        html = page(site, site_urls.paper(key)).read_text()
+        block = re.search(r'<ul class="kb-cells">(.*?)</ul>', html, re.S).group(1)
+        hrefs = re.findall(r'href="\.\./\.\./(cells/[^"]+)"', block)
+        assert hrefs, key
+        for target in hrefs:
+            assert key in cell_keys(site, target), (key, target)
+        readings = {t for t in hrefs if "#" in t}
+        strict = (
+            papers.at[key, "credit_strict"] and papers.at[key, "credit_unit"] != "NA"
+        )  # NA x NA is not a cell
+        assert any(t.endswith("#strict") for t in readings) == bool(strict), key

@@ -174,10 +174,13 @@ def test_clicking_a_crosstab_cell_lists_exactly_its_papers(page, base_url) -> No
     _shot(page, "crosstab")
     cell.click()
     page.wait_for_url("**/cells/**")
-    page.locator("[data-kb-count]").wait_for()
-    listed = page.locator("li[data-key]").evaluate_all("rows => rows.map(r => r.dataset.key)")
+    count = page.locator('[data-kb-count="cell"]')
+    count.wait_for()
+    listed = page.locator('[data-kb-list="cell"] li[data-key]').evaluate_all(
+        "rows => rows.map(r => r.dataset.key)"
+    )
     assert listed == expected
-    assert page.locator("[data-kb-count]").inner_text() == str(len(expected))
+    assert count.inner_text() == str(len(expected))
     _shot(page, "cell")
 
 

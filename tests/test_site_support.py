@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import http.server
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -186,3 +187,14 @@ def serve(site: Path) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def cell_keys(site: Path, target: str) -> list[str]:
+    """The papers a cell link lists: a cell page's own list, or for a link to a
+    reading (``#strict``, ``#learned``) that section's list."""
+    path, _, reading = target.partition("#")
+    html = page(site, path).read_text()
+    found = re.search(
+        rf'<ul class="kb-items"[^>]*data-kb-list="{reading or "cell"}"[^>]*>(.*?)</ul>', html, re.S
+    )
+    return re.findall(r'<li data-key="([^"]+)"', found.group(1)) if found else []

@@ -56,6 +56,15 @@ def all_crosses() -> list[Cross]:
     return [c for pair in CROSSTABS for c in pair if c is not None]
 
 
+def broad_of(cross: Cross) -> tuple[Cross, str | None]:
+    """The broad cross-tab a variant reads again, and the variant's reading
+    (``strict`` or ``learned``); a broad cross-tab gives itself and None."""
+    for broad, variant in CROSSTABS:
+        if cross == variant:
+            return broad, "strict" if cross.strict else "learned"
+    return cross, None
+
+
 @dataclass
 class Context:
     """The loaded data of one build plus the derived cross-tabs."""

@@ -10,7 +10,7 @@ import pandas as pd
 
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
-from masrl_kb.site.context import CROSSTABS, Context, Cross, all_crosses
+from masrl_kb.site.context import CROSSTABS, Context, Cross, all_crosses, broad_of
 
 NEAR_EMPTY = 2  # a cell with this many papers or fewer is "near-empty"
 HOT = 0.7  # above this shade (0..1), cell text turns light
@@ -153,12 +153,15 @@ def crosstab_index(ctx: Context) -> Page:
 
 
 def cell_page(ctx: Context, cross: Cross, rv: object, cv: object, keys: list[str]) -> Page:
+    """A broad cell's papers, then those of the same cell under the strict or learned
+    reading (a section of the page, so the two readings share one page)."""
     title = f"{urls.value_label(ctx, cross.rows, rv)} × {urls.value_label(ctx, cross.cols, cv)}"
     page = Page(
         urls.cell(cross, rv, cv),
         title,
         meta={"search": {"exclude": True}, "hide": ["navigation", "toc"], "kb_lean": True},
     )
+    variant = twin_of(cross)
     return page.show(
         "cell.md",
         ctx=ctx,
@@ -168,12 +171,17 @@ def cell_page(ctx: Context, cross: Cross, rv: object, cv: object, keys: list[str
         cv=cv,
         keys=keys,
         note=reading_note(cross),
+        variant=variant,
+        reading=broad_of(variant)[1] if variant else None,
+        variant_keys=ctx.cells.get((variant, rv, cv), []) if variant else [],
+        variant_note=reading_note(variant) if variant else "",
     )
 
 
 def cell_pages(ctx: Context) -> Iterator[Page]:
     for (cross, rv, cv), keys in ctx.cells.items():
-        yield cell_page(ctx, cross, rv, cv, keys)
+        if broad_of(cross)[1] is None:
+            yield cell_page(ctx, cross, rv, cv, keys)
 
 
 def crosstab_pages(ctx: Context) -> Iterator[Page]:

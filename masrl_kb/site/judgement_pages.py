@@ -89,10 +89,7 @@ def evaluations_page(ctx: Context) -> Page:
         claims=claims,
         columns=columns,
         unused=unused,
-        rows=[
-            (key, [(c, int(matrix.at[key, c["id"]])) for c in columns])
-            for key in matrix.index
-        ],
+        rows=[(key, [(c, int(matrix.at[key, c["id"]])) for c in columns]) for key in matrix.index],
         most_used=[(bid, label, int(n)) for (bid, label), n in most_used.head(10).items()],
         unevaluated=sorted(methods.index[methods["n_benchmarks"] == 0]),
         setting=ctx.tax["benchmark_setting"],

@@ -11,15 +11,21 @@ again to pass it through unchanged, which was the largest part of a build, so
 :func:`on_page_content` puts it in place. Regions marked ``nosearch`` are left
 out of what the search plugin reads, and restored before the page is themed.
 
-:func:`on_post_build` removes what the theme ships but no reader loads: source
-maps, and the search tokenisers of languages the index does not use.
+The theme also inlines every icon's SVG in every page, a third of a paper
+page's chrome: :func:`on_post_page` swaps each for an empty ``<svg>`` whose
+class draws the icon as a CSS mask from ``assets/kb-icons.css``, written once
+per build. :func:`on_post_build` removes what the theme ships but no reader
+loads: source maps, and the search tokenisers of languages the index does not
+use.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from pathlib import Path
+from urllib.parse import quote
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import event_priority
@@ -36,10 +42,19 @@ _INDENT = re.compile(r"(<(pre|textarea)\b.*?</\2>)|\n\s+", re.S | re.I)
 # A region a template marked as finished HTML (see macros.html: html_block).
 _REGION = re.compile(r"^<!--kb:html( nosearch)?-->\n(.*?)\n<!--kb:end-->$", re.S | re.M)
 _HELD = re.compile(r"<!--kb:held:(\d+)-->")
+# A Material Design icon as the theme inlines it (one path; Font Awesome icons carry
+# a licence comment and are left as they are).
+_ICON = re.compile(
+    r'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path d="([^"<>]*)"/></svg>'
+)
+ICON_CSS = "assets/kb-icons.css"
+SVG_NS = "http://www.w3.org/2000/svg"
 
 # Per page (by source path), between the events of one build.
 _held: dict[str, list[tuple[str, bool]]] = {}
 _themed: dict[str, str] = {}
+# Icon class -> path data, for the stylesheet written after the pages.
+_icons: dict[str, str] = {}
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
@@ -63,8 +78,39 @@ def compact(html: str) -> str:
     return _INDENT.sub(lambda m: m.group(1) or "\n", html)
 
 
+def icon_class(path_data: str) -> str:
+    """A class name for one icon, stable across builds."""
+    return "kb-i-" + hashlib.sha1(path_data.encode()).hexdigest()[:8]
+
+
+def masked_icons(html: str, icons: dict[str, str]) -> str:
+    """The page with each inline icon replaced by an empty ``<svg>`` of its class;
+    ``icons`` gains each class's path data."""
+
+    def swap(match: re.Match[str]) -> str:
+        name = icon_class(match.group(1))
+        icons[name] = match.group(1)
+        return f'<svg viewBox="0 0 24 24" class="{name}"></svg>'
+
+    return _ICON.sub(swap, html)
+
+
+def icon_stylesheet(icons: dict[str, str]) -> str:
+    """CSS drawing each icon class as a mask in the text colour (as the theme's own
+    CSS icons are drawn)."""
+    rules = []
+    for name, path_data in sorted(icons.items()):
+        svg = f'<svg xmlns="{SVG_NS}" viewBox="0 0 24 24"><path d="{path_data}"/></svg>'
+        url = f'url("data:image/svg+xml;charset=utf-8,{quote(svg, safe=" =/:,.-")}")'
+        rules.append(
+            f".{name}{{-webkit-mask:{url} center/contain no-repeat;"
+            f"mask:{url} center/contain no-repeat;background-color:currentcolor}}"
+        )
+    return "\n".join(rules) + "\n"
+
+
 def on_post_page(output: str, page: object, config: MkDocsConfig) -> str:
-    return compact(output)
+    return masked_icons(compact(output), _icons)
 
 
 def hold_regions(markdown: str) -> tuple[str, list[tuple[str, bool]]]:
@@ -147,6 +193,7 @@ def on_post_build(config: MkDocsConfig) -> None:
     search = config.plugins.get("material/search") or config.plugins.get("search")
     languages = list(search.config.lang) if search else ["en"]
     site = Path(config.site_dir)
+    (site / ICON_CSS).write_text(icon_stylesheet(_icons), encoding="utf-8")
     for path in unused_assets(site, languages):
         path.unlink()
     for folder in sorted((site / "assets").rglob("*"), reverse=True):  # deepest first

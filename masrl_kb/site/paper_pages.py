@@ -13,8 +13,8 @@ from masrl_kb.query.agreement import paper_readings
 from masrl_kb.query.frames import ARTIFACT_KINDS, value_counts
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
-from masrl_kb.site.context import Context
-from masrl_kb.site.crosstabs import cell_count
+from masrl_kb.site.context import Context, broad_of
+from masrl_kb.site.crosstabs import cell_count, twin_of
 
 # Facets of the papers table: (URL parameter, axis). The JS reads the row's
 # data-<param> attribute, a space-separated list of value ids.
@@ -201,17 +201,32 @@ def source_links(ctx: Context, key: str) -> dict[str, str]:
 
 
 def paper_cells(ctx: Context, key: str) -> list[dict]:
-    """The cross-tab cells a paper sits in, with each cell's count."""
-    return [
-        {
-            "href": urls.cell(cross, rv, cv),
-            "text": f"{urls.value_label(ctx, cross.rows, rv)} × "
-            f"{urls.value_label(ctx, cross.cols, cv)}",
-            "n": cell_count(ctx, cross, rv, cv),
-            "table": urls.cross_title(ctx, cross),
-        }
-        for cross, rv, cv in ctx.paper_cells.get(key, [])
-    ]
+    """The broad cross-tab cells a paper sits in, each with its count and, when the
+    paper also holds under the strict or learned reading, that reading's count."""
+    spots = set(ctx.paper_cells.get(key, []))
+    cells = []
+    for cross, rv, cv in ctx.paper_cells.get(key, []):
+        if broad_of(cross)[1] is not None:
+            continue
+        variant = twin_of(cross)
+        also = variant is not None and (variant, rv, cv) in spots
+        cells.append(
+            {
+                "href": urls.cell(cross, rv, cv),
+                "text": f"{urls.value_label(ctx, cross.rows, rv)} × "
+                f"{urls.value_label(ctx, cross.cols, cv)}",
+                "n": cell_count(ctx, cross, rv, cv),
+                "table": urls.cross_title(ctx, cross),
+                "variant": {
+                    "href": urls.cell(variant, rv, cv),
+                    "label": broad_of(variant)[1],
+                    "n": cell_count(ctx, variant, rv, cv),
+                }
+                if also
+                else None,
+            }
+        )
+    return cells
 
 
 TAG_ROWS = (

@@ -9,6 +9,10 @@ from masrl_kb.site import urls
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import TAXONOMY_AXES, Context
 
+# Papers listed under one value; a longer list is the filtered papers table's job
+# (each value links it), so an axis page stays the same size as the pool grows.
+LISTED_PER_VALUE = 50
+
 
 def _counts(ctx: Context, axis: str) -> dict[str, dict[object, int]]:
     """Named count columns of an axis page (broad + strict, touched + learned)."""
@@ -55,6 +59,9 @@ def axis_page(ctx: Context, axis: str) -> Page:
         }
         for v in spec.values
     ]
+    for v in values:
+        v["more"] = max(len(v["papers"]) - LISTED_PER_VALUE, 0)
+        v["papers"] = v["papers"][:LISTED_PER_VALUE]
     return page.show(
         "axis.md",
         ctx=ctx,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from masrl_kb.kb.rules import NA
-from masrl_kb.site.context import Context, Cross
+from masrl_kb.site.context import Context, Cross, broad_of
 from masrl_kb.site.html import slug
 
 HOME = ""
@@ -71,8 +71,10 @@ def crosstab(cross: Cross) -> str:
 
 
 def cell(cross: Cross, row_value: object, col_value: object) -> str:
-    name = f"{cross.rows}-{slug(row_value)}--{cross.cols}-{slug(col_value)}"
-    return f"cells/{name}{'--strict' if cross.strict else ''}/"
+    """A cell's page; a strict or learned cell is a section of its broad cell's page."""
+    broad, reading = broad_of(cross)
+    name = f"{broad.rows}-{slug(row_value)}--{broad.cols}-{slug(col_value)}"
+    return f"cells/{name}/" + (f"#{reading}" if reading else "")
 
 
 # The papers table's URL parameter per axis (see docs/assets/kb.js).
