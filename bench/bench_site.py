@@ -1,26 +1,41 @@
-"""Benchmark: build the site from N synthetic papers (run by hand).
+"""Benchmark: build the site from N synthetic papers, against its floors (run by hand).
 
-    python bench/bench_site.py --papers 300 1000 3000
+    python bench/bench_site.py --papers 300 1000 3000 [--json out.json] [--against base.json]
 
-For each size prints the time to render the pages, the whole MkDocs build
-(wall and CPU seconds, the build runs in a child process), the site's size,
-its page count, its largest pages, and the cost per paper (CPU ms and KB);
-with several sizes, also the marginal cost of one more paper.
-Targets on the 2-core reference machine (issue #3): with 1,000 papers the
-site stays under 60 MB and builds in under 60 s; issue #14 asks for half the
-CPU and bytes per paper of its baseline.
+For each size: the time to render the pages in this process, the whole MkDocs
+build (wall and CPU seconds; the build runs in a child process), the site's
+size, page count and largest files, and the cost per paper (CPU ms and KB).
+Two floors are measured in the same run on the same records, and the build is
+shown as a ratio to each:
+
+- CPU: parsing every record with PyYAML's C loader (the parse every build pays);
+- bytes: the records themselves (``papers/*.yaml`` and ``exclusions/*.yaml``).
+
+With several sizes, also the marginal cost of one more paper. ``--json``
+writes the figures; ``--against`` reads such a file from another commit (run
+this script there, with its own synthetic records) and prints each figure as
+a ratio to it. Targets on the 2-core reference machine: with 1,000 papers the
+site stays under 60 MB and builds in under 60 s (issue #3); issue #14 asks
+for half the CPU and bytes per paper of its baseline at 300, 1,000 and 3,000.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import resource
 import tempfile
 import time
 from pathlib import Path
 
-from masrl_kb.kb.synthetic import write_synthetic_root
+import yaml
+
 from masrl_kb.site import build_site, site_files
+
+try:  # the synthetic pool moved into masrl_kb.kb; older commits keep it at the top
+    from masrl_kb.kb.synthetic import write_synthetic_root
+except ImportError:  # pragma: no cover - only when run against an older commit
+    from masrl_kb.synthetic import write_synthetic_root
 
 TARGET_MB, TARGET_S = 60, 60
 
@@ -32,6 +47,19 @@ def _size_mb(files: list[Path]) -> float:
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
+
+
+def _records(root: Path) -> list[Path]:
+    return sorted(p for folder in ("papers", "exclusions") for p in (root / folder).glob("*.yaml"))
+
+
+def yaml_floor(root: Path) -> float:
+    """CPU seconds to read and parse every record with the C loader, nothing else."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    start = time.process_time()
+    for path in _records(root):
+        yaml.load(path.read_bytes(), Loader=loader)  # noqa: S506 - the safe C loader
+    return time.process_time() - start
 
 
 def report(site: Path) -> tuple[float, int]:
@@ -49,11 +77,12 @@ def report(site: Path) -> tuple[float, int]:
     return size, len(pages)
 
 
-def bench(papers: int, exclusions: int) -> tuple[float, float]:
-    """Build one synthetic pool of ``papers``; print the figures; return (CPU s, MB)."""
+def bench(papers: int, exclusions: int) -> dict[str, float]:
+    """Build one synthetic pool of ``papers``; print the figures; return them."""
     print(f"== {papers} papers, {exclusions} exclusions")
     with tempfile.TemporaryDirectory() as tmp:
         root = write_synthetic_root(Path(tmp) / "kb", papers, exclusions)
+        floor_cpu, floor_mb = yaml_floor(root), _size_mb(_records(root))
         start = time.perf_counter()
         files = site_files(root)
         print(
@@ -65,31 +94,72 @@ def bench(papers: int, exclusions: int) -> tuple[float, float]:
         seconds, cpu = time.perf_counter() - start, _children_cpu() - cpu
         print(f"mkdocs build --strict  {seconds:7.2f} s wall, {cpu:7.2f} s CPU (exit {code})")
         size, _ = report(Path(tmp) / "site")
-        print(
-            f"per paper              {cpu * 1000 / papers:7.1f} ms CPU, "
-            f"{size * 1000 / papers:7.1f} KB"
-        )
+    print(
+        f"per paper              {cpu * 1000 / papers:7.1f} ms CPU, {size * 1000 / papers:7.1f} KB"
+    )
+    print(
+        f"floors                 YAML parse {floor_cpu:.3f} s CPU -> build {cpu / floor_cpu:.0f}x; "
+        f"records {floor_mb:.1f} MB -> site {size / floor_mb:.1f}x"
+    )
     ok = code == 0 and (papers > 1000 or (size < TARGET_MB and seconds < TARGET_S))
     print(
         f"targets: < {TARGET_MB} MB and < {TARGET_S} s at <= 1000 papers: "
         f"{'met' if ok else 'MISSED'}"
     )
-    return cpu, size
+    return {"cpu": cpu, "mb": size, "floor_cpu": floor_cpu, "floor_mb": floor_mb, "exit": code}
+
+
+def marginal(runs: dict[int, dict[str, float]]) -> dict[str, float]:
+    """What one more paper costs between the smallest and largest size (ms, KB)."""
+    low, high = min(runs), max(runs)
+    extra = high - low
+    return {
+        "cpu_ms": (runs[high]["cpu"] - runs[low]["cpu"]) * 1000 / extra,
+        "kb": (runs[high]["mb"] - runs[low]["mb"]) * 1000 / extra,
+    }
+
+
+def compare(runs: dict[int, dict[str, float]], against: dict[str, dict[str, float]]) -> None:
+    """Each size's CPU and bytes as a ratio to the same size in another run."""
+    print("== against the other run (ratio = this / that)")
+    for papers, now in runs.items():
+        then = against.get(str(papers))
+        if then:
+            print(
+                f"{papers:6d} papers  CPU {now['cpu']:6.2f} s / {then['cpu']:6.2f} s = "
+                f"{now['cpu'] / then['cpu']:.2f}x   bytes {now['mb']:6.1f} MB / "
+                f"{then['mb']:6.1f} MB = {now['mb'] / then['mb']:.2f}x"
+            )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--papers", type=int, nargs="+", default=[1000])
     parser.add_argument("--exclusions", type=int, default=50)
+    parser.add_argument("--json", type=Path, help="write the figures to this file")
+    parser.add_argument("--against", type=Path, help="a --json file from another commit")
     args = parser.parse_args()
     runs = {papers: bench(papers, args.exclusions) for papers in args.papers}
+    out: dict[str, object] = {str(k): v for k, v in runs.items()}
     if len(runs) > 1:
         # What one more paper costs, free of the fixed part (theme assets, section pages).
-        low, high = min(runs), max(runs)
-        extra = high - low
-        cpu = (runs[high][0] - runs[low][0]) * 1000 / extra
-        size = (runs[high][1] - runs[low][1]) * 1000 / extra
-        print(f"== marginal cost per paper ({low} -> {high}): {cpu:.1f} ms CPU, {size:.1f} KB")
+        extra = marginal(runs)
+        out["marginal"] = extra
+        print(
+            f"== marginal cost per paper ({min(runs)} -> {max(runs)}): "
+            f"{extra['cpu_ms']:.1f} ms CPU, {extra['kb']:.1f} KB"
+        )
+    if args.against:
+        against = json.loads(args.against.read_text())
+        compare(runs, against)
+        if "marginal" in out and "marginal" in against:
+            now, then = out["marginal"], against["marginal"]
+            print(
+                f"marginal  CPU {now['cpu_ms'] / then['cpu_ms']:.2f}x   "
+                f"bytes {now['kb'] / then['kb']:.2f}x"
+            )
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -115,3 +115,12 @@ def test_unused_assets_are_source_maps_and_other_languages(tmp_path: Path) -> No
         "assets/javascripts/bundle.js.map",
         "assets/javascripts/lunr/min/lunr.fr.min.js",
     }
+
+
+def test_compact_drops_indentation_but_keeps_pre_and_textarea_verbatim() -> None:
+    html = "<div>\n    <p>a</p>\n\n  <pre>x\n    y</pre>\n  <TEXTAREA>\n  z</TEXTAREA>\n  <b>c</b>"
+    assert (
+        compact(html)
+        == "<div>\n<p>a</p>\n<pre>x\n    y</pre>\n<TEXTAREA>\n  z</TEXTAREA>\n<b>c</b>"
+    )
+    assert compact("<pre>open\n   never closed") == "<pre>open\nnever closed"

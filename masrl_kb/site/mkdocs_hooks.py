@@ -38,7 +38,8 @@ from masrl_kb.site.pages import edit_path, render_files
 
 # Whitespace is meaningful inside these; everywhere else a newline plus indentation
 # renders exactly like a newline.
-_INDENT = re.compile(r"(<(pre|textarea)\b.*?</\2>)|\n\s+", re.S | re.I)
+_VERBATIM = re.compile(r"(<(pre|textarea)\b.*?</\2>)", re.S | re.I)
+_INDENT = re.compile(r"\n\s+")
 # A region a template marked as finished HTML (see macros.html: html_block).
 _REGION = re.compile(r"^<!--kb:html( nosearch)?-->\n(.*?)\n<!--kb:end-->$", re.S | re.M)
 _HELD = re.compile(r"<!--kb:held:(\d+)-->")
@@ -75,7 +76,11 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
 
 def compact(html: str) -> str:
     """HTML without line indentation (``pre`` and ``textarea`` kept verbatim)."""
-    return _INDENT.sub(lambda m: m.group(1) or "\n", html)
+    # split() gives text, block, tag name, text, ...: only the text parts change.
+    parts = _VERBATIM.split(html)
+    parts[0::3] = [_INDENT.sub("\n", text) for text in parts[0::3]]
+    del parts[2::3]
+    return "".join(parts)
 
 
 def icon_class(path_data: str) -> str:
