@@ -124,3 +124,25 @@ def test_compact_drops_indentation_but_keeps_pre_and_textarea_verbatim() -> None
         == "<div>\n<p>a</p>\n<pre>x\n    y</pre>\n<TEXTAREA>\n  z</TEXTAREA>\n<b>c</b>"
     )
     assert compact("<pre>open\n   never closed") == "<pre>open\nnever closed"
+
+
+def test_compiled_templates_are_cached_only_in_a_private_folder(tmp_path, monkeypatch) -> None:
+    import os
+    import stat
+    import tempfile
+
+    from masrl_kb.site.templates import template_cache
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    folder = tmp_path / f"_jinja2-cache-{os.getuid()}"
+    cache = template_cache()
+    assert cache is not None and Path(cache.directory) == folder
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    folder.rmdir()
+    elsewhere = tmp_path / "shared"
+    elsewhere.mkdir(mode=0o777)
+    folder.symlink_to(elsewhere)  # planted by someone else: refused, no cache
+    assert template_cache() is None
+    folder.unlink()
+    folder.write_text("not a folder")
+    assert template_cache() is None

@@ -27,6 +27,7 @@ import re
 from pathlib import Path
 from urllib.parse import quote
 
+from jinja2 import Environment
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
@@ -35,6 +36,7 @@ from mkdocs.structure.pages import Page
 from masrl_kb.kb.paths import ENV_ROOT
 from masrl_kb.site.context import load_context
 from masrl_kb.site.pages import edit_path, render_files
+from masrl_kb.site.templates import template_cache
 
 # Whitespace is meaningful inside these; everywhere else a newline plus indentation
 # renders exactly like a newline.
@@ -56,6 +58,12 @@ _held: dict[str, list[tuple[str, bool]]] = {}
 _themed: dict[str, str] = {}
 # Icon class -> path data, for the stylesheet written after the pages.
 _icons: dict[str, str] = {}
+
+
+def on_env(env: Environment, config: MkDocsConfig, files: Files) -> Environment:
+    """The theme's compiled templates are kept between builds like the pages' own."""
+    env.bytecode_cache = template_cache()
+    return env
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:

@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from functools import cache
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, Template
+from jinja2 import (
+    Environment,
+    FileSystemBytecodeCache,
+    PackageLoader,
+    StrictUndefined,
+    Template,
+)
 from markupsafe import Markup
 
 from masrl_kb.site import urls
@@ -33,6 +39,16 @@ def _md(text: object) -> Markup:
     return Markup(md_text(text))
 
 
+def template_cache() -> FileSystemBytecodeCache | None:
+    """Compiled templates kept between builds, in Jinja's per-user folder under the
+    temp directory (never in the repository, where a pull request could place
+    code); None when Jinja finds that folder unsafe (another user could write it)."""
+    try:
+        return FileSystemBytecodeCache()
+    except (OSError, RuntimeError):
+        return None
+
+
 @cache
 def environment() -> Environment:
     """One environment per process: templates compile once per build."""
@@ -43,6 +59,7 @@ def environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=False,
+        bytecode_cache=template_cache(),
     )
     env.filters["md"] = _md
     env.globals.update(
