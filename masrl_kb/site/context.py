@@ -103,6 +103,14 @@ class Context:
         return evaluations(self.papers, self.root)
 
     @cached_property
+    def evaluations_by_paper(self) -> dict[str, list[dict]]:
+        """Each paper's rows of :attr:`evaluations`, grouped in one pass."""
+        grouped: dict[str, list[dict]] = defaultdict(list)
+        for row in self.evaluations.to_dict("records"):
+            grouped[row["paper"]].append(row)
+        return dict(grouped)
+
+    @cached_property
     def bibtex(self) -> str:
         """BibTeX of the whole pool, rendered once per build (downloads and paper pages)."""
         return to_bibtex(self.papers)

@@ -291,8 +291,7 @@ def releases(row: dict) -> list[dict]:
 
 def paper_evaluations(ctx: Context, key: str) -> list[dict]:
     """The benchmarks a paper reports on, pooled ones linked to their records."""
-    table = ctx.evaluations
-    return table[table["paper"] == key].to_dict("records")
+    return ctx.evaluations_by_paper.get(key, [])
 
 
 def other_readings(ctx: Context, key: str) -> dict:
