@@ -8,10 +8,9 @@ import yaml
 
 from masrl_kb.contrib.export.tables import (
     exclusions_records,
+    papers_records,
     records_csv,
     records_json,
-    to_csv,
-    to_json,
 )
 from masrl_kb.kb.fields import EXCLUSION_FIELDS, PAPER_FIELDS
 from masrl_kb.site import urls
@@ -33,10 +32,11 @@ DERIVED_DOCS = {
 def download_files(ctx: Context) -> dict[str, str]:
     """The data files written into the site, by site path."""
     exclusions = exclusions_records(ctx.exclusions)
+    papers = papers_records(ctx.papers)
     return {
-        "downloads/papers.csv": to_csv(ctx.papers),
+        "downloads/papers.csv": records_csv(papers),
         # One record a line: a third smaller than indented, and still diffs by record.
-        "downloads/papers.json": to_json(ctx.papers, compact=True),
+        "downloads/papers.json": records_json(papers, compact=True),
         "downloads/papers.bib": ctx.bibtex,
         "downloads/exclusions.csv": records_csv(exclusions),
         "downloads/exclusions.json": records_json(exclusions, compact=True),

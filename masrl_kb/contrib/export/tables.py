@@ -35,12 +35,13 @@ def _plain(value: object) -> object:
 
 def frame_records(frame: pd.DataFrame, index_name: str) -> list[dict]:
     """Rows as plain dicts, the index first under ``index_name``."""
-    records = []
-    for key, row in frame.iterrows():
-        record = {index_name: key}
-        record.update({column: _plain(row[column]) for column in frame.columns})
-        records.append(record)
-    return records
+    # Column lists, not iterrows(): one Series per row was most of an export's time.
+    names = list(frame.columns)
+    columns = [frame[name].tolist() for name in names]
+    return [
+        {index_name: key, **{name: _plain(v) for name, v in zip(names, values, strict=True)}}
+        for key, *values in zip(frame.index, *columns, strict=True)
+    ]
 
 
 def papers_records(papers: pd.DataFrame) -> list[dict]:
