@@ -163,7 +163,7 @@ def _text(value: object) -> str | None:
     return text or None
 
 
-def paper_entry(key: str, row: pd.Series) -> Entry:
+def paper_entry(key: str, row: pd.Series | dict) -> Entry:
     """The BibTeX entry of one row of :func:`masrl_kb.query.frames.load_papers`.
 
     Text fields hold plain text here; :func:`to_bibtex` encodes them.
@@ -230,7 +230,8 @@ def _encoded(entry: Entry) -> Entry:
 
 def to_bibtex(papers: pd.DataFrame) -> str:
     """BibTeX text for every row of a papers frame, in citation-key order."""
-    entries = [_encoded(paper_entry(str(key), row)) for key, row in papers.iterrows()]
+    rows = papers.to_dict("index")  # plain dicts: iterrows() builds a Series per row
+    entries = [_encoded(paper_entry(str(key), row)) for key, row in rows.items()]
     entries.sort(key=lambda e: e.key.lower())
     fmt = BibtexFormat()
     fmt.indent = "  "
