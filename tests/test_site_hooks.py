@@ -146,3 +146,34 @@ def test_compiled_templates_are_cached_only_in_a_private_folder(tmp_path, monkey
     folder.unlink()
     folder.write_text("not a folder")
     assert template_cache() is None
+
+
+def test_inline_icons_become_classes_drawn_from_one_stylesheet() -> None:
+    from masrl_kb.site.mkdocs_hooks import icon_stylesheet, masked_icons
+
+    path = "M3 6h18v2H3z"
+    icon = f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path d="{path}"/></svg>'
+    ours = '<svg class="kb-chart" viewBox="0 0 640 166" role="img"><path d="M0 0"/></svg>'
+    escaped = "&lt;svg xmlns=&quot;http://www.w3.org/2000/svg&quot;&gt;"  # record text
+    icons: dict[str, str] = {}
+    html = masked_icons(f"<label>{icon}</label>{ours}<p>{escaped}</p>{icon}", icons)
+    (name,) = icons
+    assert html.count(f'<svg viewBox="0 0 24 24" class="{name}"></svg>') == 2
+    assert ours in html and escaped in html and path not in html
+    css = icon_stylesheet(icons)
+    assert css.startswith(f".{name}{{") and "mask:" in css and "M3 6h18v2H3z" in css
+
+
+def test_every_icon_class_in_the_built_site_has_its_rule(tmp_path: Path) -> None:
+    from masrl_kb.site import build_site
+
+    root = write_synthetic_root(tmp_path / "kb", 3, 1)
+    assert build_site(root, site_dir=tmp_path / "site") == 0
+    css = (tmp_path / "site" / "assets" / "kb-icons.css").read_text()
+    used = set()
+    for page in (tmp_path / "site").rglob("*.html"):
+        used |= set(re.findall(r'class="(kb-i-[0-9a-f]{8})"', page.read_text()))
+        assert (
+            'xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path' not in page.read_text()
+        )
+    assert used and all(f".{name}{{" in css for name in used)

@@ -126,6 +126,11 @@ def on_post_page(output: str, page: object, config: MkDocsConfig) -> str:
     return masked_icons(compact(output), _icons)
 
 
+def on_post_template(output: str, template_name: str, config: MkDocsConfig) -> str:
+    """The theme's own pages (404.html) get the same icons; sitemap.xml has none."""
+    return masked_icons(output, _icons) if template_name.endswith(".html") else output
+
+
 def hold_regions(markdown: str) -> tuple[str, list[tuple[str, bool]]]:
     """The Markdown with each marked HTML region replaced by a placeholder, and the
     regions as ``(html, searchable)``."""
