@@ -176,7 +176,7 @@ def test_cells_that_do_not_read_back_the_same_are_not_kept(tmp_path) -> None:
     papers, exclusions = frames.load_pool(root)
     for odd in ({1: "a key that is not text"}, {"\ue000": [1, [], [], []]}, {"x": {"\ue000d": 1}}):
         changed = papers.copy()
-        changed["artifacts"] = [odd, *changed["artifacts"][1:]]  # a column with LineDicts
+        changed["artifacts"] = [odd, *changed["artifacts"][1:]]  # a column of mappings
         _frames_path(root).unlink(missing_ok=True)
         write_frames(root, "key", changed, exclusions)
         assert not _frames_path(root).exists(), odd

@@ -24,13 +24,12 @@ import numpy as np
 import pandas as pd
 
 from masrl_kb.kb.cache import CACHE_DIR, pool_fingerprint, read_signed, write_signed
-from masrl_kb.kb.yamlio import LineDict
 
 FRAMES_FILE = "frames-v1.json"
 FORMAT = "masrl-kb-frames/1"
 # A private-use character JSON writes as is (a control character would take six bytes).
 _TAG = "\ue000"
-_META, _DATE, _TIME = _TAG, _TAG + "d", _TAG + "t"
+_DATE, _TIME = _TAG + "d", _TAG + "t"
 _DECODE_ERRORS = (ValueError, KeyError, TypeError, IndexError, RecursionError, OverflowError)
 
 
@@ -62,22 +61,12 @@ def _encode(value: Any, tagged: list[bool]) -> Any:
         return value
     if kind is list:
         return [_encode(v, tagged) for v in value]
-    if isinstance(value, dict):
-        # Keys that are not text, or that start with the tag, do not read back the same:
-        # write_frames compares what it reads back and then keeps nothing.
-        out = {k: _encode(v, tagged) for k, v in value.items()}
-        if isinstance(value, LineDict):
-            # One list holds what a LineDict adds to a dict: its line, each key's line,
-            # raw scalar texts and which values are dates (kept as ISO text: dates mostly
-            # sit in mappings, and naming them here saves a tagged object each).
-            dates = [k for k, v in value.items() if type(v) is dt.date]
-            for k in dates:
-                out[k] = value[k].isoformat()
-            key_lines = [value.key_lines.get(k, value.line) for k in value]
-            out[_META] = [value.line, key_lines, [*value.raw.items()], dates]
-            tagged[0] = True
-        return out
-    if isinstance(value, str | bool | int | float):  # subclasses would not read back
+    if kind is dict:
+        # A key that is not text, or that starts with the tag, would not read back the same.
+        if any(type(k) is not str or k.startswith(_TAG) for k in value):
+            raise ValueError("cannot keep a mapping with these keys")
+        return {k: _encode(v, tagged) for k, v in value.items()}
+    if isinstance(value, str | bool | int | float | dict):  # subclasses would not read back
         raise ValueError(f"cannot keep a {kind.__name__}")
     if kind is dt.datetime:
         tagged[0] = True
@@ -89,28 +78,12 @@ def _encode(value: Any, tagged: list[bool]) -> Any:
 
 
 def _hook(obj: dict) -> Any:
-    meta = obj.pop(_META, None)
-    if meta is not None:
-        line, key_lines, raw, dates = meta
-        if type(line) is not int or len(key_lines) != len(obj):
-            raise ValueError("mapping")
-        for k in dates:
-            obj[k] = dt.date.fromisoformat(obj[k]) if k in obj else _missing(k)
-        out = LineDict(obj)
-        out.line = line
-        out.key_lines = dict(zip(obj, key_lines, strict=True))
-        out.raw = dict(raw)
-        return out
     if len(obj) == 1:
         if _DATE in obj:
             return dt.date.fromisoformat(obj[_DATE])
         if _TIME in obj:
             return dt.datetime.fromisoformat(obj[_TIME])
     return obj
-
-
-def _missing(key: object) -> Any:
-    raise ValueError(f"no value for {key!r}")
 
 
 # ---------------------------------------------------------------- frames

@@ -60,19 +60,19 @@ def _valid_records(root: PathLike):
     return records, tax
 
 
-def _plain(value: object) -> object:
+def _without_lines(value: object) -> object:
     """A record value as plain dicts and lists: the YAML reader's line-numbered mappings
     serve validation messages, not tables, and plain cells are kept (and read back)
     by the frame cache without a per-mapping hook."""
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
+        return {k: _without_lines(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_plain(v) for v in value]
+        return [_without_lines(v) for v in value]
     return value
 
 
 def _paper_row(data: dict) -> dict:
-    data = _plain(data)
+    data = _without_lines(data)
     row = {k: v for k, v in data.items() if k != "citation"}
     citation = data["citation"]
     row["bibtex_key"] = citation["bibtex_key"]
@@ -241,7 +241,7 @@ def load_exclusions(root: PathLike = None, as_of: DateLike = None) -> pd.DataFra
 def _exclusions_table(records: RecordSet, tax: Taxonomy) -> pd.DataFrame:
     rows = []
     for rec in records.exclusions:
-        row = _plain(rec.data)
+        row = _without_lines(rec.data)
         ids = sorted(arxiv_ids_of(rec.data))
         row["arxiv_id"] = ids[0] if ids else None
         rows.append(row)
