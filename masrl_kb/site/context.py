@@ -56,6 +56,16 @@ def all_crosses() -> list[Cross]:
     return [c for pair in CROSSTABS for c in pair if c is not None]
 
 
+def twin_of(cross: Cross) -> Cross | None:
+    """The other reading of a cross-tab (strict / learned <-> broad)."""
+    for broad, variant in CROSSTABS:
+        if cross == broad:
+            return variant
+        if cross == variant:
+            return broad
+    return None
+
+
 def broad_of(cross: Cross) -> tuple[Cross, str | None]:
     """The broad cross-tab a variant reads again, and the variant's reading
     (``strict`` or ``learned``); a broad cross-tab gives itself and None."""

@@ -10,7 +10,7 @@ import pandas as pd
 
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
-from masrl_kb.site.context import CROSSTABS, Context, Cross, all_crosses, broad_of
+from masrl_kb.site.context import CROSSTABS, Context, Cross, all_crosses, broad_of, twin_of
 
 NEAR_EMPTY = 2  # a cell with this many papers or fewer is "near-empty"
 HOT = 0.7  # above this shade (0..1), cell text turns light
@@ -19,16 +19,6 @@ HOT = 0.7  # above this shade (0..1), cell text turns light
 NOT_A_VALUE = "NA"
 # Axes whose column heads show the survey's short ids (label on hover) to keep tables narrow.
 SHORT_COLUMNS = ("reward_family", "decision", "decision_learned")
-
-
-def twin_of(cross: Cross) -> Cross | None:
-    """The other reading of a cross-tab (strict / learned <-> broad)."""
-    for broad, variant in CROSSTABS:
-        if cross == broad:
-            return variant
-        if cross == variant:
-            return broad
-    return None
 
 
 def reading_note(cross: Cross) -> str:

@@ -13,8 +13,8 @@ from masrl_kb.query.agreement import paper_readings
 from masrl_kb.query.frames import ARTIFACT_KINDS, value_counts
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
-from masrl_kb.site.context import Context, broad_of
-from masrl_kb.site.crosstabs import cell_count, twin_of
+from masrl_kb.site.context import Context, broad_of, twin_of
+from masrl_kb.site.crosstabs import cell_count
 
 # Facets of the papers table: (URL parameter, axis). The JS reads the row's
 # data-<param> attribute, a space-separated list of value ids.
