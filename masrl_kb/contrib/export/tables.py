@@ -92,6 +92,6 @@ def to_csv(papers: pd.DataFrame) -> str:
     return records_csv(papers_records(papers))
 
 
-def to_json(papers: pd.DataFrame, compact: bool = False) -> str:
-    """The pool as JSON text (a list of records; one record a line when ``compact``)."""
-    return records_json(papers_records(papers), compact)
+def to_json(papers: pd.DataFrame) -> str:
+    """The pool as JSON text (a list of records)."""
+    return records_json(papers_records(papers))
