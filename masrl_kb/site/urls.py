@@ -29,6 +29,7 @@ EVALUATIONS = "evaluations/"
 PROTOCOL = "protocol/"
 ROUNDS = "rounds/"
 SINCE = "since-survey/"
+CLAIMS = "claims/"
 DECISION_AXES = ("decision", "decision_learned")
 
 
