@@ -81,7 +81,9 @@ def _print_unfinished(root) -> None:
 
     _, drafts = split_drafts(read_records(root))
     if drafts:
-        names = ", ".join(d.path for d in drafts)
+        from masrl_kb.kb.text import strip_controls
+
+        names = strip_controls(", ".join(d.path for d in drafts))
         print(f"unfinished drafts ({len(drafts)}): {names}", file=sys.stderr)
 
 
@@ -90,9 +92,13 @@ def _print_drafts(drafts) -> None:
     if not len(drafts):
         return
     print(f"\ndrafts left out ({len(drafts)}): records with TODO fields, see `{PROG} validate`")
+    from masrl_kb.kb.text import strip_controls
+
     for row in drafts.itertuples():
         title = f" {row.title}" if row.title else ""
-        print(f"  {row.path}:{title} (unfinished: {', '.join(row.unfinished)})")
+        line = strip_controls(f"{row.path}:{title} (unfinished: {', '.join(row.unfinished)})")
+        # record text is a stranger's: no terminal escapes, no screenful from one record
+        print(f"  {line if len(line) <= MAX_MESSAGE else line[: MAX_MESSAGE - 3] + '...'}")
 
 
 def _coverage_line(root, as_of) -> str:

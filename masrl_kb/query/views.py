@@ -109,7 +109,10 @@ def new_papers(
     later = papers if base is None else papers[papers["added"] > pd.Timestamp(base)]
     rounds = round_of_papers(root)
     frame = later[["title", "added", "url"]].copy()
-    frame["round"] = [rounds.get(k) for k in frame.index]
+    # object dtype: a paper added by hand has None, not a missing-string NaN
+    frame["round"] = pd.Series(
+        [rounds.get(k) for k in frame.index], index=frame.index, dtype=object
+    )
     order = sorted(frame.index, key=lambda k: (-frame.at[k, "added"].value, k))
     return frame.loc[order, NEW_PAPER_COLUMNS]
 
