@@ -351,3 +351,41 @@ def test_since_the_survey_lists_new_papers_cells_and_claims(kb: Path, preview: P
     assert set(re.findall(r'<tr data-claim="([^"]+)">', html)) == moved
     cells = moved_cells(pool[0], kb)
     assert len(re.findall(r'<tr data-cell="', html)) == len(cells)
+
+
+# ---------------------------------------------------------------- hostile input
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field"),
+    [
+        ("until: 2026-11-22", "until: soon", "window"),
+        ("until: 2026-11-22", "until: [2026-11-22, 2026-11-23]", "window"),
+        ("round: 2026-11-16_2026-11-22", "round: \"\\x1b[2J\"", "round"),
+    ],
+)
+def test_a_tampered_round_stops_stats_in_one_line(
+    kb: Path, tmp_path: Path, old: str, new: str, field: str, capsys
+) -> None:
+    copy = tmp_path / "kb"
+    shutil.copytree(kb, copy)
+    path = copy / "screening" / ROUND_LAST / "round.yaml"
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+    for command in ("stats", "claims"):
+        assert main(["--root", str(copy), command]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "\x1b" not in err[0]
+        assert f"screening/{ROUND_LAST}/round.yaml:" in err[0] and f": {field}: " in err[0]
+    assert path.read_text() == text.replace(old, new)
+
+
+def test_a_symlinked_record_is_no_draft(kb: Path, tmp_path: Path, capsys) -> None:
+    copy = tmp_path / "kb"
+    shutil.copytree(kb, copy)
+    (copy / "papers" / "linked.yaml").symlink_to(copy / "papers" / f"{DRAFT}.yaml")
+    assert main(["--root", str(copy), "stats"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "papers/linked.yaml" in err[0]
+    assert list(load_drafts(copy)["path"]) == [f"papers/{DRAFT}.yaml"]
