@@ -361,7 +361,7 @@ def test_since_the_survey_lists_new_papers_cells_and_claims(kb: Path, preview: P
     [
         ("until: 2026-11-22", "until: soon", "window"),
         ("until: 2026-11-22", "until: [2026-11-22, 2026-11-23]", "window"),
-        ("round: 2026-11-16_2026-11-22", "round: \"\\x1b[2J\"", "round"),
+        ("round: 2026-11-16_2026-11-22", 'round: "\\x1b[2J"', "round"),
     ],
 )
 def test_a_tampered_round_stops_stats_in_one_line(
