@@ -389,3 +389,11 @@ def test_a_symlinked_record_is_no_draft(kb: Path, tmp_path: Path, capsys) -> Non
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "papers/linked.yaml" in err[0]
     assert list(load_drafts(copy)["path"]) == [f"papers/{DRAFT}.yaml"]
+
+
+def test_without_a_protocol_there_is_one_view(mini_root: Path) -> None:
+    papers, exclusions = load_pool(mini_root)
+    assert survey_baseline(mini_root) is None and pool_coverage(mini_root) is None
+    then = survey_view(papers, exclusions, mini_root)
+    assert then[0].equals(papers) and then[1].equals(exclusions)
+    assert new_papers(papers, mini_root).empty and moved_cells(papers, mini_root).empty

@@ -103,10 +103,11 @@ def new_papers(
     papers: pd.DataFrame | None = None, root: PathLike = None, baseline: dt.date | None = None
 ) -> pd.DataFrame:
     """Papers added after the baseline, newest first: title, added, round (the round
-    that brought the paper in, None when it was added by hand) and url."""
+    that brought the paper in, None when it was added by hand) and url. Empty
+    without a baseline (no ``protocol.yaml``): nothing to compare with."""
     papers = load_pool(root)[0] if papers is None else papers
     base = _baseline(root, baseline)
-    later = papers if base is None else papers[papers["added"] > pd.Timestamp(base)]
+    later = papers.iloc[:0] if base is None else papers[papers["added"] > pd.Timestamp(base)]
     rounds = round_of_papers(root)
     frame = later[["title", "added", "url"]].copy()
     # object dtype: a paper added by hand has None, not a missing-string NaN
