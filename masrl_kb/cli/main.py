@@ -139,6 +139,22 @@ def _claims_header(root) -> str:
     )
 
 
+def _print_claim(row, view, width: int) -> None:
+    """One claim: its survey's-view line, its papers, and today's value when it differs."""
+    status = "holds " if row.holds else "BROKEN"
+    print(
+        f"{status}  {row.id:<{width}}  value {row.survey:>3}  expected {row.expected:<5}  "
+        f"{row.statement}"
+    )
+    keys = view.survey.keys
+    if keys and (view.claim.group or len(keys) <= CLAIM_KEYS_SHOWN):
+        print(f"{'':8}{'':<{width}}  papers: {', '.join(keys)}")
+    if row.moved:
+        today = "holds" if row.holds_today else "BROKEN"
+        movers = ", ".join(view.papers + view.exclusions) or "none"
+        print(f"{'':8}{'':<{width}}  today {row.today} ({today}); moved by: {movers}")
+
+
 def cmd_claims(args: argparse.Namespace) -> int:
     from masrl_kb.query.frames import load_drafts, load_pool
     from masrl_kb.query.views import claim_views, claim_views_frame
@@ -149,18 +165,7 @@ def cmd_claims(args: argparse.Namespace) -> int:
     print(_claims_header(args.root))
     width = max(len(c) for c in frame["id"]) if len(frame) else 0
     for row, view in zip(frame.itertuples(), views, strict=True):
-        status = "holds " if row.holds else "BROKEN"
-        print(
-            f"{status}  {row.id:<{width}}  value {row.survey:>3}  expected {row.expected:<5}  "
-            f"{row.statement}"
-        )
-        keys = view.survey.keys
-        if keys and (view.claim.group or len(keys) <= CLAIM_KEYS_SHOWN):
-            print(f"{'':8}{'':<{width}}  papers: {', '.join(keys)}")
-        if row.moved:
-            today = "holds" if row.holds_today else "BROKEN"
-            movers = ", ".join(view.papers + view.exclusions) or "none"
-            print(f"{'':8}{'':<{width}}  today {row.today} ({today}); moved by: {movers}")
+        _print_claim(row, view, width)
     broken = int((~frame["holds"]).sum())
     moved = int(frame["moved"].sum())
     print(f"{len(frame) - broken} of {len(frame)} claims hold in the survey's pool", end="")

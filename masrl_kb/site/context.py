@@ -180,13 +180,6 @@ class Context:
         claims = [r.claim for r in self.claims]
         return claim_views(claims, self.papers, self.exclusions, self.root, self.baseline)
 
-    @property
-    def views_differ(self) -> bool:
-        """Whether the live pool holds anything the survey's view does not."""
-        return len(self.survey[0]) != len(self.papers) or len(self.survey[1]) != len(
-            self.exclusions
-        )
-
     def source_file(self, name: str) -> Path | None:
         """A repository file from the data root, else from the package clone."""
         for folder in (self.root, CLONE):
