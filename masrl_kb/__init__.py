@@ -25,6 +25,8 @@ from typing import Any
 # public name -> module that defines it
 _EXPORTS = {
     "InvalidRecordsError": "masrl_kb.query.frames",
+    "QueryError": "masrl_kb.query.lang",
+    "UnknownNameError": "masrl_kb.query.lang",
     "cell_papers": "masrl_kb.query.frames",
     "crosstab": "masrl_kb.query.frames",
     "load_exclusions": "masrl_kb.query.frames",
