@@ -43,7 +43,7 @@ _EXPORTS = {
     "evaluate_claims": "masrl_kb.query.claims",
     "load_claims": "masrl_kb.query.claims",
     "load_taxonomy": "masrl_kb.kb.taxonomy",
-    "validate": "masrl_kb.kb.validate",
+    "validate": "masrl_kb.query.datafiles",
 }
 
 __all__ = sorted(_EXPORTS)

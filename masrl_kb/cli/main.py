@@ -61,7 +61,7 @@ def _print_problem_annotations(problems) -> None:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from masrl_kb.kb.validate import validate
+    from masrl_kb.query.datafiles import validate
 
     report = validate(args.root)
     for problem in report.problems:
@@ -69,7 +69,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if os.environ.get("GITHUB_ACTIONS") and report.problems:
         _print_problem_annotations(report.problems)
     print(report.summary(), file=sys.stderr if report.problems else sys.stdout)
-    return 0 if report.ok else 1
+    return 0 if report.ok else EXIT_USER_ERROR
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
@@ -107,10 +107,16 @@ def cmd_claims(args: argparse.Namespace) -> int:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
+    from masrl_kb.query.datafiles import validate
     from masrl_kb.site import build_site
 
-    if cmd_validate(args) != 0:
-        return 1
+    # Every data file the pages read is checked first, so a data error is one
+    # line here rather than a traceback from inside MkDocs.
+    report = validate(args.root)
+    if not report.ok:
+        more = len(report.problems) - 1
+        tail = f" (and {more} more)" if more else ""
+        raise UsageError(f"{report.problems[0]}{tail}; run `{PROG} validate` for the list")
     return build_site(args.root, strict=not args.no_strict, site_dir=args.site_dir)
 
 

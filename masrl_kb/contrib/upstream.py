@@ -51,7 +51,7 @@ from masrl_kb.kb.records import RecordFile, RecordSet, read_records
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
 from masrl_kb.kb.text import shorten, shorten_name, strip_controls
 from masrl_kb.kb.validate import validate_records
-from masrl_kb.kb.yamlio import load_yaml_text
+from masrl_kb.kb.yamlio import UnsafeFileError, load_yaml_text, read_regular_file
 
 MAX_CSV_BYTES = 20 * 1024 * 1024
 MAX_LINE = 400  # characters of one printed line
@@ -138,32 +138,36 @@ def _shown(value: object) -> str:
 
 
 def read_release(path: str | os.PathLike[str], columns: tuple[str, ...]) -> list[tuple[int, dict]]:
-    """Rows of a release CSV with exactly ``columns``; (line, row) pairs."""
-    file = Path(path)
-    if not file.is_file():
-        raise UpstreamError(f"{file}: no such file")
-    if file.stat().st_size > MAX_CSV_BYTES:
-        raise UpstreamError(f"{file}: larger than {MAX_CSV_BYTES // 2**20} MB")
+    """Rows of a release CSV with exactly ``columns``; (line, row) pairs.
+
+    The file must be a regular file (no link, FIFO or device) of bounded size;
+    cells a spreadsheet guard marks (``'=...``) are read back as written.
+    """
+    file = str(path)
     try:
-        text = file.read_bytes().decode("utf-8-sig")
+        raw = read_regular_file(path, MAX_CSV_BYTES)
+    except UnsafeFileError as err:
+        raise UpstreamError(f"{file}:1: file: {err}") from None
+    try:
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise UpstreamError(f"{file}:1: file: not UTF-8 text") from None
-    reader = csv.DictReader(io.StringIO(text))
-    header = tuple(reader.fieldnames or ())
-    if header != columns:
-        raise UpstreamError(
-            f"{file.name}:1: header: expected the survey's columns {','.join(columns)}; "
-            f"got {','.join(header) or 'nothing'}"
-        )
+    reader = csv.DictReader(io.StringIO(text, newline=""))
     rows = []
     try:
+        header = tuple(reader.fieldnames or ())
+        if header != columns:
+            raise UpstreamError(
+                f"{file}:1: header: expected the survey's columns {','.join(columns)}; "
+                f"got {shorten_name(','.join(header) or 'nothing')}"
+            )
         for row in reader:
             if None in row:
-                raise UpstreamError(f"{file.name}:{reader.line_num}: row: more cells than columns")
+                raise UpstreamError(f"{file}:{reader.line_num}: row: more cells than columns")
             cells = {k: unguard_cell((v or "").strip()) for k, v in row.items()}
             rows.append((reader.line_num, cells))
     except csv.Error as err:
-        raise UpstreamError(f"{file.name}:{reader.line_num}: row: {err}") from None
+        raise UpstreamError(f"{file}:{reader.line_num}: row: {err}") from None
     return rows
 
 
@@ -511,7 +515,7 @@ def compare_upstream(
     problems: list[str] = []
     papers = _match_rows(
         read_release(papers_csv, PAPER_COLUMNS),
-        Path(papers_csv).name,
+        str(papers_csv),
         "key",
         _paper_finder(records),
         problems,
@@ -520,7 +524,7 @@ def compare_upstream(
     if excluded_csv is not None:
         excluded = _match_rows(
             read_release(excluded_csv, EXCLUDED_COLUMNS),
-            Path(excluded_csv).name,
+            str(excluded_csv),
             "record_id",
             _exclusion_finder(records),
             problems,
