@@ -61,6 +61,12 @@ _LATEX = re.compile(r"\\")
 # Tag columns are not compared with this list: ``NA`` is a real tag value there.
 UNKNOWN = frozenset({"", "unknown", "none", "null", "nan", "n/a", "anonymous", "anon", "tbd"})
 KEPT = "kept (curated)"
+MAX_DIGITS = 9  # a year or a count; longer digit strings are not parsed as numbers
+# Values no record could hold: the whole release is refused (tags outside the
+# taxonomy are only left out: the survey may use a value we have not adopted).
+NOT_A_YEAR = "not a year"
+NOT_A_DATE = "not a date YYYY-MM-DD"
+MALFORMED = (NOT_A_YEAR, NOT_A_DATE)
 NOT_APPLIED = "not applied"
 
 
@@ -198,8 +204,8 @@ def _paper_wanted(row: dict, tax: Taxonomy) -> dict[str, tuple[str, object, str]
         value: object = row[column]
         reason = ""
         if name == "year":
-            value = int(value) if value.isdigit() else value
-            reason = "" if isinstance(value, int) else "not a year"
+            value = int(value) if value.isdigit() and len(value) <= MAX_DIGITS else value
+            reason = "" if isinstance(value, int) else NOT_A_YEAR
         if name == "arxiv_id" and not value:
             value = None
         wanted[name] = (column, value, reason)
@@ -224,7 +230,7 @@ def _exclusion_wanted(row: dict, tax: Taxonomy) -> dict[str, tuple[str, object, 
             try:
                 value = dt.date.fromisoformat(row[column])
             except ValueError:
-                reason = "not a date YYYY-MM-DD"
+                reason = NOT_A_DATE
         elif name == "stage" and value not in tax["exclusion_stage"].ids:
             reason = "not a value of exclusion_stage in taxonomy.yaml"
         wanted[name] = (column, value, reason)
@@ -424,7 +430,11 @@ def _edited(root: Path, rec: RecordFile, changes: list[Change]) -> _Edit | None:
     expected = {k: v for k, v in rec.data.items() if k not in values}
     expected.update({k: v for k, v in values.items() if v is not None})
     if loaded.problems or dict(loaded.data) != expected:
-        raise UpstreamError(f"{rec.rel}: could not edit the fields {', '.join(values)} safely")
+        name = next(iter(values))
+        raise UpstreamError(
+            f"{rec.rel}:{rec.line(name)}: {name}: the release's value cannot be written "
+            f"and read back unchanged: {shorten(values[name])}"
+        )
     return _Edit(rec, path, old_text, new_text)
 
 
@@ -547,6 +557,13 @@ def compare_upstream(
         else:
             work.append((rec, _changes(rec, _exclusion_wanted(row, tax))))
     report.changes = [c for _, changes in work for c in changes]
+    malformed = [
+        f"{c.rel}:{c.line}: {c.field}: the release gives {_shown(c.theirs)}: {c.why}"
+        for c in report.changes
+        if c.status == NOT_APPLIED and c.why in MALFORMED
+    ]
+    if malformed:
+        raise UpstreamError(f"{len(malformed)} malformed value(s): nothing written", malformed)
     edits = [e for rec, changes in work if (e := _edited(base, rec, changes)) is not None]
     broken = _new_problems(records, edits, tax) if edits else []
     if broken:
