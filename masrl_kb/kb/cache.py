@@ -218,7 +218,8 @@ def _key_folder(path: Path) -> bool:
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         info = os.lstat(path.parent)
-    except OSError:
+    except OSError as err:
+        warn(f"{path.parent}: cannot hold the cache key ({err.strerror or err})")
         return False
     problem = None
     if not stat.S_ISDIR(info.st_mode):
@@ -281,10 +282,15 @@ def cache_folder(root: Path) -> Path | None:
 
 
 def _safe_parent(path: Path) -> bool:
-    """The folder a cache file is written into is a real folder (made if missing)."""
+    """A cache file may be written: its folder is a real folder (made if missing) and
+    the file itself is absent or a regular file (a link there is left alone)."""
     try:
         path.parent.mkdir(exist_ok=True)
-        return stat.S_ISDIR(os.lstat(path.parent).st_mode)
+        if not stat.S_ISDIR(os.lstat(path.parent).st_mode):
+            return False
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return True
     except OSError:
         return False
 

@@ -116,7 +116,11 @@ CASES: list[tuple[str, str, Callable[[Path], str]]] = [
     ),
     ("claims-unknown-field", "colour", _edit(C, r"(  - id: pool\n)", r"\1    colour: red\n")),
     ("claims-missing-statement", "statement", _edit(C, r"    statement: The pool.*\n", "")),
-    ("claims-python-tag", "claims[0].expected", _edit(C, r"expected: 1$", "expected: !!python/name:os.system")),
+    (
+        "claims-python-tag",
+        "claims[0].expected",
+        _edit(C, r"expected: 1$", "expected: !!python/name:os.system"),
+    ),
     ("claims-symlink", "file", _link(C)),
     ("protocol-malformed-yaml", "yaml", _edit(P, r"^version: 1", "version: [1")),
     (
@@ -164,7 +168,8 @@ CASES: list[tuple[str, str, Callable[[Path], str]]] = [
         "readings[0].key",
         _replace(
             "readings/r.yaml",
-            "reader: r\nname: R\nmethod: m\nsource: s\ndate: 2026-11-01\nreadings:\n  - key: no-such-paper\n",
+            "reader: r\nname: R\nmethod: m\nsource: s\ndate: 2026-11-01\n"
+            "readings:\n  - key: no-such-paper\n",
         ),
     ),
     ("benchmarks-malformed", "yaml", _replace("benchmarks.yaml", "benchmarks: [\n")),
