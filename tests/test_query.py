@@ -233,7 +233,7 @@ def test_a_year_cell_outside_the_pool_is_empty_not_an_error(papers: pd.DataFrame
 def test_evaluations_join_the_papers_on_key(papers: pd.DataFrame) -> None:
     table = masrl_kb.evaluations(papers)
     assert table.columns[0] == "key" == papers.index.name
-    joined = table.join(papers[["title"]], on="key", rsuffix="_paper")
+    joined = table.join(papers[["title"]], on="key")
     assert len(joined) == len(table) and joined["title"].notna().all()
     matrix = masrl_kb.benchmark_matrix(papers, table=table)
     assert matrix.index.name == "key" and set(matrix.index) <= set(papers.index)
