@@ -117,7 +117,19 @@ def cmd_build(args: argparse.Namespace) -> int:
         more = len(report.problems) - 1
         tail = f" (and {more} more)" if more else ""
         raise UsageError(f"{report.problems[0]}{tail}; run `{PROG} validate` for the list")
+    _check_claim_queries(args.root)
     return build_site(args.root, strict=not args.no_strict, site_dir=args.site_dir)
+
+
+def _check_claim_queries(root: str | None) -> None:
+    """Claims name columns and values only a loaded table can check (validate stays
+    without pandas): evaluated here, a bad one is one line rather than a traceback
+    from the page hooks."""
+    from masrl_kb.kb.paths import find_root
+    from masrl_kb.query.claims import CLAIMS_FILE, evaluate_claims
+
+    if (find_root(root) / CLAIMS_FILE).is_file():
+        evaluate_claims(root=root)
 
 
 # ---------------------------------------------------------------- parser

@@ -174,3 +174,18 @@ CASES: list[tuple[str, str, Callable[[Path], str]]] = [
     ),
     ("benchmarks-malformed", "yaml", _replace("benchmarks.yaml", "benchmarks: [\n")),
 ]
+
+# Queries whose columns or values only a loaded table can check: validate (no pandas)
+# lets them pass, build must still refuse them in one line before MkDocs starts.
+BUILD_ONLY: list[tuple[str, str, Callable[[Path], str]]] = [
+    (
+        "claims-where-unknown-column",
+        "where",
+        _edit(C, r"where: credit_strict", "where: credit_strikt"),
+    ),
+    (
+        "claims-where-unknown-value",
+        "where",
+        _edit(C, r"where: credit_strict", "where: topology == 'swarn'"),
+    ),
+]
