@@ -507,21 +507,13 @@ def _new_row(kind: str, rid: str, title: str) -> str:
     return f"{kind} {shorten_name(rid, 60)}: {shorten_name(title)}"
 
 
-def compare_upstream(
-    papers_csv: str | os.PathLike[str],
-    excluded_csv: str | os.PathLike[str] | None = None,
-    root: str | os.PathLike[str] | None = None,
-    apply: bool = False,
-) -> UpstreamReport:
-    """Every difference between a release and the records; ``apply`` writes them.
+def _refuse(problems: list[str], what: str) -> None:
+    if problems:
+        raise UpstreamError(f"{len(problems)} {what}: nothing written", problems)
 
-    Raises :class:`UpstreamError` (nothing written) for duplicate or conflicting
-    rows, and for changes that would make a record break a rule.
-    """
-    base = find_root(root)
-    tax = load_taxonomy(base)
-    records = read_records(base, use_cache=False)
-    report = UpstreamReport(apply=apply)
+
+def _matched(papers_csv, excluded_csv, records: RecordSet):
+    """Both releases' rows with their records; duplicate or conflicting rows refused."""
     problems: list[str] = []
     papers = _match_rows(
         read_release(papers_csv, PAPER_COLUMNS),
@@ -539,37 +531,55 @@ def compare_upstream(
             _exclusion_finder(records),
             problems,
         )
-    if problems:
-        raise UpstreamError(
-            f"{len(problems)} duplicate or conflicting row(s): nothing written", problems
-        )
+    _refuse(problems, "duplicate or conflicting row(s)")
+    return papers, excluded
+
+
+def _compared(papers, excluded, tax: Taxonomy, report: UpstreamReport):
+    """(record, its changes) for every matched row; unmatched rows are new upstream."""
     work: list[tuple[RecordFile, list[Change]]] = []
-    for _, row, rec in papers:
-        if rec is None:
-            report.new_upstream.append(_new_row("paper", row["key"], row["title"]))
-        else:
-            work.append((rec, _changes(rec, _paper_wanted(row, tax))))
-    for _, row, rec in excluded:
-        if rec is None:
-            report.new_upstream.append(
-                _new_row("exclusion", row["record_id"], row["screening_label"])
-            )
-        else:
-            work.append((rec, _changes(rec, _exclusion_wanted(row, tax))))
+    for rows, kind, id_column, title, wanted in (
+        (papers, "paper", "key", "title", _paper_wanted),
+        (excluded, "exclusion", "record_id", "screening_label", _exclusion_wanted),
+    ):
+        for _, row, rec in rows:
+            if rec is None:
+                report.new_upstream.append(_new_row(kind, row[id_column], row[title]))
+            else:
+                work.append((rec, _changes(rec, wanted(row, tax))))
     report.changes = [c for _, changes in work for c in changes]
-    malformed = [
-        f"{c.rel}:{c.line}: {c.field}: the release gives {_shown(c.theirs)}: {c.why}"
-        for c in report.changes
-        if c.status == NOT_APPLIED and c.why in MALFORMED
-    ]
-    if malformed:
-        raise UpstreamError(f"{len(malformed)} malformed value(s): nothing written", malformed)
+    return work
+
+
+def compare_upstream(
+    papers_csv: str | os.PathLike[str],
+    excluded_csv: str | os.PathLike[str] | None = None,
+    root: str | os.PathLike[str] | None = None,
+    apply: bool = False,
+) -> UpstreamReport:
+    """Every difference between a release and the records; ``apply`` writes them.
+
+    Raises :class:`UpstreamError` (nothing written) for duplicate or conflicting
+    rows, malformed values, and changes that would make a record break a rule.
+    """
+    base = find_root(root)
+    tax = load_taxonomy(base)
+    records = read_records(base, use_cache=False)
+    report = UpstreamReport(apply=apply)
+    papers, excluded = _matched(papers_csv, excluded_csv, records)
+    work = _compared(papers, excluded, tax, report)
+    _refuse(
+        [
+            f"{c.rel}:{c.line}: {c.field}: the release gives {_shown(c.theirs)}: {c.why}"
+            for c in report.changes
+            if c.status == NOT_APPLIED and c.why in MALFORMED
+        ],
+        "malformed value(s)",
+    )
     edits = [e for rec, changes in work if (e := _edited(base, rec, changes)) is not None]
-    broken = _new_problems(records, edits, tax) if edits else []
-    if broken:
-        raise UpstreamError(
-            f"{len(broken)} problem(s) in the would-be records: nothing written", broken
-        )
+    _refuse(
+        _new_problems(records, edits, tax) if edits else [], "problem(s) in the would-be records"
+    )
     if apply:
         report.applied = swap_files(edits)
     return report
