@@ -25,6 +25,8 @@ from typing import Any
 # public name -> module that defines it
 _EXPORTS = {
     "InvalidRecordsError": "masrl_kb.query.frames",
+    "QueryError": "masrl_kb.query.lang",
+    "UnknownNameError": "masrl_kb.query.lang",
     "cell_papers": "masrl_kb.query.frames",
     "crosstab": "masrl_kb.query.frames",
     "load_drafts": "masrl_kb.query.frames",
@@ -49,7 +51,7 @@ _EXPORTS = {
     "evaluate_claims": "masrl_kb.query.claims",
     "load_claims": "masrl_kb.query.claims",
     "load_taxonomy": "masrl_kb.kb.taxonomy",
-    "validate": "masrl_kb.kb.validate",
+    "validate": "masrl_kb.query.datafiles",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -174,3 +174,107 @@ def test_legacy_default_site_is_replaced(root: Path) -> None:
     (legacy / "search" / "search_index.json").write_text("{}", encoding="utf-8")
     assert build_site(root, strict=False) == 0
     assert (legacy / MARKER).is_file()
+
+
+# ---------------------------------------------------------------- fail fast, stop cleanly
+
+SLOW_GEN_PY = """\
+import os
+import time
+from pathlib import Path
+
+
+def on_files(files, config):
+    Path("CHILD_PID").write_text(str(os.getpid()))
+    time.sleep(120)  # a build that takes long: the test stops it from outside
+    return files
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state != "Z"  # a zombie has stopped; only its exit status is left
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_sigterm_stops_mkdocs_and_removes_the_temporary_folder(root: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import REPO
+
+    (root / "gen.py").write_text(SLOW_GEN_PY, encoding="utf-8")
+    site = root.parent / "out"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    argv = [sys.executable, "-m", "masrl_kb.cli", "--root", str(root), "build", "--no-strict"]
+    parent = subprocess.Popen([*argv, "--site-dir", str(site)], env=env, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while not (root / "CHILD_PID").exists():
+            assert parent.poll() is None, parent.stderr.read()
+            assert time.monotonic() < deadline, "mkdocs never reached the page hook"
+            time.sleep(0.1)
+        time.sleep(0.2)
+        child = int((root / "CHILD_PID").read_text())
+        assert _alive(child) and leftovers(site.parent) != []
+        parent.send_signal(signal.SIGTERM)
+        code = parent.wait(timeout=30)
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+    assert code == 128 + signal.SIGTERM
+    deadline = time.monotonic() + 10
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(child), "the MkDocs child outlived the build"
+    assert leftovers(site.parent) == [] and not site.exists()
+    assert b"Traceback" not in parent.stderr.read()
+
+
+@pytest.mark.parametrize("target", ["/", "home", "data-root", "above-root", "cwd"])
+def test_dangerous_site_dirs_are_refused_before_any_walk(
+    root: Path,
+    target: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import os
+
+    monkeypatch.chdir(root.parent)
+    path = {
+        "/": Path("/"),
+        "home": Path.home(),
+        "data-root": root,
+        "above-root": root.parent,
+        "cwd": Path("."),
+    }[target]
+
+    def no_walk(*args, **kwargs):
+        raise AssertionError("walked the folder before refusing it")
+
+    monkeypatch.setattr(os, "walk", no_walk)
+    monkeypatch.setattr(site_build, "run_mkdocs", no_walk)
+    before = snapshot(root)
+    assert main(["--root", str(root), "build", "--no-strict", "--site-dir", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and ("refusing" in err or "file-system root" in err)
+    assert {k: v for k, v in snapshot(root).items() if not k.startswith(".cache/")} == before
+
+
+def test_a_full_unmarked_folder_is_refused_without_a_walk(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    big = tmp_path / "big"
+    (big / "a" / "b").mkdir(parents=True)
+    (big / "a" / "b" / "file.txt").write_text("x", encoding="utf-8")
+    monkeypatch.setattr(os, "walk", lambda *a, **k: (_ for _ in ()).throw(AssertionError("walk")))
+    with pytest.raises(SiteDirError, match="not a previous masrl-kb build"):
+        build_site(root, strict=False, site_dir=big)

@@ -22,7 +22,7 @@ def test_validate_ok(capsys: pytest.CaptureFixture[str]) -> None:
     )
 
 
-def test_validate_reports_every_problem_and_exits_1(
+def test_validate_reports_every_problem_and_exits_2(
     mini_root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (mini_root / "papers" / "bad.yaml").write_text(
@@ -30,7 +30,7 @@ def test_validate_reports_every_problem_and_exits_1(
             "year: 2025", "year: 1"
         )
     )
-    assert main(["--root", str(mini_root), "validate"]) == 1
+    assert main(["--root", str(mini_root), "validate"]) == 2
     captured = capsys.readouterr()
     lines = captured.out.splitlines()
     next_year = dt.date.today().year + 1
@@ -44,7 +44,7 @@ def test_github_annotations(
 ) -> None:
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     (mini_root / "papers" / "bad.yaml").write_text(GOOD_PAPER.replace("year: 2025", 'year: "x"'))
-    assert main(["--root", str(mini_root), "validate"]) == 1
+    assert main(["--root", str(mini_root), "validate"]) == 2
     out = capsys.readouterr().out
     assert "::error file=papers/bad.yaml,line=5::year: expected a whole number, got 'x'" in out
 

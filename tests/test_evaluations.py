@@ -26,7 +26,7 @@ def test_one_row_per_paper_and_benchmark(papers) -> None:
     table = evaluations(papers)
     listed = sum(len(e) for e in papers["evaluated_on"] if isinstance(e, list))
     assert len(table) == listed
-    assert not table.duplicated(["paper", "benchmark"]).any()
+    assert not table.duplicated(["key", "benchmark"]).any()
     pooled = set(papers.index[papers["category"] == "benchmark"])
     outside = {b.id: b for b in read_benchmarks().benchmarks}
     for row in table.itertuples():
@@ -46,7 +46,7 @@ def test_benchmark_use_counts_rl_methods(papers) -> None:
     table = evaluations(papers)
     methods = table[table["category"] == "rl_method"]
     for key in papers.index[papers["category"] == "benchmark"]:
-        users = methods.loc[methods["benchmark"] == key, "paper"].nunique()
+        users = methods.loc[methods["benchmark"] == key, "key"].nunique()
         assert papers.at[key, "rl_methods_using"] == users
 
 
@@ -55,7 +55,7 @@ def test_matrix_puts_pooled_benchmarks_first_then_the_most_used(papers) -> None:
     pooled = sorted(papers.index[papers["category"] == "benchmark"])
     assert list(matrix.columns[: len(pooled)]) == pooled
     table = evaluations(papers)
-    counts = table[~table["pooled"]].groupby("benchmark")["paper"].nunique()
+    counts = table[~table["pooled"]].groupby("benchmark")["key"].nunique()
     shown = list(matrix.columns[len(pooled) :])
     assert len(shown) == min(5, len(counts))
     assert all(counts[b] >= counts.drop(shown).max() for b in shown)
@@ -77,7 +77,7 @@ def test_each_matrix_cell_links_exactly_its_papers(site, papers) -> None:
         e.get("data-benchmark") for e in elements if e.tag == "th" and e.get("data-benchmark")
     ]
     for bench in headers:
-        expected = set(table.loc[table["benchmark"] == bench, "paper"])
+        expected = set(table.loc[table["benchmark"] == bench, "key"])
         assert marked.get(bench, set()) == expected, bench
     html = page(site, "evaluations/").read_text()
     for key in set().union(*marked.values()):

@@ -1,8 +1,11 @@
-"""The hostile-input corpus (tests/hostile/): every case is rejected cleanly.
+"""The hostile-input corpus (tests/hostile/): every case is rejected cleanly,
+every probe survived cleanly.
 
-Cleanly means: a non-zero exit, a line naming the file and the field, no
-traceback, no overlong line, no secret content echoed and the hostile file
-untouched (see :func:`tests.hostile.corpus.run_case`).
+Rejected cleanly means: a non-zero exit, a line naming the file and the
+field, no traceback, no overlong line, no secret content echoed, the hostile
+file and every record untouched (see :func:`tests.hostile.corpus.run_case`).
+Survived cleanly (CSV formulas, caches; :mod:`tests.hostile.probes`): the
+command works, the output is inert and nothing outside the data root changed.
 """
 
 from __future__ import annotations
@@ -12,8 +15,10 @@ from pathlib import Path
 import pytest
 
 from tests.hostile.corpus import all_cases, run_case
+from tests.hostile.probes import all_probes, run_probe
 
 CASES = all_cases()
+PROBES = all_probes()
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
@@ -22,7 +27,14 @@ def test_hostile_input_is_rejected_cleanly(case, tmp_path: Path) -> None:
     assert outcome.kind == "rejected", f"{outcome.kind}: {outcome.reason}\n{outcome.output[:2000]}"
 
 
+@pytest.mark.parametrize("probe", PROBES, ids=[p.id for p in PROBES])
+def test_hostile_input_is_survived_cleanly(probe, tmp_path: Path) -> None:
+    outcome = run_probe(probe, tmp_path)
+    assert outcome.kind == "clean", f"{outcome.kind}: {outcome.reason}"
+
+
 def test_the_corpus_covers_every_group() -> None:
     groups = {c.group for c in CASES}
     assert {"text", "year", "date", "lookalike", "yaml", "url", "echo"} <= groups
-    assert {"filesystem", "taxonomy"} <= groups
+    assert {"filesystem", "taxonomy", "datafiles", "import-upstream"} <= groups
+    assert {p.group for p in PROBES} == {"csv-formulas", "caches"}

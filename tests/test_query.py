@@ -157,3 +157,83 @@ def test_load_pool_equals_the_two_loaders(papers: pd.DataFrame) -> None:
     pool_papers, pool_exclusions = masrl_kb.load_pool()
     pd.testing.assert_frame_equal(pool_papers, papers)
     pd.testing.assert_frame_equal(pool_exclusions, masrl_kb.load_exclusions())
+
+
+# ---------------------------------------------------------------- one error path
+
+
+@pytest.mark.parametrize(
+    ("call", "hint", "listed"),
+    [
+        (
+            lambda p: masrl_kb.crosstab("reward_famly", "credit_unit", papers=p),
+            "reward_family",
+            "axes",
+        ),
+        (lambda p: masrl_kb.crosstab("topology", "credit_unt", papers=p), "credit_unit", "axes"),
+        (
+            lambda p: masrl_kb.cell_papers("topology", "swarn", "credit_unit", "agent", papers=p),
+            "swarm",
+            "allowed",
+        ),
+        (
+            lambda p: masrl_kb.cell_papers("decision", "O11", "topology", "debate", papers=p),
+            "O1",
+            "allowed",
+        ),
+        (lambda p: masrl_kb.value_counts("scenaro", papers=p), "scenario", "axes"),
+        (lambda p: masrl_kb.select('reward_famly == "R1"', papers=p), "reward_family", "columns"),
+        (lambda p: masrl_kb.select('topology == "swarn"', papers=p), "swarm", "allowed"),
+        (lambda p: masrl_kb.tag_matrix(papers=p.drop(columns=["topology"])), "topology", "columns"),
+        (
+            lambda p: masrl_kb.evaluations(papers=p.drop(columns=["evaluated_on"])),
+            "evaluated_on",
+            "columns",
+        ),
+    ],
+)
+def test_every_api_function_reports_unknown_names_the_same_way(
+    papers: pd.DataFrame, call, hint: str, listed: str
+) -> None:
+    with pytest.raises(masrl_kb.UnknownNameError) as caught:
+        call(papers)
+    err = caught.value
+    assert isinstance(err, ValueError) and isinstance(err, KeyError)
+    assert isinstance(err, masrl_kb.QueryError)
+    message = str(err)
+    assert not message.startswith(("'", '"'))  # not KeyError's quoted form
+    assert f"(did you mean {hint!r}?)" in message or listed == "columns" and hint in message
+    assert f"; {listed}: " in message and "..." not in message and "more)" not in message
+
+
+def test_unknown_column_lists_every_column_untruncated(papers: pd.DataFrame) -> None:
+    from masrl_kb.query.lang import columns_of
+
+    with pytest.raises(masrl_kb.UnknownNameError) as caught:
+        masrl_kb.select('credit == "message"', papers=papers)
+    listed = str(caught.value).split("; columns: ", 1)[1].split(", ")
+    assert listed == columns_of(papers) and len(listed) > 40
+
+
+def test_unknown_axis_lists_every_axis(papers: pd.DataFrame) -> None:
+    from masrl_kb.query.frames import axes_of
+
+    with pytest.raises(masrl_kb.UnknownNameError) as caught:
+        masrl_kb.crosstab("nothing_like_it", "topology", papers=papers)
+    assert str(caught.value).split("; axes: ", 1)[1].split(", ") == axes_of(papers)
+    assert "did you mean" not in str(caught.value)
+
+
+def test_a_year_cell_outside_the_pool_is_empty_not_an_error(papers: pd.DataFrame) -> None:
+    assert masrl_kb.cell_papers("year", 1999, "topology", "debate", papers=papers).empty
+    with pytest.raises(masrl_kb.UnknownNameError, match="year: '2025' is not a year"):
+        masrl_kb.cell_papers("year", "2025", "topology", "debate", papers=papers)
+
+
+def test_evaluations_join_the_papers_on_key(papers: pd.DataFrame) -> None:
+    table = masrl_kb.evaluations(papers)
+    assert table.columns[0] == "key" == papers.index.name
+    joined = table.join(papers[["title"]], on="key")
+    assert len(joined) == len(table) and joined["title"].notna().all()
+    matrix = masrl_kb.benchmark_matrix(papers, table=table)
+    assert matrix.index.name == "key" and set(matrix.index) <= set(papers.index)

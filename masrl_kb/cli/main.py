@@ -61,7 +61,7 @@ def _print_problem_annotations(problems) -> None:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from masrl_kb.kb.validate import validate
+    from masrl_kb.query.datafiles import validate
 
     report = validate(args.root)
     for problem in report.problems:
@@ -71,7 +71,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     print(report.summary(), file=sys.stderr if report.problems else sys.stdout)
     if report.problems:
         _print_unfinished(args.root)
-    return 0 if report.ok else 1
+    return 0 if report.ok else EXIT_USER_ERROR
 
 
 def _print_unfinished(root) -> None:
@@ -175,6 +175,7 @@ def cmd_claims(args: argparse.Namespace) -> int:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
+    from masrl_kb.query.datafiles import validate
     from masrl_kb.site import build_site
 
     if args.preview:
@@ -184,10 +185,28 @@ def cmd_build(args: argparse.Namespace) -> int:
         drafts = load_drafts(args.root)
         print(f"preview: {len(drafts)} draft(s) left out; the release build refuses them")
         _print_drafts(drafts)
-    elif cmd_validate(args) != 0:
-        return 1
+    else:
+        # Every data file the pages read is checked first, so a data error is one
+        # line here rather than a traceback from inside MkDocs.
+        report = validate(args.root)
+        if not report.ok:
+            more = len(report.problems) - 1
+            tail = f" (and {more} more)" if more else ""
+            raise UsageError(f"{report.problems[0]}{tail}; run `{PROG} validate` for the list")
+        _check_claim_queries(args.root)
     strict = not args.no_strict
     return build_site(args.root, strict=strict, site_dir=args.site_dir, preview=args.preview)
+
+
+def _check_claim_queries(root: str | None) -> None:
+    """Claims name columns and values only a loaded table can check (validate stays
+    without pandas): evaluated here, a bad one is one line rather than a traceback
+    from the page hooks."""
+    from masrl_kb.kb.paths import find_root
+    from masrl_kb.query.claims import CLAIMS_FILE, evaluate_claims
+
+    if (find_root(root) / CLAIMS_FILE).is_file():
+        evaluate_claims(root=root)
 
 
 # ---------------------------------------------------------------- parser

@@ -124,6 +124,8 @@ def cmd_import_upstream(args: argparse.Namespace) -> int:
     try:
         report = compare_upstream(args.papers, args.excluded, root=args.root, apply=args.apply)
     except UpstreamError as err:
+        for line in err.problems:
+            print(line, file=sys.stderr)
         _err(str(err))
         return EXIT_USAGE
     for line in report.lines():

@@ -5,24 +5,38 @@ Only the survey's facts (title, first author, affiliation, year, arXiv id,
 venue, links; for exclusions title, identifier, link, source, query family,
 date and stage) and its tags are compared; our own text (summary, notes,
 exclusion notes) and judgements outside the survey's columns (decisions,
-strict credit, citation) are never touched. A record file is edited in place:
-only the lines of a changed field are replaced, so comments and every other
-field stay exactly as they were; the result is re-read and checked before it
-replaces the file atomically.
+strict credit, citation) are never touched.
+
+Curation wins over the release: a field the record backs with a ``sources``
+entry is never replaced, nor is a fact replaced by less (a value the release
+gives as unknown, empty, ``None`` or ``Anonymous``; a team name in place of a
+named first author; links or an arXiv id deleted). Those differences are
+listed as *kept (curated)*.
+
+Applying is all or nothing. Duplicate or conflicting rows are refused before
+anything else; every would-be record is edited in memory (only the lines of a
+changed field, so comments and every other field stay as they were), re-read,
+and the whole would-be pool goes through the validator; only then are the
+files swapped in, and a failure or an interrupt part way puts back every file
+already swapped.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime as dt
 import io
 import os
 import re
+import signal
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
+from masrl_kb.contrib.export.csv_io import unguard_cell
 from masrl_kb.contrib.export.survey_csv import (
     EXCLUDED_COLUMNS,
     EXCLUDED_FACTS,
@@ -33,17 +47,44 @@ from masrl_kb.contrib.export.survey_csv import (
     URL_SEPARATOR,
 )
 from masrl_kb.kb.paths import find_root
-from masrl_kb.kb.records import RecordFile, read_records
+from masrl_kb.kb.records import RecordFile, RecordSet, read_records
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
-from masrl_kb.kb.yamlio import load_yaml_text
+from masrl_kb.kb.text import shorten, shorten_name, strip_controls
+from masrl_kb.kb.validate import validate_records
+from masrl_kb.kb.yamlio import UnsafeFileError, load_yaml_text, read_regular_file
 
 MAX_CSV_BYTES = 20 * 1024 * 1024
+MAX_LINE = 400  # characters of one printed line
 _TOP_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*\s*:")
 _LATEX = re.compile(r"\\")
+# What a release writes for a fact it does not know (compared case-insensitively).
+# Tag columns are not compared with this list: ``NA`` is a real tag value there.
+UNKNOWN = frozenset({"", "unknown", "none", "null", "nan", "n/a", "anonymous", "anon", "tbd"})
+KEPT = "kept (curated)"
+MAX_DIGITS = 9  # a year or a count; longer digit strings are not parsed as numbers
+# Values no record could hold: the whole release is refused (tags outside the
+# taxonomy are only left out: the survey may use a value we have not adopted).
+NOT_A_YEAR = "not a year"
+NOT_A_DATE = "not a date YYYY-MM-DD"
+MALFORMED = (NOT_A_YEAR, NOT_A_DATE)
+NOT_APPLIED = "not applied"
+
+
+def clean_line(text: str) -> str:
+    """A line safe to print on a terminal: no control characters, bounded length."""
+    text = strip_controls(text)
+    return text if len(text) <= MAX_LINE else text[: MAX_LINE - 3] + "..."
 
 
 class UpstreamError(ValueError):
-    """A release file is missing or malformed."""
+    """A release file is missing or malformed, or applying it would break a rule.
+
+    ``problems`` holds one ``path:line: field: message`` line per problem.
+    """
+
+    def __init__(self, message: str, problems: list[str] | None = None) -> None:
+        self.problems = [clean_line(p) for p in problems or []]
+        super().__init__(clean_line(message))
 
 
 @dataclass(frozen=True)
@@ -56,8 +97,12 @@ class Change:
     field: str  # record field
     ours: object
     theirs: object
-    applicable: bool = True
-    why_not: str = ""
+    status: str = ""  # "" (applied), NOT_APPLIED or KEPT
+    why: str = ""
+
+    @property
+    def applicable(self) -> bool:
+        return not self.status
 
 
 @dataclass
@@ -67,10 +112,14 @@ class UpstreamReport:
     applied: list[str] = field(default_factory=list)  # files written
     apply: bool = False
 
+    @property
+    def kept(self) -> list[Change]:
+        return [c for c in self.changes if c.status == KEPT]
+
     def lines(self) -> list[str]:
         out = []
         for c in self.changes:
-            note = "" if c.applicable else f" (not applied: {c.why_not})"
+            note = f" ({c.status}: {c.why})" if c.status else ""
             out.append(
                 f"{c.rel}:{c.line}: {c.field}: ours {_shown(c.ours)}, upstream "
                 f"{_shown(c.theirs)} [{c.column}]{note}"
@@ -78,44 +127,53 @@ class UpstreamReport:
         out += [f"new upstream: {n}" for n in self.new_upstream]
         if self.apply:
             out += [f"updated {rel}" for rel in self.applied]
-        n = len(self.changes)
+        kept = f"; {len(self.kept)} {KEPT}" if self.kept else ""
         out.append(
-            f"{n} difference(s), {len(self.new_upstream)} new upstream row(s)"
+            f"{len(self.changes)} difference(s), {len(self.new_upstream)} new upstream row(s)"
+            + kept
             + (f"; {len(self.applied)} file(s) updated" if self.apply else "")
         )
-        return out
+        return [clean_line(line) for line in out]
 
 
 def _shown(value: object) -> str:
-    return repr(value.isoformat()) if isinstance(value, dt.date) else repr(value)
+    return shorten(value.isoformat() if isinstance(value, dt.date) else value, 120)
 
 
 # ---------------------------------------------------------------- reading
 
 
 def read_release(path: str | os.PathLike[str], columns: tuple[str, ...]) -> list[tuple[int, dict]]:
-    """Rows of a release CSV with exactly ``columns``; (line, row) pairs."""
-    file = Path(path)
-    if not file.is_file():
-        raise UpstreamError(f"{file}: no such file")
-    if file.stat().st_size > MAX_CSV_BYTES:
-        raise UpstreamError(f"{file}: larger than {MAX_CSV_BYTES // 2**20} MB")
+    """Rows of a release CSV with exactly ``columns``; (line, row) pairs.
+
+    The file must be a regular file (no link, FIFO or device) of bounded size;
+    cells a spreadsheet guard marks (``'=...``) are read back as written.
+    """
+    file = str(path)
     try:
-        text = file.read_bytes().decode("utf-8-sig")
+        raw = read_regular_file(path, MAX_CSV_BYTES)
+    except UnsafeFileError as err:
+        raise UpstreamError(f"{file}:1: file: {err}") from None
+    try:
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise UpstreamError(f"{file}:1: file: not UTF-8 text") from None
-    reader = csv.DictReader(io.StringIO(text))
-    header = tuple(reader.fieldnames or ())
-    if header != columns:
-        raise UpstreamError(
-            f"{file.name}:1: header: expected the survey's columns {','.join(columns)}; "
-            f"got {','.join(header) or 'nothing'}"
-        )
+    reader = csv.DictReader(io.StringIO(text, newline=""))
     rows = []
-    for row in reader:
-        if None in row:
-            raise UpstreamError(f"{file.name}:{reader.line_num}: row: more cells than columns")
-        rows.append((reader.line_num, {k: (v or "").strip() for k, v in row.items()}))
+    try:
+        header = tuple(reader.fieldnames or ())
+        if header != columns:
+            raise UpstreamError(
+                f"{file}:1: header: expected the survey's columns {','.join(columns)}; "
+                f"got {shorten_name(','.join(header) or 'nothing')}"
+            )
+        for row in reader:
+            if None in row:
+                raise UpstreamError(f"{file}:{reader.line_num}: row: more cells than columns")
+            cells = {k: unguard_cell((v or "").strip()) for k, v in row.items()}
+            rows.append((reader.line_num, cells))
+    except csv.Error as err:
+        raise UpstreamError(f"{file}:{reader.line_num}: row: {err}") from None
     return rows
 
 
@@ -144,11 +202,10 @@ def _paper_wanted(row: dict, tax: Taxonomy) -> dict[str, tuple[str, object, str]
     wanted: dict[str, tuple[str, object, str]] = {}
     for column, name in PAPER_FACTS.items():
         value: object = row[column]
+        reason = ""
         if name == "year":
-            value = int(value) if value.isdigit() else value
-            reason = "" if isinstance(value, int) else "not a year"
-        else:
-            reason = ""
+            value = int(value) if value.isdigit() and len(value) <= MAX_DIGITS else value
+            reason = "" if isinstance(value, int) else NOT_A_YEAR
         if name == "arxiv_id" and not value:
             value = None
         wanted[name] = (column, value, reason)
@@ -173,7 +230,7 @@ def _exclusion_wanted(row: dict, tax: Taxonomy) -> dict[str, tuple[str, object, 
             try:
                 value = dt.date.fromisoformat(row[column])
             except ValueError:
-                reason = "not a date YYYY-MM-DD"
+                reason = NOT_A_DATE
         elif name == "stage" and value not in tax["exclusion_stage"].ids:
             reason = "not a value of exclusion_stage in taxonomy.yaml"
         wanted[name] = (column, value, reason)
@@ -183,6 +240,12 @@ def _exclusion_wanted(row: dict, tax: Taxonomy) -> dict[str, tuple[str, object, 
         reason = "" if value in tax[axis].ids else f"not a label of {axis} in taxonomy.yaml"
         wanted[column] = (column, value, reason)
     return wanted
+
+
+# Fields holding facts (not tags): the downgrade rules apply to these.
+FACT_FIELDS = frozenset(
+    {*PAPER_FACTS.values(), *EXCLUDED_FACTS.values(), "url", "extra_urls", "authors[0]"}
+)
 
 
 def _current(data: dict, name: str) -> object:
@@ -198,15 +261,100 @@ def _same(ours: object, theirs: object) -> bool:
     return _as_text(ours) == _as_text(theirs)
 
 
+def sourced_fields(data: dict) -> set[str]:
+    """Top-level fields the record backs with a ``sources`` entry."""
+    sources = data.get("sources")
+    if not isinstance(sources, list):
+        return set()
+    names = (s.get("field") for s in sources if isinstance(s, dict))
+    return {n.split("[")[0].split(".")[0] for n in names if isinstance(n, str)}
+
+
+def is_unknown(value: object) -> bool:
+    """A value that says nothing: empty, None, or a word for 'not known'."""
+    if value is None or value == []:
+        return True
+    return isinstance(value, str) and value.strip().casefold() in UNKNOWN
+
+
+def _personal_name(value: object) -> bool:
+    """A person's name as the records write it: ``Family, Given``."""
+    return isinstance(value, str) and ", " in value.strip(", ")
+
+
+def _curated(rec: RecordFile, name: str, ours: object, theirs: object) -> str:
+    """Why a difference must not replace the record's value ('' when it may)."""
+    top = name.split("[")[0]
+    if top in sourced_fields(rec.data):
+        return f"the record gives a source for {top}"
+    if name not in FACT_FIELDS or is_unknown(ours):
+        return ""
+    if is_unknown(theirs):
+        return "the release gives no value"
+    if name == "authors[0]" and _personal_name(ours) and not _personal_name(theirs):
+        return "a team or organisation name would replace a named author"
+    if isinstance(ours, list) and not set(ours) <= set(theirs or []):
+        return "the release would delete links"
+    return ""
+
+
 def _changes(rec: RecordFile, wanted: dict[str, tuple[str, object, str]]) -> list[Change]:
     out = []
     for name, (column, theirs, reason) in wanted.items():
         ours = _current(rec.data, name)
         if _same(ours, theirs):
             continue
+        kept = _curated(rec, name, ours, theirs)
+        status, why = (KEPT, kept) if kept else ((NOT_APPLIED, reason) if reason else ("", ""))
         top = name.split("[")[0]
-        out.append(Change(rec.rel, rec.line(top), column, name, ours, theirs, not reason, reason))
+        out.append(Change(rec.rel, rec.line(top), column, name, ours, theirs, status, why))
     return out
+
+
+# ---------------------------------------------------------------- matching rows
+
+
+def _match_rows(
+    rows: list[tuple[int, dict]],
+    file: str,
+    id_column: str,
+    find,
+    problems: list[str],
+) -> list[tuple[int, dict, RecordFile | None]]:
+    """Each row with its record; duplicate rows and rows sharing a record are problems."""
+    by_id: dict[str, tuple[int, dict]] = {}
+    by_record: dict[str, int] = {}
+    out = []
+    for line, row in rows:
+        rid = row[id_column]
+        if rid in by_id:
+            first, earlier = by_id[rid]
+            what = "duplicate row" if earlier == row else "conflicting rows"
+            problems.append(f"{file}:{line}: {id_column}: {what}: {rid!r} is also on line {first}")
+            continue
+        by_id[rid] = (line, row)
+        rec = find(row)
+        if rec is not None and rec.rel in by_record:
+            problems.append(
+                f"{file}:{line}: {id_column}: conflicting rows: {rid!r} is the same record "
+                f"({rec.rel}) as line {by_record[rec.rel]}"
+            )
+            continue
+        if rec is not None:
+            by_record[rec.rel] = line
+        out.append((line, row, rec))
+    return out
+
+
+def _paper_finder(records: RecordSet):
+    papers = {r.stem: r for r in records.papers if isinstance(r.data, dict)}
+    by_arxiv = {r.data.get("arxiv_id"): r for r in papers.values() if r.data.get("arxiv_id")}
+    return lambda row: papers.get(row["key"]) or by_arxiv.get(row["arxiv_id"] or None)
+
+
+def _exclusion_finder(records: RecordSet):
+    exclusions = {r.stem: r for r in records.exclusions if isinstance(r.data, dict)}
+    return lambda row: exclusions.get(row["record_id"])
 
 
 # ---------------------------------------------------------------- applying
@@ -260,10 +408,21 @@ def _record_values(rec: RecordFile, changes: list[Change]) -> dict[str, object]:
     return values
 
 
-def _apply(root: Path, rec: RecordFile, changes: list[Change]) -> bool:
+@dataclass
+class _Edit:
+    """One record file's new text, not yet written."""
+
+    rec: RecordFile
+    path: Path
+    old: str
+    new: str
+
+
+def _edited(root: Path, rec: RecordFile, changes: list[Change]) -> _Edit | None:
+    """The record's new text with the applicable changes, checked by re-reading it."""
     values = _record_values(rec, changes)
     if not values:
-        return False
+        return None
     path = root / rec.rel
     old_text = path.read_text(encoding="utf-8")
     new_text = edit_fields(old_text, values, {"extra_urls": "url"})
@@ -271,12 +430,125 @@ def _apply(root: Path, rec: RecordFile, changes: list[Change]) -> bool:
     expected = {k: v for k, v in rec.data.items() if k not in values}
     expected.update({k: v for k, v in values.items() if v is not None})
     if loaded.problems or dict(loaded.data) != expected:
-        raise UpstreamError(f"{rec.rel}: could not edit the fields {', '.join(values)} safely")
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        name = next(iter(values))
+        raise UpstreamError(
+            f"{rec.rel}:{rec.line(name)}: {name}: the release's value cannot be written "
+            f"and read back unchanged: {shorten(values[name])}"
+        )
+    return _Edit(rec, path, old_text, new_text)
+
+
+def _new_problems(records: RecordSet, edits: list[_Edit], tax: Taxonomy) -> list[str]:
+    """Rule violations the edits would add to the pool (what was broken before is not theirs)."""
+    replaced = {}
+    for e in edits:
+        loaded = load_yaml_text(e.new)
+        replaced[e.rec.rel] = RecordFile(e.rec.kind, e.rec.rel, loaded.data, loaded.problems)
+
+    def swap(recs: list[RecordFile]) -> list[RecordFile]:
+        return [replaced.get(r.rel, r) for r in recs]
+
+    plain = RecordSet(records.root, records.papers, records.exclusions, records.stray)
+    after = RecordSet(records.root, swap(records.papers), swap(records.exclusions), records.stray)
+    before = {(p.path, p.field, p.message) for p in validate_records(plain, tax)}
+    return [
+        str(p) for p in validate_records(after, tax) if (p.path, p.field, p.message) not in before
+    ]
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM while files are swapped (delivered right after)."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    try:
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    except (AttributeError, ValueError, OSError):  # no sigmask on this platform
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _write_new(path: Path, text: str) -> Path:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.upstream.tmp")
     with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-        fh.write(new_text)
-    os.replace(tmp, path)
-    return True
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    return tmp
+
+
+def swap_files(edits: list[_Edit]) -> list[str]:
+    """Write every edit, all or none: each file is replaced atomically, and any
+    failure or interrupt puts back the files already replaced."""
+    staged: list[tuple[_Edit, Path]] = []
+    done: list[_Edit] = []
+    try:
+        for e in edits:
+            staged.append((e, _write_new(e.path, e.new)))
+        with _signals_held():
+            for e, tmp in staged:
+                os.replace(tmp, e.path)
+                done.append(e)
+    except BaseException:
+        for e in reversed(done):
+            os.replace(_write_new(e.path, e.old), e.path)
+        raise
+    finally:
+        for _, tmp in staged:
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
+    return [e.rec.rel for e in done]
+
+
+def _new_row(kind: str, rid: str, title: str) -> str:
+    return f"{kind} {shorten_name(rid, 60)}: {shorten_name(title)}"
+
+
+def _refuse(problems: list[str], what: str) -> None:
+    if problems:
+        raise UpstreamError(f"{len(problems)} {what}: nothing written", problems)
+
+
+def _matched(papers_csv, excluded_csv, records: RecordSet):
+    """Both releases' rows with their records; duplicate or conflicting rows refused."""
+    problems: list[str] = []
+    papers = _match_rows(
+        read_release(papers_csv, PAPER_COLUMNS),
+        str(papers_csv),
+        "key",
+        _paper_finder(records),
+        problems,
+    )
+    excluded = []
+    if excluded_csv is not None:
+        excluded = _match_rows(
+            read_release(excluded_csv, EXCLUDED_COLUMNS),
+            str(excluded_csv),
+            "record_id",
+            _exclusion_finder(records),
+            problems,
+        )
+    _refuse(problems, "duplicate or conflicting row(s)")
+    return papers, excluded
+
+
+def _compared(papers, excluded, tax: Taxonomy, report: UpstreamReport):
+    """(record, its changes) for every matched row; unmatched rows are new upstream."""
+    work: list[tuple[RecordFile, list[Change]]] = []
+    for rows, kind, id_column, title, wanted in (
+        (papers, "paper", "key", "title", _paper_wanted),
+        (excluded, "exclusion", "record_id", "screening_label", _exclusion_wanted),
+    ):
+        for _, row, rec in rows:
+            if rec is None:
+                report.new_upstream.append(_new_row(kind, row[id_column], row[title]))
+            else:
+                work.append((rec, _changes(rec, wanted(row, tax))))
+    report.changes = [c for _, changes in work for c in changes]
+    return work
 
 
 def compare_upstream(
@@ -285,33 +557,29 @@ def compare_upstream(
     root: str | os.PathLike[str] | None = None,
     apply: bool = False,
 ) -> UpstreamReport:
-    """Every difference between a release and the records; ``apply`` writes them."""
+    """Every difference between a release and the records; ``apply`` writes them.
+
+    Raises :class:`UpstreamError` (nothing written) for duplicate or conflicting
+    rows, malformed values, and changes that would make a record break a rule.
+    """
     base = find_root(root)
     tax = load_taxonomy(base)
-    records = read_records(base)
+    records = read_records(base, use_cache=False)
     report = UpstreamReport(apply=apply)
-    papers = {r.stem: r for r in records.papers if isinstance(r.data, dict)}
-    by_arxiv = {r.data.get("arxiv_id"): r for r in papers.values() if r.data.get("arxiv_id")}
-    work: list[tuple[RecordFile, list[Change]]] = []
-    for _, row in read_release(papers_csv, PAPER_COLUMNS):
-        rec = papers.get(row["key"]) or by_arxiv.get(row["arxiv_id"] or None)
-        if rec is None:
-            report.new_upstream.append(f"paper {row['key']}: {row['title']}")
-            continue
-        work.append((rec, _changes(rec, _paper_wanted(row, tax))))
-    if excluded_csv is not None:
-        exclusions = {r.stem: r for r in records.exclusions if isinstance(r.data, dict)}
-        for _, row in read_release(excluded_csv, EXCLUDED_COLUMNS):
-            rec = exclusions.get(row["record_id"])
-            if rec is None:
-                report.new_upstream.append(
-                    f"exclusion {row['record_id']}: {row['screening_label']}"
-                )
-                continue
-            work.append((rec, _changes(rec, _exclusion_wanted(row, tax))))
-    report.changes = [c for _, changes in work for c in changes]
+    papers, excluded = _matched(papers_csv, excluded_csv, records)
+    work = _compared(papers, excluded, tax, report)
+    _refuse(
+        [
+            f"{c.rel}:{c.line}: {c.field}: the release gives {_shown(c.theirs)}: {c.why}"
+            for c in report.changes
+            if c.status == NOT_APPLIED and c.why in MALFORMED
+        ],
+        "malformed value(s)",
+    )
+    edits = [e for rec, changes in work if (e := _edited(base, rec, changes)) is not None]
+    _refuse(
+        _new_problems(records, edits, tax) if edits else [], "problem(s) in the would-be records"
+    )
     if apply:
-        for rec, changes in work:
-            if _apply(base, rec, changes):
-                report.applied.append(rec.rel)
+        report.applied = swap_files(edits)
     return report

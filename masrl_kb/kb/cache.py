@@ -16,7 +16,13 @@ The cache is never trusted blindly:
 - the file carries an HMAC made with a key kept outside the clone
   (``$XDG_CACHE_HOME/masrl-kb/cache-key``, created on first use, mode 0600):
   a cache file that arrives with a pull request, or was edited by hand, fails
-  the check and is ignored as a whole.
+  the check and is ignored as a whole;
+- the key is used only when it is a regular file owned by this user that no
+  one else may read or write, in a folder only this user may change; a
+  relative ``XDG_CACHE_HOME`` is ignored (it would put the key in the clone).
+  Otherwise the command runs uncached, with one line of warning;
+- a ``.cache`` that is a symbolic link (say, committed to the repository) is
+  never read or written through.
 
 Deleting the folder is always safe. The same key signs other files kept there
 (:func:`write_signed`), such as the built frames of an unchanged pool, whose key
@@ -48,6 +54,8 @@ MAX_CACHE_BYTES = 1 << 30
 # ("billion laughs"): such a file is parsed each time rather than expanded here.
 MAX_NODES = 20_000
 KEY_ENV = "XDG_CACHE_HOME"
+KEY_DIR = "masrl-kb"
+KEY_FILE = "cache-key"
 _LINE, _KEYS, _RAW, _DATE, _TIME = "\0l", "\0k", "\0r", "\0d", "\0t"
 
 
@@ -178,21 +186,76 @@ def _problem(p: Any) -> YamlProblem:
 
 
 def _key_path() -> Path:
-    base = os.environ.get(KEY_ENV) or str(Path.home() / ".cache")
-    return Path(base) / "masrl-kb" / "cache-key"
+    """Where this user's key lives. A relative ``XDG_CACHE_HOME`` is ignored, as the
+    XDG spec says: it would put the key inside whatever folder the command runs in."""
+    base = os.environ.get(KEY_ENV, "")
+    folder = Path(base) if os.path.isabs(base) else Path.home() / ".cache"
+    return folder / KEY_DIR / KEY_FILE
+
+
+@functools.cache
+def warn(message: str) -> None:
+    """One line on standard error, once per process: the cache is off, the command runs."""
+    import sys
+
+    text = "".join(ch if ch.isprintable() else "?" for ch in message)
+    print(f"masrl-kb: warning: {text}; running without the cache", file=sys.stderr)
+
+
+def _key_problem(info: os.stat_result) -> str | None:
+    """Why an existing key file may not be trusted, or None."""
+    if not stat.S_ISREG(info.st_mode):
+        return "is not a regular file"
+    if info.st_uid != os.geteuid():
+        return f"is owned by user {info.st_uid}, not by you"
+    if info.st_mode & 0o077:
+        return f"has mode {stat.S_IMODE(info.st_mode):o}: others may read or change it (chmod 600)"
+    return None
+
+
+def _key_folder(path: Path) -> bool:
+    """The key's folder exists (made if needed), is a real folder and is yours alone."""
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = os.lstat(path.parent)
+    except OSError as err:
+        warn(f"{path.parent}: cannot hold the cache key ({err.strerror or err})")
+        return False
+    problem = None
+    if not stat.S_ISDIR(info.st_mode):
+        problem = "is a symbolic link or not a folder"
+    elif info.st_uid != os.geteuid() or info.st_mode & 0o022:
+        problem = "may be changed by another user"
+    if problem:
+        warn(f"{path.parent}: cache key folder {problem}")
+    return problem is None
 
 
 def _cache_key() -> bytes | None:
-    """This user's cache key, made on first use; None when it cannot be kept."""
+    """This user's cache key, made on first use; None when it cannot be kept or trusted."""
     path = _key_path()
+    if not _key_folder(path):
+        return None
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return _new_key(path)
+    except OSError:
+        return None
+    problem = "is a symbolic link" if stat.S_ISLNK(info.st_mode) else _key_problem(info)
+    if problem:
+        warn(f"{path}: cache key {problem}")
+        return None
     try:
         key = read_regular_file(path, 1024)
-        if len(key) >= 32:
-            return key
-    except UnsafeFileError:
-        pass
+    except UnsafeFileError as err:
+        warn(f"{path}: cache key {err}")
+        return None
+    return key if len(key) >= 32 else None
+
+
+def _new_key(path: Path) -> bytes | None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     except OSError:
         return None
@@ -200,6 +263,36 @@ def _cache_key() -> bytes | None:
     with os.fdopen(fd, "wb") as fh:
         fh.write(key)
     return key
+
+
+def cache_folder(root: Path) -> Path | None:
+    """``<root>/.cache``, or None when it is a link or not a folder: a committed
+    ``.cache`` link must not send the cache's writes anywhere else."""
+    folder = root / CACHE_DIR
+    try:
+        info = os.lstat(folder)
+    except FileNotFoundError:
+        return folder
+    except OSError:
+        return None
+    if stat.S_ISDIR(info.st_mode):
+        return folder
+    warn(f"{folder}: a symbolic link or not a folder")
+    return None
+
+
+def _safe_parent(path: Path) -> bool:
+    """A cache file may be written: its folder is a real folder (made if missing) and
+    the file itself is absent or a regular file (a link there is left alone)."""
+    try:
+        path.parent.mkdir(exist_ok=True)
+        if not stat.S_ISDIR(os.lstat(path.parent).st_mode):
+            return False
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
 
 
 def _mac(key: bytes, body: bytes) -> str:
@@ -224,10 +317,11 @@ class ParseCache:
     @classmethod
     def open(cls, root: Path) -> ParseCache:
         """The cache of a data root; empty when absent, unreadable, corrupt or forged."""
-        path = root / CACHE_DIR / CACHE_FILE
-        key = _cache_key()
-        if key is None:
+        folder = cache_folder(root)
+        key = _cache_key() if folder is not None else None
+        if folder is None or key is None:
             return cls(None, None, {}, {})
+        path = folder / CACHE_FILE
         try:
             raw = read_regular_file(path, MAX_CACHE_BYTES)
         except UnsafeFileError:
@@ -319,8 +413,9 @@ class ParseCache:
         ).encode("utf-8")
         meta = {"format": FORMAT, "code": code_fingerprint(), "mac": _mac(self.key, body)}
         head = json.dumps(meta).encode()
+        if not _safe_parent(self.path):
+            return
         try:
-            self.path.parent.mkdir(exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=".records-", dir=self.path.parent)
         except OSError:
             return
@@ -397,6 +492,8 @@ def pool_fingerprint(root: Path, salt: str) -> str | None:
 def read_signed(path: Path, meta: dict[str, str]) -> bytes | None:
     """The body of a file written by :func:`write_signed` with the same ``meta``;
     None when absent, unsafe, written for other meta, or not signed with this user's key."""
+    if cache_folder(path.parent.parent) != path.parent:
+        return None
     key = _cache_key()
     if key is None:
         return None
@@ -419,11 +516,10 @@ def read_signed(path: Path, meta: dict[str, str]) -> bytes | None:
 def write_signed(path: Path, meta: dict[str, str], body: bytes) -> None:
     """Write ``body`` under a signed header, atomically and best effort."""
     key = _cache_key()
-    if key is None:
+    if key is None or not _safe_parent(path):
         return
     head = json.dumps({**meta, "mac": _mac(key, body)}).encode()
     try:
-        path.parent.mkdir(exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".frames-", dir=path.parent)
     except OSError:
         return

@@ -2,6 +2,12 @@
 
 Load once (``papers = load_papers()``) and pass ``papers=`` to the other
 functions; each of them loads the records itself only when it is not given.
+
+Every function here reports an unknown axis, column or value the same way:
+:class:`~masrl_kb.query.lang.UnknownNameError` (a ``ValueError`` and a
+``KeyError``) listing every allowed name with the closest one. A paper is
+named by its ``key`` everywhere: the index of :func:`load_papers`, the first
+column of :func:`evaluations`, the index of :func:`benchmark_matrix`.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from masrl_kb.kb.rules import decision_statuses
 from masrl_kb.kb.taxonomy import Taxonomy, TaxonomyError, load_taxonomy
 from masrl_kb.kb.validate import Problem, arxiv_ids_of, validate_records
 from masrl_kb.query.framecache import pool_key, read_frames, write_frames
-from masrl_kb.query.lang import select_rows
+from masrl_kb.query.lang import select_rows, unknown_name
 
 PathLike = str | os.PathLike[str] | None
 ARTIFACT_KINDS = ("code", "weights", "data", "traces")
@@ -316,7 +322,51 @@ def axis_values(axis: str, papers: pd.DataFrame) -> list:
 
 
 def _decision_ids(papers: pd.DataFrame) -> list[str]:
-    return sorted(c for c in papers.columns if c.startswith("O") and c[1:].isdigit())
+    names = (c for c in papers.columns if isinstance(c, str))
+    return sorted(c for c in names if c.startswith("O") and c[1:].isdigit())
+
+
+def axes_of(papers: pd.DataFrame) -> list[str]:
+    """The axes a cross-tab of ``papers`` may use: its category and True/False
+    columns, ``year``, and the decision axes when it has decision columns."""
+    names = [
+        c
+        for c in papers.columns
+        if isinstance(c, str)
+        and (
+            isinstance(papers[c].dtype, pd.CategoricalDtype)
+            or pd.api.types.is_bool_dtype(papers[c].dtype)
+        )
+    ]
+    names += ["year"] if "year" in papers.columns else []
+    return names + (list(DECISION_AXES) if _decision_ids(papers) else [])
+
+
+def check_axis(papers: pd.DataFrame, axis: object) -> None:
+    """Raise :class:`UnknownNameError` unless ``axis`` is one of :func:`axes_of`."""
+    allowed = axes_of(papers)
+    if axis not in allowed:
+        raise unknown_name(f"unknown axis {axis!r}", axis, allowed, "axes")
+
+
+def check_value(papers: pd.DataFrame, axis: str, value: object) -> None:
+    """Raise :class:`UnknownNameError` unless ``value`` is a value of ``axis``."""
+    check_axis(papers, axis)
+    if axis == "year":
+        if isinstance(value, int) and not isinstance(value, bool):
+            return  # a year without papers is an empty cell, not an error
+        raise unknown_name(f"year: {value!r} is not a year", value, [], "a whole number")
+    allowed = axis_values(axis, papers)
+    if value not in allowed:
+        raise unknown_name(f"{axis}: {value!r} is not one of its values", value, allowed, "allowed")
+
+
+def require_columns(papers: pd.DataFrame, names: Iterable[str], who: str) -> None:
+    """Raise :class:`UnknownNameError` when the frame lacks a column ``who`` reads."""
+    missing = [n for n in names if n not in papers.columns]
+    if missing:
+        columns = [str(c) for c in papers.columns]
+        raise unknown_name(f"{who} needs the column {missing[0]!r}", missing[0], columns, "columns")
 
 
 def axis_mask(papers: pd.DataFrame, axis: str, value: object) -> pd.Series:
@@ -329,7 +379,10 @@ def axis_mask(papers: pd.DataFrame, axis: str, value: object) -> pd.Series:
 
 
 def _strict_filter(papers: pd.DataFrame, strict: bool) -> pd.DataFrame:
-    return papers[papers["credit_strict"]] if strict else papers
+    if not strict:
+        return papers
+    require_columns(papers, ["credit_strict"], "strict=True")
+    return papers[papers["credit_strict"]]
 
 
 def crosstab(
@@ -348,6 +401,8 @@ def crosstab(
     papers whose credit tag holds under the strict reading (``credit_strict``).
     """
     papers = load_papers(root) if papers is None else papers
+    check_axis(papers, rows)
+    check_axis(papers, cols)
     subset = _strict_filter(papers, strict)
     row_values = axis_values(rows, papers)
     col_values = axis_values(cols, papers)
@@ -374,6 +429,8 @@ def cell_papers(
 ) -> pd.DataFrame:
     """The papers counted in one cross-tab cell."""
     papers = load_papers(root) if papers is None else papers
+    check_value(papers, rows, row_value)
+    check_value(papers, cols, col_value)
     subset = _strict_filter(papers, strict)
     return subset[axis_mask(subset, rows, row_value) & axis_mask(subset, cols, col_value)]
 
@@ -381,6 +438,7 @@ def cell_papers(
 def value_counts(axis: str, papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.Series:
     """Paper count per value of one axis, in taxonomy order, zeros kept."""
     papers = load_papers(root) if papers is None else papers
+    check_axis(papers, axis)
     values = axis_values(axis, papers)
     counts = [int(axis_mask(papers, axis, v).sum()) for v in values]
     return pd.Series(counts, index=pd.Index(values, name=axis), name="papers")
@@ -394,6 +452,7 @@ def tag_matrix(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.
     ``decision_learned``.
     """
     papers = load_papers(root) if papers is None else papers
+    require_columns(papers, [*TAG_FIELDS, "reward_family", "credit_strict"], "tag_matrix")
     columns = {}
     for axis in (*TAG_FIELDS, "reward_family", *DECISION_AXES):
         for value in axis_values(axis, papers):
@@ -419,7 +478,7 @@ def select(where: str | None, papers: pd.DataFrame | None = None, root: PathLike
 # ---------------------------------------------------------------- evaluations
 
 EVALUATION_COLUMNS = [
-    "paper",
+    "key",
     "benchmark",
     "label",
     "pooled",
@@ -431,13 +490,14 @@ EVALUATION_COLUMNS = [
 
 
 def evaluations(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.DataFrame:
-    """One row per (paper, benchmark) a paper reports results on.
+    """One row per (paper, benchmark) a paper reports results on; ``key`` names the paper.
 
     ``benchmark`` is a pooled record's key or an id of ``benchmarks.yaml``;
     ``label`` is what a reader sees (the record's title or the benchmark's
     name); ``pooled`` says which; ``category`` is the evaluating paper's.
     """
     papers = load_papers(root) if papers is None else papers
+    require_columns(papers, ["title", "url", "category", "evaluated_on"], "evaluations")
     outside = {b.id: b for b in read_benchmarks(root).benchmarks}
     rows = []
     for key, category, entries in zip(
@@ -449,7 +509,7 @@ def evaluations(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd
             known = outside.get(bid)
             rows.append(
                 {
-                    "paper": key,
+                    "key": key,
                     "benchmark": bid,
                     "label": papers.at[bid, "title"] if pooled else getattr(known, "name", bid),
                     "pooled": pooled,
@@ -479,12 +539,12 @@ def benchmark_matrix(
     table = evaluations(papers, root) if table is None else table
     pooled = sorted(papers.index[papers["category"] == "benchmark"])
     others = table[~table["pooled"]]
-    counts = others.groupby("benchmark")["paper"].nunique()
+    counts = others.groupby("benchmark")["key"].nunique()
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0].casefold()))
     columns = pooled + [name for name, _ in ranked[:outside]]
-    rows = sorted(table["paper"].unique())
-    matrix = pd.DataFrame(0, index=pd.Index(rows, name="paper"), columns=columns)
-    for paper, bench in zip(table["paper"], table["benchmark"], strict=True):
+    rows = sorted(table["key"].unique())
+    matrix = pd.DataFrame(0, index=pd.Index(rows, name="key"), columns=columns)
+    for paper, bench in zip(table["key"], table["benchmark"], strict=True):
         if bench in matrix.columns:
             matrix.at[paper, bench] = 1
     matrix.columns.name = "benchmark"

@@ -39,7 +39,6 @@ if TYPE_CHECKING:  # pandas is imported when a query is evaluated, not when pars
 MAX_LENGTH = 2000  # characters
 MAX_NODES = 400  # syntax-tree nodes
 MAX_DEPTH = 40  # nesting of the syntax tree
-SHOWN_VALUES = 40  # allowed values listed in one error message
 
 Literal = str | int | float | bool
 COMPARISONS = {
@@ -57,6 +56,26 @@ ORDERING = frozenset({"<", "<=", ">", ">="})
 
 class QueryError(ValueError):
     """A query that is not in the language, or names an unknown column or value."""
+
+
+class UnknownNameError(QueryError, KeyError):
+    """An unknown axis, column or value, from any function of the API.
+
+    Both a ``ValueError`` and a ``KeyError`` (callers catching either keep
+    working); the message names every allowed name and the closest match.
+    """
+
+    __str__ = Exception.__str__  # KeyError would quote the whole message
+
+
+def unknown_name(what: str, name: object, allowed: list[Any], label: str) -> UnknownNameError:
+    """``what`` is not among ``allowed`` (listed in full after ``label``), with a did-you-mean."""
+    import difflib
+
+    texts = [str(a) for a in allowed]
+    close = difflib.get_close_matches(str(name), texts, n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return UnknownNameError(f"{what}{hint}; {label}: {', '.join(texts) or 'none'}")
 
 
 # ---------------------------------------------------------------- the parsed form
@@ -305,12 +324,6 @@ def _queryable(column: pd.Series) -> bool:
     return all(isinstance(v, str) for v in column.dropna())
 
 
-def _short(values: list[Any]) -> str:
-    shown = ", ".join(str(v) for v in values[:SHOWN_VALUES])
-    more = f", ... ({len(values) - SHOWN_VALUES} more)" if len(values) > SHOWN_VALUES else ""
-    return shown + more
-
-
 def _shown(value: Literal) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
@@ -357,7 +370,7 @@ class _Evaluator:
         if name in frame.columns and _queryable(frame[name]):
             return frame[name]
         names = columns_of(frame)  # only on the error path: it looks at every column
-        raise QueryError(f"unknown column {_shown(name)}; columns: {_short(names)}")
+        raise unknown_name(f"unknown column {_shown(name)}", name, names, "columns")
 
     def value(self, name: str, column: pd.Series, value: Literal, op: str) -> Any:
         """The literal as the column's type, or an error naming what the column allows."""
@@ -369,9 +382,8 @@ class _Evaluator:
             if op in ORDERING and not dtype.ordered:
                 raise QueryError(f"{name} has no order: use == != or in")
             if value not in allowed:
-                raise QueryError(
-                    f"{name}: {_shown(value)} is not one of its values; allowed: {_short(allowed)}"
-                )
+                what = f"{name}: {_shown(value)} is not one of its values"
+                raise unknown_name(what, value, allowed, "allowed")
             return value
         if pd.api.types.is_bool_dtype(dtype):
             if not isinstance(value, bool):

@@ -7,17 +7,27 @@ generation, an interrupt or a crash leaves the previous site as it was.
 A target folder is replaced only if it is empty or is a previous build: the
 build writes a marker file (:data:`MARKER`) listing every file it created,
 and a folder holding anything else is refused, so ``--site-dir`` never
-deletes files it did not create.
+deletes files it did not create. The checks fail fast: a file-system root,
+the home folder, the data root or a folder holding it is refused by name, and
+a folder without a marker is refused without walking it.
+
+SIGTERM (as from ``kill`` or a CI runner's timeout) during the build stops
+the MkDocs child and removes the temporary folder, like an interrupt does.
 """
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from masrl_kb.kb.paths import ENV_ROOT, find_root
@@ -29,6 +39,7 @@ GENERATOR = "masrl-kb build"
 # A default site/ built before the marker existed is recognised by MkDocs' own outputs.
 LEGACY_SIGNS = ("sitemap.xml", "search/search_index.json")
 SHOWN_FOREIGN = 5
+CHILD_GRACE_SECONDS = 5  # after SIGTERM, how long MkDocs may take to stop before SIGKILL
 # Silence the theme's and plugins' end-of-life banners: they are not about this site.
 QUIET = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
 # Set for a preview build: the page generator leaves drafts out instead of refusing them.
@@ -66,18 +77,43 @@ def build_site(
     config = config_file(data_root)
     default = site_dir is None
     target = data_root / "site" if default else Path(site_dir).absolute()
+    if not default:
+        check_not_protected(target, data_root)
     check_replaceable(target, legacy_ok=default)
     target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.building-", dir=target.parent))
+    with _sigterm_raises():
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.building-", dir=target.parent))
+        try:
+            command = _command(config, staging, strict)
+            code = run_mkdocs(command, data_root, config.parent, preview)
+            if code == 0:
+                write_marker(staging)
+                swap_in(staging, target)
+            return code
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)  # gone already after a swap
+
+
+class Terminated(SystemExit):
+    """SIGTERM arrived during a build: unwinds like an interrupt, exits 128 + 15."""
+
+
+def _raise_terminated(signum: int, frame: object) -> None:  # noqa: ARG001
+    raise Terminated(128 + signum)
+
+
+@contextlib.contextmanager
+def _sigterm_raises() -> Iterator[None]:
+    """SIGTERM becomes :class:`Terminated` for the duration, so cleanup code runs
+    (by default SIGTERM ends Python at once, leaving the child and the temp folder)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGTERM, _raise_terminated)
     try:
-        command = _command(config, staging, strict)
-        code = run_mkdocs(command, data_root, config.parent, preview)
-        if code == 0:
-            write_marker(staging)
-            swap_in(staging, target)
-        return code
+        yield
     finally:
-        shutil.rmtree(staging, ignore_errors=True)  # gone already after a swap
+        signal.signal(signal.SIGTERM, old)
 
 
 def _command(config: Path, out: Path, strict: bool) -> list[str]:
@@ -93,7 +129,24 @@ def run_mkdocs(command: list[str], data_root: Path, cwd: Path, preview: bool = F
     if preview:
         env[ENV_PREVIEW] = "1"
     # The config's own folder as cwd keeps its relative paths (docs/, scripts/) resolvable.
-    return subprocess.run(command, env=env, cwd=cwd, check=False).returncode
+    child = subprocess.Popen(command, env=env, cwd=cwd)
+    try:
+        return child.wait()
+    except BaseException:
+        stop_child(child)
+        raise
+
+
+def stop_child(child: subprocess.Popen) -> None:
+    """Stop a child that is still running: SIGTERM, then SIGKILL after a grace period."""
+    if child.poll() is not None:
+        return
+    child.terminate()
+    try:
+        child.wait(timeout=CHILD_GRACE_SECONDS)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.wait()
 
 
 # ---------------------------------------------------------------- the output folder
@@ -132,6 +185,39 @@ def _marker_files(folder: Path) -> set[str] | None:
     return {*files, MARKER}
 
 
+def check_not_protected(target: Path, data_root: Path) -> None:
+    """Refuse, before looking inside, a target whose replacement would remove far
+    more than a site: a file-system root, the home folder, the current folder,
+    the data root or any folder holding one of them."""
+    resolved = target.resolve()
+    guarded = {"the data root": data_root.resolve(), "the current folder": Path.cwd().resolve()}
+    guarded["your home folder"] = Path.home().resolve()
+    if resolved == Path(resolved.anchor):
+        raise SiteDirError(f"{target}: a file-system root; choose an empty or new folder")
+    for what, folder in guarded.items():
+        if resolved == folder or resolved in folder.parents:
+            raise SiteDirError(
+                f"{target}: is or holds {what}; refusing to replace it with the site: "
+                "choose an empty or new folder"
+            )
+
+
+def _is_empty(folder: Path) -> bool:
+    with os.scandir(folder) as entries:
+        return next(entries, None) is None
+
+
+def _foreign(folder: Path, listed: set[str]) -> Iterator[str]:
+    """Files under ``folder`` a previous build did not list, lazily (stops when asked)."""
+    for base, dirs, files in os.walk(folder):
+        rel = Path(base).relative_to(folder)
+        links = [d for d in dirs if (Path(base) / d).is_symlink()]
+        for name in sorted([*files, *links]):
+            path = (rel / name).as_posix()
+            if path not in listed:
+                yield path
+
+
 def check_replaceable(target: Path, legacy_ok: bool = False) -> None:
     """Raise :class:`SiteDirError` unless ``target`` may be replaced by a new build.
 
@@ -141,10 +227,7 @@ def check_replaceable(target: Path, legacy_ok: bool = False) -> None:
     """
     if target.is_symlink() or (target.exists() and not target.is_dir()):
         raise SiteDirError(f"{target}: not a folder; refusing to replace it with the site")
-    if not target.exists():
-        return
-    present = files_under(target)
-    if not present:
+    if not target.exists() or _is_empty(target):
         return
     listed = _marker_files(target)
     if listed is None:
@@ -154,10 +237,11 @@ def check_replaceable(target: Path, legacy_ok: bool = False) -> None:
             f"{target}: not empty and not a previous masrl-kb build (no {MARKER}); "
             "refusing to delete its files: choose an empty or new folder"
         )
-    foreign = [f for f in present if f not in listed]
+    # Only a folder a build marked is walked, and only until enough is found to say so.
+    foreign = list(itertools.islice(_foreign(target, listed), SHOWN_FOREIGN + 1))
     if foreign:
         shown = ", ".join(foreign[:SHOWN_FOREIGN])
-        more = f" and {len(foreign) - SHOWN_FOREIGN} more" if len(foreign) > SHOWN_FOREIGN else ""
+        more = " and more" if len(foreign) > SHOWN_FOREIGN else ""
         raise SiteDirError(
             f"{target}: holds files a build did not create ({shown}{more}); "
             "refusing to delete them: move them out or choose another folder"

@@ -128,7 +128,7 @@ class Context:
         """Each paper's rows of :attr:`evaluations`, grouped in one pass."""
         grouped: dict[str, list[dict]] = defaultdict(list)
         for row in self.evaluations.to_dict("records"):
-            grouped[row["paper"]].append(row)
+            grouped[row["key"]].append(row)
         return dict(grouped)
 
     @cached_property

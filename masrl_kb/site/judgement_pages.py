@@ -75,9 +75,7 @@ def evaluations_page(ctx: Context) -> Page:
     table = ctx.evaluations
     matrix = benchmark_matrix(ctx.papers, outside=OUTSIDE_SHOWN, table=table)
     methods = ctx.papers[ctx.papers["category"].isin(EVALUATED_CATEGORIES)]
-    most_used = (
-        table.groupby(["benchmark", "label"])["paper"].nunique().sort_values(ascending=False)
-    )
+    most_used = table.groupby(["benchmark", "label"])["key"].nunique().sort_values(ascending=False)
     claims = [v for v in ctx.claim_views or [] if v.claim.group == EVALUATION_GROUP]
     # An unused benchmark would be an empty column in every row: it is named once instead.
     columns = _matrix_columns(ctx, table, matrix)

@@ -279,9 +279,29 @@ def _taxonomy_fifo(root: Path) -> str:
     return "taxonomy.yaml"
 
 
+def datafile_cases() -> list[Case]:
+    """claims, protocol, rounds, readings and benchmarks broken: ``validate`` and
+    ``build`` both refuse them in one line (build before starting MkDocs)."""
+    from tests.hostile.datafiles import BUILD_ONLY, CASES
+
+    cases = [Case("datafiles", name, field, plant) for name, field, plant in CASES]
+    return cases + [
+        Case("datafiles", f"{name}-build", field, plant, ("build",))
+        for name, field, plant in CASES + BUILD_ONLY
+    ]
+
+
+def extra_cases() -> list[Case]:
+    """Groups kept in their own modules (import-upstream). Caches and CSV formulas
+    are probes (tests/hostile/probes.py): run cleanly rather than refused."""
+    from tests.hostile.upstream import upstream_cases
+
+    return upstream_cases()
+
+
 def all_cases() -> list[Case]:
     """Every case of the corpus that a command-line run judges."""
-    return record_cases() + filesystem_cases() + taxonomy_cases()
+    return record_cases() + filesystem_cases() + taxonomy_cases() + datafile_cases() + extra_cases()
 
 
 # ---------------------------------------------------------------- running
@@ -324,12 +344,14 @@ def run_case(case: Case, tmp: Path) -> Outcome:
     root = write_synthetic_root(tmp / "kb", papers=3, exclusions=2)
     named = case.plant(root)
     before = _snapshot(root / named.rstrip("/"))
+    records = _records(root)
+    command = [arg.replace("{root}", str(root)) for arg in case.command]
     out, err = io.StringIO(), io.StringIO()
     old = signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(CASE_SECONDS)
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(["--root", str(root), *case.command])
+            code = main(["--root", str(root), *command])
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 2
     except _Timeout:
@@ -342,7 +364,20 @@ def run_case(case: Case, tmp: Path) -> Outcome:
     text = out.getvalue() + err.getvalue()
     if code == 0:
         return Outcome("accepted", code, text)
-    return Outcome(*_judge(case, root, named, before, code, text))
+    kind, code, text, reason = _judge(case, root, named, before, code, text)
+    if _records(root) != records:
+        kind, reason = "unclear", "; ".join(filter(None, [reason, "a record file changed"]))
+    return Outcome(kind, code, text, reason)
+
+
+def _records(root: Path) -> dict[str, tuple | None]:
+    """Every record file's state (a refused command must leave all of them as they were)."""
+    found = {}
+    for folder in ("papers", "exclusions"):
+        base = root / folder
+        if base.is_dir() and not base.is_symlink():
+            found.update({p.name: _snapshot(p) for p in sorted(base.iterdir())})
+    return found
 
 
 def _judge(case: Case, root: Path, named: str, before, code: int, text: str):

@@ -4,8 +4,10 @@
 
 Prints one row per group: rejected cleanly / sanitised (arXiv text cleaned, then
 written) / rejected but unclear / accepted /
-crashed (traceback or hang). Exit status 1 when any case is not rejected
-cleanly (the tests in tests/test_hostile.py assert the same, case by case).
+crashed (traceback or hang). Probes (CSV formulas, caches) count a clean run as
+"rejected" (handled cleanly), a failed check as "unclear", a crash or hang as
+"crashed". Exit status 1 when any case is not rejected cleanly (the tests in
+tests/test_hostile.py assert the same, case by case).
 """
 
 from __future__ import annotations
@@ -17,8 +19,11 @@ import tempfile
 from pathlib import Path
 
 from tests.hostile.corpus import all_cases, run_case
+from tests.hostile.probes import all_probes, run_probe
 
 KINDS = ("rejected", "sanitised", "unclear", "accepted", "crashed")
+# Probes end clean, wrong, crashed or hung; counted in the same table.
+PROBE_KIND = {"clean": "rejected", "wrong": "unclear", "crashed": "crashed", "hung": "crashed"}
 
 
 def main() -> int:
@@ -35,17 +40,25 @@ def main() -> int:
             bad.append((case.id, outcome.kind, outcome.reason or outcome.output[-300:]))
         if args.verbose:
             print(f"{outcome.kind:<9} {case.id}")
+    for probe in all_probes():
+        with tempfile.TemporaryDirectory() as tmp:
+            outcome = run_probe(probe, Path(tmp))
+        counts[probe.group][PROBE_KIND[outcome.kind]] += 1
+        if outcome.kind != "clean":
+            bad.append((probe.id, outcome.kind, outcome.reason[-300:]))
+        if args.verbose:
+            print(f"{outcome.kind:<9} {probe.id}")
     try:
         from tests.hostile.arxiv_cases import arxiv_counts
 
         counts["arxiv"].update(arxiv_counts(bad))
     except ImportError:
         pass
-    print(f"{'group':<12}" + "".join(f"{k:>10}" for k in KINDS) + f"{'total':>8}")
+    print(f"{'group':<16}" + "".join(f"{k:>10}" for k in KINDS) + f"{'total':>8}")
     for group, c in counts.items():
-        print(f"{group:<12}" + "".join(f"{c[k]:>10}" for k in KINDS) + f"{sum(c.values()):>8}")
+        print(f"{group:<16}" + "".join(f"{c[k]:>10}" for k in KINDS) + f"{sum(c.values()):>8}")
     total = sum((c for c in counts.values()), collections.Counter())
-    print(f"{'all':<12}" + "".join(f"{total[k]:>10}" for k in KINDS) + f"{sum(total.values()):>8}")
+    print(f"{'all':<16}" + "".join(f"{total[k]:>10}" for k in KINDS) + f"{sum(total.values()):>8}")
     for case_id, kind, reason in bad:
         print(f"{kind}: {case_id}: {reason}", file=sys.stderr)
     return 1 if bad else 0

@@ -12,6 +12,10 @@ taxonomy) is dropped unchecked.
 
 Cells are read as text with no missing-value guessing: ``NA`` is a real tag
 value, not a missing one. Only empty cells of optional fields are missing.
+
+Every CSV the project writes passes its text cells through :func:`guard_cell`
+(a spreadsheet must never run a cell as a formula) and every reader of those
+files through :func:`unguard_cell`, so a round trip gives back the same text.
 """
 
 from __future__ import annotations
@@ -53,6 +57,39 @@ KEEP_EMPTY = ("evaluated_on", "multi_agent_native")
 
 class CsvImportError(ValueError):
     """A row of an export cannot be turned back into a record."""
+
+
+# A spreadsheet runs a cell beginning with one of these as a formula (tab and CR
+# too: some programs drop them and read what follows). The guard is a leading
+# apostrophe, which spreadsheets show as text and hide.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+# Cells already starting with apostrophes before such a character get one more, so
+# that unguarding (removing exactly one) is exact for every text.
+_STARTS = "[" + "".join(re.escape(c) for c in FORMULA_START) + "]"
+_NEEDS_GUARD = re.compile("'*" + _STARTS)
+_GUARDED = re.compile("'+" + _STARTS)
+
+
+def guard_cell(value: object) -> object:
+    """A cell no spreadsheet runs as a formula; anything but text is returned as is."""
+    if isinstance(value, str) and _NEEDS_GUARD.match(value):
+        return "'" + value
+    return value
+
+
+def unguard_cell(value: object) -> object:
+    """The text :func:`guard_cell` was given (cells without a guard are returned as is)."""
+    if isinstance(value, str) and _GUARDED.match(value):
+        return value[1:]
+    return value
+
+
+def guard_row(row: dict) -> dict:
+    return {k: guard_cell(v) for k, v in row.items()}
+
+
+def unguard_row(row: dict) -> dict:
+    return {k: unguard_cell(v) for k, v in row.items()}
 
 
 def canonical_record(data: dict) -> dict:
@@ -159,7 +196,7 @@ def row_to_record(row: dict, where: str = "row") -> dict:
 def records_from_csv(text: str) -> list[dict]:
     """Paper records from the text of ``masrl-kb export csv``."""
     reader = csv.DictReader(io.StringIO(text, newline=""))
-    return [row_to_record(row, f"line {reader.line_num}") for row in reader]
+    return [row_to_record(unguard_row(row), f"line {reader.line_num}") for row in reader]
 
 
 def records_from_json(text: str) -> list[dict]:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from masrl_kb.contrib.export.csv_io import guard_row
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
 from masrl_kb.query.frames import load_pool
 
@@ -127,10 +128,19 @@ def excluded_rows(exclusions: pd.DataFrame, tax: Taxonomy) -> list[dict[str, str
 
 
 def csv_text(columns: tuple[str, ...], rows: list[dict[str, str]]) -> str:
+    """The rows as CSV text, formula-like cells guarded (the reader unguards them)."""
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
+    plain = csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n")
+    # The csv module quotes a cell for the line terminator it writes (\n) but not
+    # for a bare \r, which other readers take as a line end: such rows are quoted.
+    quoted = csv.DictWriter(
+        out, fieldnames=list(columns), lineterminator="\n", quoting=csv.QUOTE_ALL
+    )
+    plain.writeheader()
+    for row in rows:
+        guarded = guard_row(row)
+        writer = quoted if any("\r" in str(v) for v in guarded.values()) else plain
+        writer.writerow(guarded)
     return out.getvalue()
 
 

@@ -15,6 +15,8 @@ import math
 
 import pandas as pd
 
+from masrl_kb.contrib.export.csv_io import guard_cell
+
 
 def _plain(value: object) -> object:
     """A JSON-ready value: dates as ISO days, NaN and NA as None."""
@@ -64,7 +66,8 @@ def records_json(records: list[dict], compact: bool = False) -> str:
 
 
 def records_csv(records: list[dict]) -> str:
-    """CSV text of records, every cell quoted; lists and mappings become JSON text."""
+    """CSV text of records, every cell quoted; lists and mappings become JSON text;
+    text that a spreadsheet would run as a formula is guarded (:func:`guard_cell`)."""
     if not records:
         return ""
     out = io.StringIO(newline="")
@@ -75,7 +78,7 @@ def records_csv(records: list[dict]) -> str:
     )
     writer.writeheader()
     for record in records:
-        writer.writerow({k: _csv_cell(v) for k, v in record.items()})
+        writer.writerow({k: guard_cell(_csv_cell(v)) for k, v in record.items()})
     return out.getvalue()
 
 
