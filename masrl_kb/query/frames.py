@@ -106,6 +106,8 @@ def _paper_frame(rows: list[dict], tax: Taxonomy) -> pd.DataFrame:
         "authors_truncated": False,
         "authors_note": None,
         "extra_urls": None,
+        "own_sites": None,
+        "evaluated_on_none": None,
         "credit_evidence": None,
         "credit_mechanism": None,
         "sources": None,
