@@ -28,7 +28,7 @@ from urllib.parse import unquote, urlsplit
 
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.records import RecordFile
-from masrl_kb.kb.text import shorten, text_problem
+from masrl_kb.kb.text import shorten, shorten_name, text_problem
 from masrl_kb.kb.yamlio import LineDict, load_yaml_file
 
 SOURCES_FILE = "sources.yaml"
@@ -205,7 +205,7 @@ def parse_sources(data: object) -> tuple[HostData, list[tuple[int, str, str]]]:
     for key in top:
         if key not in known:
             message = f"unknown section {shorten(key)}; allowed: {', '.join(sorted(known))}"
-            r.problems.append((top.line_of(key), shorten(key), message))
+            r.problems.append((top.line_of(key), shorten_name(key), message))
     own_backs = frozenset(r.words(own, "backs", "own_sites.backs"))
     return HostData(papers, forges, forge_backs, own_backs, vendors, vendor_backs), r.problems
 
@@ -366,7 +366,7 @@ def classify(data: HostData, owner: _Owner, url: object) -> Kind | str:
     if not isinstance(place, Place):
         return place
     kind = _paper_kind(data, place) or _owned_kind(data, owner, place)
-    return kind or f"{place.host} is a secondary host for this record"
+    return kind or f"{shorten_name(place.host)} is a secondary host for this record"
 
 
 def allowed_kinds(data: HostData, owner: _Owner) -> str:
@@ -376,7 +376,7 @@ def allowed_kinds(data: HostData, owner: _Owner) -> str:
         hosts = sorted(kind.hosts)
         more = f" +{len(hosts) - _HOSTS_SHOWN} more" if len(hosts) > _HOSTS_SHOWN else ""
         parts.append(f"{kind.kind} ({', '.join(hosts[:_HOSTS_SHOWN])}{more})")
-    own = ", ".join(shorten(s, 40) for s in owner.shown[:4]) or "none declared"
+    own = ", ".join(shorten_name(s, 40) for s in owner.shown[:4]) or "none declared"
     parts.append(f"the authors' repository, project page or vendor site ({own})")
     return "; ".join(parts)
 

@@ -281,7 +281,9 @@ def _taxonomy_fifo(root: Path) -> str:
 
 def all_cases() -> list[Case]:
     """Every case of the corpus that a command-line run judges."""
-    return record_cases() + filesystem_cases() + taxonomy_cases()
+    from tests.hostile.provenance_cases import provenance_cases  # builds on this module
+
+    return record_cases() + filesystem_cases() + taxonomy_cases() + provenance_cases()
 
 
 # ---------------------------------------------------------------- running
