@@ -266,7 +266,8 @@ def _check_mapping(
 def _unknown_field(key: object, known: dict[str, Field]) -> str:
     close = difflib.get_close_matches(str(key), list(known), n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return f"unknown field {shorten(key)}{hint}; allowed fields: {', '.join(known)}"
+    # The field column already echoes the key; a shorter echo keeps the line readable.
+    return f"unknown field {shorten(key, 40)}{hint}; allowed fields: {', '.join(known)}"
 
 
 def _check_value(data: LineDict, f: Field, tax: Taxonomy, prefix: str) -> list[Found]:
