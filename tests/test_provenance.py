@@ -381,3 +381,12 @@ def test_the_hostile_corpus_has_a_provenance_group() -> None:
     cases = [c for c in all_cases() if c.group == "provenance"]
     assert len(cases) >= 30
     assert {c.field for c in cases} >= {"decisions[0].evidence.url", "file", "sources[0].url"}
+
+
+def test_the_host_data_is_part_of_the_pool_fingerprint(root: Path) -> None:
+    from masrl_kb.kb.cache import pool_fingerprint
+
+    before = pool_fingerprint(root, "salt")
+    path = root / SOURCES_FILE
+    path.write_text(path.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+    assert pool_fingerprint(root, "salt") != before
