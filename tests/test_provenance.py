@@ -390,3 +390,14 @@ def test_the_host_data_is_part_of_the_pool_fingerprint(root: Path) -> None:
     path = root / SOURCES_FILE
     path.write_text(path.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
     assert pool_fingerprint(root, "salt") != before
+
+
+def test_the_paper_page_says_why_no_benchmark_is_listed(root: Path) -> None:
+    from masrl_kb.site.context import load_context
+    from masrl_kb.site.paper_pages import paper_page
+
+    text = GOOD.replace("The paper reports no benchmark.", "'<img src=x onerror=alert(1)> none'")
+    (root / "papers" / "bad.yaml").write_text(text, encoding="utf-8")
+    page = paper_page(load_context(root), "bad").render()
+    assert "&lt;img src=x onerror=alert(1)&gt; none" in page and "<img src=x" not in page
+    assert '<a href="https://arxiv.org/abs/2501.00001" rel="noopener">source</a>' in page
