@@ -401,3 +401,23 @@ def test_the_paper_page_says_why_no_benchmark_is_listed(root: Path) -> None:
     page = paper_page(load_context(root), "bad").render()
     assert "&lt;img src=x onerror=alert(1)&gt; none" in page and "<img src=x" not in page
     assert '<a href="https://arxiv.org/abs/2501.00001" rel="noopener">source</a>' in page
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda t: t.replace("affiliation: Nowhere University", "affiliation: [Anthropic]"),
+        lambda t: t.replace("affiliation: Nowhere University", "affiliation: {a: 1}"),
+        lambda t: t + "own_sites: https://github.com/owner\n",
+        lambda t: t + "own_sites:\n  - 7\n  - [a]\n",
+        lambda t: t + "sources: {field: authors}\n",
+        lambda t: t + "sources:\n  - 7\n  - {field: [authors], url: 3}\n",
+        lambda t: t.replace("decisions:\n", "decisions: 7\nx_decisions:\n"),
+        lambda t: t.replace("evaluated_on_none:\n", "evaluated_on_none: [1]\nx_none:\n"),
+        lambda t: t.replace('  code: "https://example.org/code"', "  code: [1, 2]"),
+        lambda t: t.replace("artifacts:\n", "artifacts: 7\nx_artifacts:\n"),
+    ],
+)
+def test_malformed_shapes_give_problems_not_crashes(root: Path, edit) -> None:
+    found = problems(root, edit(GOOD))
+    assert found and all(p.startswith("papers/bad.yaml:") for p in found)

@@ -323,7 +323,7 @@ def record_owner(data: HostData, record: Mapping) -> _Owner:
     affiliation = record.get("affiliation")
     vendor_hosts: set[str] = set()
     for vendor in data.vendors:
-        if affiliation in vendor.affiliations:
+        if isinstance(affiliation, str) and affiliation in vendor.affiliations:
             vendor_hosts |= vendor.hosts
             owner.shown.append(f"{vendor.name} ({', '.join(sorted(vendor.hosts))})")
             for account in vendor.accounts:
