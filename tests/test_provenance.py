@@ -421,3 +421,25 @@ def test_the_paper_page_says_why_no_benchmark_is_listed(root: Path) -> None:
 def test_malformed_shapes_give_problems_not_crashes(root: Path, edit) -> None:
     found = problems(root, edit(GOOD))
     assert found and all(p.startswith("papers/bad.yaml:") for p in found)
+
+
+def test_the_evaluation_source_needs_a_primary_page_or_a_reason(root: Path) -> None:
+    evaluated = GOOD.replace(
+        "evaluated_on: []\nevaluated_on_none:\n  reason: The paper reports no benchmark.\n"
+        "  url: https://arxiv.org/abs/2501.00001\n",
+        "evaluated_on:\n  - {benchmark: synthetic-bench, metric: accuracy,"
+        " multi_agent_native: false}\nevaluation_source: https://ai-navigate-news.com/a/1\n",
+    )
+    found = problems(root, evaluated)
+    assert len(found) == 1
+    assert found[0].startswith("papers/bad.yaml:37: evaluation_source: ai-navigate-news.com ")
+    assert "evaluation_provisional: <reason>" in found[0]
+    reason = "evaluation_provisional: read from a news digest\n"
+    assert problems(root, evaluated + reason) == []
+    primary = evaluated.replace(
+        "https://ai-navigate-news.com/a/1", "https://arxiv.org/abs/2501.00001"
+    )
+    assert problems(root, primary) == []
+    assert provisional_notes({"evaluation_provisional": "read from a digest"}) == [
+        ("evaluation source", "read from a digest")
+    ]

@@ -167,6 +167,12 @@ PAPER_FIELDS: tuple[Field, ...] = (
         sub=NO_EVALUATION_FIELDS,
     ),
     Field("evaluation_source", "url", "Where the evaluations were read (paper, tables).", False),
+    Field(
+        "evaluation_provisional",
+        "text",
+        "Why evaluation_source is not yet a primary page (shown as a badge).",
+        False,
+    ),
     Field("evaluates", "text", "Benchmarks: what they score, in the curators' words.", False),
     Field(
         "multi_agent_native",

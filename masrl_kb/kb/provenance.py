@@ -7,7 +7,8 @@ company's site is primary for records whose ``affiliation`` names it.
 
 The rule: a ``sources`` field, a learned decision's evidence, a strict credit
 reading's evidence, ``artifacts.source`` and ``evaluated_on_none`` each need a
-URL on a primary host, or ``provisional: <reason>`` on that item. An evidence
+URL on a primary host, or ``provisional: <reason>`` on that item; so does
+``evaluation_source`` (its reason goes in ``evaluation_provisional``). An evidence
 ``source:`` label must fit its page (``paper`` points at the paper). An RL
 method or framework with ``evaluated_on: []`` says why in ``evaluated_on_none``.
 
@@ -492,6 +493,23 @@ def _evaluations(c: _Check) -> Iterator[Found]:
     if isinstance(none, LineDict) and "url" in none:
         what = "the reason for an empty evaluated_on"
         yield from c.need_primary(none, none["url"], "evaluated_on_none.url", what)
+    yield from _evaluation_source(c)
+
+
+def _evaluation_source(c: _Check) -> Iterator[Found]:
+    """``evaluation_source`` is primary, or ``evaluation_provisional`` says why not yet."""
+    data = c.rec.data
+    if "evaluation_source" not in data:
+        return
+    verdict = classify(c.data, c.owner, data["evaluation_source"])
+    reason = data.get("evaluation_provisional")
+    if isinstance(verdict, Kind) or (isinstance(reason, str) and reason.strip()):
+        return
+    message = (
+        f"{verdict}; the evaluations: at least one primary source is needed, or "
+        f"evaluation_provisional: <reason>; allowed kinds: {allowed_kinds(c.data, c.owner)}"
+    )
+    yield c.rec.rel, c.rec.line("evaluation_source"), "evaluation_source", message
 
 
 def provenance_problems(papers: list[RecordFile], root: object = None) -> Iterator[Found]:
@@ -531,4 +549,7 @@ def provisional_notes(record: Mapping) -> list[tuple[str, str]]:
     for key, what in named:
         if _provisional(record.get(key)):
             notes.append((what, record[key]["provisional"]))
+    reason = record.get("evaluation_provisional")
+    if isinstance(reason, str) and reason.strip():
+        notes.append(("evaluation source", reason))
     return notes

@@ -108,6 +108,7 @@ def _paper_frame(rows: list[dict], tax: Taxonomy) -> pd.DataFrame:
         "extra_urls": None,
         "own_sites": None,
         "evaluated_on_none": None,
+        "evaluation_provisional": None,
         "credit_evidence": None,
         "credit_mechanism": None,
         "sources": None,
