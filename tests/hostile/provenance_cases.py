@@ -83,7 +83,22 @@ def _record_cases() -> list[Case]:
     blank = _learned("https://www.sciencestack.ai/paper/1").replace(
         "      where: Section 3\n", "      where: Section 3\n      provisional: ''\n"
     )
+    disguised_own = _learned("https://evil.com/abs/1").replace(
+        "affiliation:", "own_sites:\n  - https://arxiv.org@evil.com/\naffiliation:"
+    )
+    forged_vendor = _learned("https://www.anthropic.com.evil.com/x").replace(
+        "affiliation: Nowhere University", "affiliation: Anthropic"
+    )
+    news_evaluation = GOOD.replace(
+        "evaluated_on: []\nevaluated_on_none:\n  reason: The paper reports no benchmark.\n"
+        "  url: https://arxiv.org/abs/2501.00001\n",
+        "evaluated_on:\n  - {benchmark: synthetic-bench, metric: accuracy,"
+        " multi_agent_native: false}\nevaluation_source: https://news.example.com/a\n",
+    )
     return cases + [
+        Case(GROUP, "own-site-with-user-info", LEARNED_URL, _plant(disguised_own)),
+        Case(GROUP, "vendor-lookalike", LEARNED_URL, _plant(forged_vendor)),
+        Case(GROUP, "evaluation-source-on-news-site", "evaluation_source", _plant(news_evaluation)),
         Case(
             GROUP, "label-paper-on-aggregator", "decisions[0].evidence.source", _plant(paper_label)
         ),
