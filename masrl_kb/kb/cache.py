@@ -433,7 +433,7 @@ class ParseCache:
 
 # ---------------------------------------------------------------- signed files and pools
 # What a record read depends on besides the record files (validation reads them all).
-POOL_FILES = ("taxonomy.yaml", "benchmarks.yaml", "protocol.yaml")
+POOL_FILES = ("taxonomy.yaml", "benchmarks.yaml", "protocol.yaml", "sources.yaml")
 POOL_FOLDERS = ("papers", "exclusions", "readings")
 MAX_POOL_FILE = 1 << 24
 

@@ -40,11 +40,13 @@ EVIDENCE_FIELDS: tuple[Field, ...] = (
     Field("where", "text", "Section, figure, table, or file path in the released code."),
     Field("url", "url", "Link to the paper, page or code file."),
     Field("note", "text", "Why the reading holds, in the curators' own words.", False),
+    Field("provisional", "text", "Why no primary source is cited yet (shown as a badge).", False),
 )
 
 SOURCE_FIELDS: tuple[Field, ...] = (
     Field("field", "text", "The record field this source settles (authors, arxiv_id...)."),
     Field("url", "url", "Where the fact was looked up."),
+    Field("provisional", "text", "Why no primary source is cited yet (shown as a badge).", False),
 )
 
 ARTIFACT_FIELDS: tuple[Field, ...] = (
@@ -54,6 +56,7 @@ ARTIFACT_FIELDS: tuple[Field, ...] = (
     Field("traces", "artifact", "Released agent rollouts or traces: a URL or {none: DATE}."),
     Field("license", "text", "The code's licence as its repository states it.", False),
     Field("source", "url", "Where the links were found (the paper, project page, README)."),
+    Field("provisional", "text", "Why no primary source is cited yet (shown as a badge).", False),
 )
 
 EVALUATION_FIELDS: tuple[Field, ...] = (
@@ -66,6 +69,12 @@ EVALUATION_FIELDS: tuple[Field, ...] = (
     Field("metric", "text", "The metric reported (accuracy, pass@1, success rate...)."),
     Field("multi_agent_native", "bool", "The setting scores the team, not only an answer."),
     Field("note", "text", "What the setting was, when it matters (a split, a mode).", False),
+)
+
+NO_EVALUATION_FIELDS: tuple[Field, ...] = (
+    Field("reason", "text", "Why the work reports no benchmark, in the curators' words."),
+    Field("url", "url", "The primary page that shows it."),
+    Field("provisional", "text", "Why no primary source is cited yet (shown as a badge).", False),
 )
 
 BENCHMARK_FIELDS: tuple[Field, ...] = (
@@ -94,6 +103,13 @@ PAPER_FIELDS: tuple[Field, ...] = (
     Field("arxiv_id", "arxiv_id", "arXiv identifier without version, e.g. '2508.04652'.", False),
     Field("url", "url", "Canonical http(s) link."),
     Field("extra_urls", "urls", "Further http(s) links.", False),
+    Field(
+        "own_sites",
+        "urls",
+        "The authors' or vendor's own pages beyond artifacts.code (project page, lab account);"
+        " primary sources for this record.",
+        False,
+    ),
     Field("affiliation", "text", "Lead affiliation ('unknown' when not stated)."),
     Field("category", "axis", "Kind of work.", axis="category"),
     Field("is_rl", "axis", "Whether RL is used.", axis="is_rl"),
@@ -143,7 +159,20 @@ PAPER_FIELDS: tuple[Field, ...] = (
         False,
         sub=EVALUATION_FIELDS,
     ),
+    Field(
+        "evaluated_on_none",
+        "object",
+        "Why an RL method or framework lists no benchmark: {reason, url}.",
+        False,
+        sub=NO_EVALUATION_FIELDS,
+    ),
     Field("evaluation_source", "url", "Where the evaluations were read (paper, tables).", False),
+    Field(
+        "evaluation_provisional",
+        "text",
+        "Why evaluation_source is not yet a primary page (shown as a badge).",
+        False,
+    ),
     Field("evaluates", "text", "Benchmarks: what they score, in the curators' words.", False),
     Field(
         "multi_agent_native",

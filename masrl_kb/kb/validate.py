@@ -29,6 +29,7 @@ from masrl_kb.kb.fields import (
 )
 from masrl_kb.kb.judgements import judgement_problems
 from masrl_kb.kb.problem import Problem
+from masrl_kb.kb.provenance import provenance_problems
 from masrl_kb.kb.readings import ReadingsError, load_readers
 from masrl_kb.kb.records import RecordFile, RecordSet, read_records
 from masrl_kb.kb.rules import NA, is_http_url
@@ -265,7 +266,8 @@ def _check_mapping(
 def _unknown_field(key: object, known: dict[str, Field]) -> str:
     close = difflib.get_close_matches(str(key), list(known), n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return f"unknown field {shorten(key)}{hint}; allowed fields: {', '.join(known)}"
+    # The field column already echoes the key; a shorter echo keeps the line readable.
+    return f"unknown field {shorten(key, 40)}{hint}; allowed fields: {', '.join(known)}"
 
 
 def _check_value(data: LineDict, f: Field, tax: Taxonomy, prefix: str) -> list[Found]:
@@ -541,6 +543,7 @@ def validate_records(records: RecordSet, tax: Taxonomy) -> list[Problem]:
     problems.extend(_readings_problems(records))
     outside = frozenset(b.id for b in registry.benchmarks)
     problems.extend(Problem(*found) for found in judgement_problems(records.papers, outside))
+    problems.extend(Problem(*found) for found in provenance_problems(records.papers, records.root))
     problems.extend(_duplicate_problems(everything, identities))
     if records.cache is not None:
         records.cache.save()

@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 import pandas as pd
 
 from masrl_kb.kb.judgements import EVALUATED_CATEGORIES
+from masrl_kb.kb.provenance import provisional_notes
 from masrl_kb.kb.readings import KB_READER, READING_AXES
 from masrl_kb.query.agreement import paper_readings
 from masrl_kb.query.frames import ARTIFACT_KINDS, value_counts
@@ -269,6 +270,7 @@ def paper_page(ctx: Context, key: str) -> Page:
         evaluated=paper_evaluations(ctx, key),
         readings=other_readings(ctx, key),
         evaluated_kind=row["category"] in EVALUATED_CATEGORIES,
+        provisional=provisional_notes(row),
     )
 
 

@@ -301,7 +301,16 @@ def extra_cases() -> list[Case]:
 
 def all_cases() -> list[Case]:
     """Every case of the corpus that a command-line run judges."""
-    return record_cases() + filesystem_cases() + taxonomy_cases() + datafile_cases() + extra_cases()
+    from tests.hostile.provenance_cases import provenance_cases  # builds on this module
+
+    return (
+        record_cases()
+        + filesystem_cases()
+        + taxonomy_cases()
+        + datafile_cases()
+        + extra_cases()
+        + provenance_cases()
+    )
 
 
 # ---------------------------------------------------------------- running

@@ -1,0 +1,555 @@
+"""Provenance: every corrected fact and every reading rests on a primary source.
+
+Which hosts are primary lives in ``sources.yaml`` (data, not code). Some
+primary sources depend on the record: the authors' repository is the account
+of the record's ``artifacts.code`` (or one it lists in ``own_sites``), and a
+company's site is primary for records whose ``affiliation`` names it.
+
+The rule: a ``sources`` field, a learned decision's evidence, a strict credit
+reading's evidence, ``artifacts.source`` and ``evaluated_on_none`` each need a
+URL on a primary host, or ``provisional: <reason>`` on that item; so does
+``evaluation_source`` (its reason goes in ``evaluation_provisional``). An evidence
+``source:`` label must fit its page (``paper`` points at the paper). An RL
+method or framework with ``evaluated_on: []`` says why in ``evaluated_on_none``.
+
+URLs are judged strictly before any host is compared: only http(s), no
+user-info (``https://arxiv.org@evil.com/``), no non-ASCII or punycode host
+(look-alikes), no port, no backslash, space or control character, no dot
+segments; anything else is never primary.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.records import RecordFile
+from masrl_kb.kb.text import shorten, shorten_name, text_problem
+from masrl_kb.kb.yamlio import LineDict, load_yaml_file
+
+SOURCES_FILE = "sources.yaml"
+EVALUATED_CATEGORIES = ("rl_method", "framework")
+SECONDARY = "secondary"
+Found = tuple[str, int, str, str]  # (path, line, field, message)
+_HOST_RE = re.compile(r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+")
+_UNSAFE_CHARS = re.compile(r"[\s\\\x00-\x1f\x7f-\x9f]")
+_HOSTS_SHOWN = 3
+
+
+# ---------------------------------------------------------------- host data
+
+
+@dataclass(frozen=True)
+class PaperKind:
+    """Hosts of the paper's own pages (arXiv, OpenReview, proceedings, DOI)."""
+
+    kind: str
+    label: str
+    hosts: frozenset[str]
+    paths: tuple[str, ...]
+    backs: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Forge:
+    """A code host where only the authors' own account is primary."""
+
+    host: str
+    pages: str | None
+    skip: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Vendor:
+    name: str
+    affiliations: frozenset[str]
+    hosts: frozenset[str]
+    accounts: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class HostData:
+    """``sources.yaml``, parsed."""
+
+    papers: tuple[PaperKind, ...] = ()
+    forges: tuple[Forge, ...] = ()
+    forge_backs: frozenset[str] = frozenset()
+    own_backs: frozenset[str] = frozenset()
+    vendors: tuple[Vendor, ...] = ()
+    vendor_backs: frozenset[str] = frozenset()
+
+
+class _Reader:
+    """Reads the host data, collecting ``(line, field, message)`` problems."""
+
+    def __init__(self) -> None:
+        self.problems: list[tuple[int, str, str]] = []
+
+    def mapping(self, node: object, name: str, line: int) -> LineDict:
+        if isinstance(node, LineDict):
+            return node
+        self.problems.append((line, name, "expected a mapping"))
+        return LineDict()
+
+    def items(self, node: LineDict, key: str, name: str) -> list[LineDict]:
+        value = node.get(key)
+        if not isinstance(value, list) or not all(isinstance(v, LineDict) for v in value):
+            self.problems.append((node.line_of(key), name, "expected a list of mappings"))
+            return []
+        return value
+
+    def words(self, node: LineDict, key: str, name: str, required: bool = True) -> tuple[str, ...]:
+        value = node.get(key)
+        if value is None and not required:
+            return ()
+        ok = isinstance(value, list) and value and all(isinstance(v, str) for v in value)
+        if not ok or any(_UNSAFE_CHARS.search(v) or not v for v in value):
+            message = "expected a non-empty list of plain words (no spaces or control characters)"
+            self.problems.append((node.line_of(key), name, message))
+            return ()
+        return tuple(value)
+
+    def hosts(self, node: LineDict, key: str, name: str) -> frozenset[str]:
+        hosts = self.words(node, key, name)
+        bad = [h for h in hosts if not _HOST_RE.fullmatch(h)]
+        if bad:
+            message = f"{shorten(bad[0])} is not a lower-case ASCII host name"
+            self.problems.append((node.line_of(key), name, message))
+        return frozenset(_bare(h) for h in hosts if h not in bad)
+
+    def text(self, node: LineDict, key: str, name: str) -> str:
+        value = node.get(key)
+        if not isinstance(value, str) or not value.strip() or text_problem(value):
+            self.problems.append((node.line_of(key), name, "expected one line of text"))
+            return ""
+        return value
+
+
+def _bare(host: str) -> str:
+    return host.removeprefix("www.")
+
+
+def _paper_kinds(r: _Reader, top: LineDict) -> tuple[PaperKind, ...]:
+    kinds = []
+    for i, item in enumerate(r.items(top, "papers", "papers")):
+        p = f"papers[{i}]."
+        kinds.append(
+            PaperKind(
+                r.text(item, "kind", p + "kind"),
+                r.text(item, "label", p + "label"),
+                r.hosts(item, "hosts", p + "hosts"),
+                r.words(item, "paths", p + "paths", required=False),
+                frozenset(r.words(item, "backs", p + "backs")),
+            )
+        )
+    return tuple(kinds)
+
+
+def _forges(r: _Reader, top: LineDict) -> tuple[tuple[Forge, ...], frozenset[str]]:
+    section = r.mapping(top.get("forges"), "forges", top.line_of("forges"))
+    forges = []
+    for i, item in enumerate(r.items(section, "hosts", "forges.hosts")):
+        p = f"forges.hosts[{i}]."
+        name = item.get("host")
+        if not isinstance(name, str) or not _HOST_RE.fullmatch(name):
+            r.problems.append((item.line_of("host"), p + "host", "expected a host name"))
+            continue
+        pages = item.get("pages")
+        if pages is not None and (not isinstance(pages, str) or not _HOST_RE.fullmatch(pages)):
+            r.problems.append((item.line_of("pages"), p + "pages", "expected a host name"))
+            pages = None
+        skip = frozenset(w.lower() for w in r.words(item, "skip", p + "skip", required=False))
+        forges.append(Forge(_bare(str(name)), pages, skip))
+    return tuple(forges), frozenset(r.words(section, "backs", "forges.backs"))
+
+
+def _vendors(r: _Reader, top: LineDict) -> tuple[tuple[Vendor, ...], frozenset[str]]:
+    section = r.mapping(top.get("vendors"), "vendors", top.line_of("vendors"))
+    vendors = []
+    for i, item in enumerate(r.items(section, "list", "vendors.list")):
+        p = f"vendors.list[{i}]."
+        affiliations = frozenset(
+            a for a in item.get("affiliations") or [] if isinstance(a, str) and a.strip()
+        )
+        if not affiliations:
+            message = "expected a non-empty list of affiliations"
+            r.problems.append((item.line_of("affiliations"), p + "affiliations", message))
+        vendors.append(
+            Vendor(
+                r.text(item, "name", p + "name"),
+                affiliations,
+                r.hosts(item, "hosts", p + "hosts"),
+                r.words(item, "accounts", p + "accounts", required=False),
+            )
+        )
+    return tuple(vendors), frozenset(r.words(section, "backs", "vendors.backs"))
+
+
+def parse_sources(data: object) -> tuple[HostData, list[tuple[int, str, str]]]:
+    """Host data from the loaded ``sources.yaml`` and its problems."""
+    r = _Reader()
+    top = r.mapping(data, "sources", 1)
+    if not top:
+        return HostData(), r.problems
+    if top.get("version") != 1:
+        r.problems.append((top.line_of("version"), "version", "expected version: 1"))
+    papers = _paper_kinds(r, top)
+    forges, forge_backs = _forges(r, top)
+    own = r.mapping(top.get("own_sites"), "own_sites", top.line_of("own_sites"))
+    vendors, vendor_backs = _vendors(r, top)
+    known = {"version", "papers", "forges", "own_sites", "vendors"}
+    for key in top:
+        if key not in known:
+            message = f"unknown section {shorten(key)}; allowed: {', '.join(sorted(known))}"
+            r.problems.append((top.line_of(key), shorten_name(key), message))
+    own_backs = frozenset(r.words(own, "backs", "own_sites.backs"))
+    return HostData(papers, forges, forge_backs, own_backs, vendors, vendor_backs), r.problems
+
+
+def read_sources(
+    root: str | os.PathLike[str] | None = None,
+) -> tuple[HostData | None, list[tuple[int, str, str]]]:
+    """``sources.yaml`` under the data root; ``None`` when the root has none."""
+    path = Path(find_root(root)) / SOURCES_FILE
+    if not os.path.lexists(path):
+        return None, []
+    loaded = load_yaml_file(path)  # refuses links, FIFOs, devices and oversized files
+    if loaded.problems:
+        return None, [(p.line, p.field, p.message) for p in loaded.problems]
+    return parse_sources(loaded.data)
+
+
+# ---------------------------------------------------------------- URLs
+
+
+@dataclass(frozen=True)
+class Place:
+    """A URL reduced to what the rule compares: host (no ``www.``) and path segments."""
+
+    host: str
+    segments: tuple[str, ...]
+
+
+def place_of(url: object) -> Place | str:
+    """The URL's host and path segments, or why it can never be a primary source."""
+    if not isinstance(url, str):
+        return "not text"
+    if _UNSAFE_CHARS.search(url):
+        return "a space, backslash or control character in the URL"
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return "a malformed host or port"
+    if parts.scheme.lower() not in ("http", "https"):
+        return f"scheme {shorten(parts.scheme or 'none')}: only http(s) pages count"
+    if "@" in parts.netloc:
+        return "user-info before the host (user@host) hides the real host"
+    if port is not None:
+        return "an explicit port"
+    host = parts.netloc.lower()
+    if not host.isascii():
+        return "a non-ASCII host name (a look-alike of a real one)"
+    if any(label.startswith("xn--") for label in host.split(".")):
+        return "an internationalised (punycode) host name"
+    if not _HOST_RE.fullmatch(host):
+        return "not a host name"
+    segments = tuple(unquote(s) for s in parts.path.split("/") if s)
+    if any(s in (".", "..") or "/" in s for s in segments):
+        return "dot segments or an encoded slash in the path"
+    return Place(_bare(host), segments)
+
+
+# ---------------------------------------------------------------- record context
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What a primary URL is, and which evidence labels it can carry."""
+
+    label: str
+    backs: frozenset[str]
+
+
+@dataclass
+class _Owner:
+    """The record-dependent primary places: accounts, own pages, vendor hosts."""
+
+    accounts: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)
+    prefixes: list[Place] = field(default_factory=list)
+    vendor_hosts: frozenset[str] = frozenset()
+    shown: list[str] = field(default_factory=list)
+
+
+def _account_of(place: Place, forge: Forge) -> str | None:
+    segments = list(place.segments)
+    if segments and segments[0].lower() in forge.skip:
+        segments = segments[1:]
+    return segments[0].lower() if segments else None
+
+
+def _forge(data: HostData, host: str) -> Forge | None:
+    return next((f for f in data.forges if f.host == host), None)
+
+
+def _declare(owner: _Owner, data: HostData, url: object, backs: frozenset[str]) -> None:
+    place = place_of(url)
+    if not isinstance(place, Place):
+        return
+    forge = _forge(data, place.host)
+    account = _account_of(place, forge) if forge else None
+    if forge and account:
+        slot = (forge.host, account)
+        owner.accounts[slot] = owner.accounts.get(slot, frozenset()) | backs
+        owner.shown.append(f"{forge.host}/{account}")
+    elif not forge:
+        owner.prefixes.append(place)
+        owner.shown.append("/".join((place.host, *place.segments)))
+
+
+def record_owner(data: HostData, record: Mapping) -> _Owner:
+    """Where this record's authors (or vendor) publish, from its own declarations."""
+    owner = _Owner()
+    artifacts = record.get("artifacts")
+    if isinstance(artifacts, Mapping):
+        _declare(owner, data, artifacts.get("code"), data.forge_backs)
+    sites = record.get("own_sites")
+    for url in sites if isinstance(sites, list) else []:
+        _declare(owner, data, url, data.forge_backs | data.own_backs)
+    affiliation = record.get("affiliation")
+    vendor_hosts: set[str] = set()
+    for vendor in data.vendors:
+        if isinstance(affiliation, str) and affiliation in vendor.affiliations:
+            vendor_hosts |= vendor.hosts
+            owner.shown.append(f"{vendor.name} ({', '.join(sorted(vendor.hosts))})")
+            for account in vendor.accounts:
+                _declare(owner, data, f"https://{account}", data.vendor_backs)
+    owner.vendor_hosts = frozenset(vendor_hosts)
+    return owner
+
+
+def _paper_kind(data: HostData, place: Place) -> Kind | None:
+    path = "/" + "/".join(place.segments)
+    for kind in data.papers:
+        if place.host in kind.hosts and (
+            not kind.paths or any(path.startswith(p) or path == p.rstrip("/") for p in kind.paths)
+        ):
+            return Kind(kind.kind, kind.backs)
+    return None
+
+
+def _owned_kind(data: HostData, owner: _Owner, place: Place) -> Kind | None:
+    forge = _forge(data, place.host)
+    if forge:
+        backs = owner.accounts.get((forge.host, _account_of(place, forge) or ""))
+        return Kind("the authors' repository", backs) if backs else None
+    for f in data.forges:
+        if f.pages and place.host.endswith("." + f.pages):
+            backs = owner.accounts.get((f.host, place.host.removesuffix("." + f.pages)))
+            if backs:
+                return Kind("the authors' project page", backs | data.own_backs)
+    for prefix in owner.prefixes:
+        if place.host == prefix.host and place.segments[: len(prefix.segments)] == prefix.segments:
+            return Kind("the record's own site", data.own_backs)
+    if place.host in owner.vendor_hosts:
+        return Kind("the vendor's site", data.vendor_backs)
+    return None
+
+
+def classify(data: HostData, owner: _Owner, url: object) -> Kind | str:
+    """The primary kind of a URL for this record, or why it is not primary."""
+    place = place_of(url)
+    if not isinstance(place, Place):
+        return place
+    kind = _paper_kind(data, place) or _owned_kind(data, owner, place)
+    return kind or f"{shorten_name(place.host)} is a secondary host for this record"
+
+
+def allowed_kinds(data: HostData, owner: _Owner) -> str:
+    """The primary kinds, for messages: a few hosts of each, then the record's own."""
+    parts = []
+    for kind in data.papers:
+        hosts = sorted(kind.hosts)
+        more = f" +{len(hosts) - _HOSTS_SHOWN} more" if len(hosts) > _HOSTS_SHOWN else ""
+        parts.append(f"{kind.kind} ({', '.join(hosts[:_HOSTS_SHOWN])}{more})")
+    own = ", ".join(shorten_name(s, 40) for s in owner.shown[:4]) or "none declared"
+    parts.append(f"the authors' repository, project page or vendor site ({own})")
+    return "; ".join(parts)
+
+
+# ---------------------------------------------------------------- the rule
+
+
+def _provisional(item: object) -> bool:
+    value = item.get("provisional") if isinstance(item, Mapping) else None
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _line(node: object, key: str, default: int) -> int:
+    return node.line_of(key) or default if isinstance(node, LineDict) else default
+
+
+@dataclass
+class _Check:
+    rec: RecordFile
+    data: HostData
+    owner: _Owner
+
+    def need_primary(self, item: object, url: object, name: str, what: str) -> Iterator[Found]:
+        """A problem unless ``url`` is primary or ``item`` is provisional."""
+        verdict = classify(self.data, self.owner, url)
+        if isinstance(verdict, Kind) or _provisional(item):
+            return
+        message = (
+            f"{verdict}; {what}: at least one primary source is needed, or provisional: <reason>; "
+            f"allowed kinds: {allowed_kinds(self.data, self.owner)}"
+        )
+        yield self.rec.rel, _line(item, "url", self.rec.line(name.split(".")[0])), name, message
+
+    def label(self, evidence: LineDict, name: str) -> Iterator[Found]:
+        """An evidence ``source:`` label that its page cannot carry."""
+        label = evidence.get("source")
+        if not isinstance(label, str):
+            return
+        verdict = classify(self.data, self.owner, evidence.get("url"))
+        if isinstance(verdict, Kind) and label in verdict.backs | {SECONDARY}:
+            return
+        if isinstance(verdict, Kind):
+            message = f"source: {label} does not fit {verdict.label}; allowed: "
+            message += ", ".join(sorted(verdict.backs | {SECONDARY}))
+        else:
+            if label == SECONDARY:
+                return
+            message = f"source: {label} needs the work's own page ({verdict}); "
+            message += "point at the primary page or label it secondary"
+        yield self.rec.rel, _line(evidence, "source", evidence.line), f"{name}.source", message
+
+
+def _sources(c: _Check) -> Iterator[Found]:
+    entries = c.rec.data.get("sources")
+    groups: dict[str, list[tuple[int, LineDict]]] = {}
+    for i, item in enumerate(entries if isinstance(entries, list) else []):
+        if isinstance(item, LineDict) and isinstance(item.get("field"), str):
+            groups.setdefault(item["field"], []).append((i, item))
+    for fact, items in groups.items():
+        ok = any(
+            _provisional(item) or isinstance(classify(c.data, c.owner, item.get("url")), Kind)
+            for _, item in items
+        )
+        if not ok:
+            i, item = items[0]
+            what = f"the corrected {shorten(fact, 30)}"
+            yield from c.need_primary(item, item.get("url"), f"sources[{i}].url", what)
+
+
+def _evidence(c: _Check) -> Iterator[Found]:
+    data = c.rec.data
+    decisions = data.get("decisions")
+    for i, item in enumerate(decisions if isinstance(decisions, list) else []):
+        evidence = item.get("evidence") if isinstance(item, Mapping) else None
+        if not isinstance(evidence, LineDict):
+            continue
+        name = f"decisions[{i}].evidence"
+        yield from c.label(evidence, name)
+        if item.get("learned") is True:
+            what = f"learned decision {shorten(item.get('id'), 8)}"
+            yield from c.need_primary(evidence, evidence.get("url"), f"{name}.url", what)
+    credit = data.get("credit_evidence")
+    if isinstance(credit, LineDict):
+        yield from c.label(credit, "credit_evidence")
+        if data.get("credit_strict") is True:
+            url = credit.get("url")
+            yield from c.need_primary(credit, url, "credit_evidence.url", "a strict credit reading")
+
+
+def _artifacts(c: _Check) -> Iterator[Found]:
+    artifacts = c.rec.data.get("artifacts")
+    if isinstance(artifacts, LineDict) and "source" in artifacts:
+        url = artifacts["source"]
+        line = artifacts.line_of("source")
+        for found in c.need_primary(artifacts, url, "artifacts.source", "the release links"):
+            yield found[0], line, found[2], found[3]
+
+
+def _evaluations(c: _Check) -> Iterator[Found]:
+    data = c.rec.data
+    evaluated = data.get("evaluated_on")
+    none = data.get("evaluated_on_none")
+    if isinstance(evaluated, list) and evaluated and none is not None:
+        message = "evaluated_on_none explains an empty evaluated_on; remove it or the entries"
+        yield c.rec.rel, c.rec.line("evaluated_on_none"), "evaluated_on_none", message
+    expected = data.get("category") in EVALUATED_CATEGORIES
+    if expected and evaluated == [] and none is None:
+        message = (
+            "an RL method or framework with no benchmark says why: "
+            "evaluated_on_none: {reason, url} (a primary page that shows it)"
+        )
+        yield c.rec.rel, c.rec.line("evaluated_on"), "evaluated_on_none", message
+    if isinstance(none, LineDict) and "url" in none:
+        what = "the reason for an empty evaluated_on"
+        yield from c.need_primary(none, none["url"], "evaluated_on_none.url", what)
+    yield from _evaluation_source(c)
+
+
+def _evaluation_source(c: _Check) -> Iterator[Found]:
+    """``evaluation_source`` is primary, or ``evaluation_provisional`` says why not yet."""
+    data = c.rec.data
+    if "evaluation_source" not in data:
+        return
+    verdict = classify(c.data, c.owner, data["evaluation_source"])
+    reason = data.get("evaluation_provisional")
+    if isinstance(verdict, Kind) or (isinstance(reason, str) and reason.strip()):
+        return
+    message = (
+        f"{verdict}; the evaluations: at least one primary source is needed, or "
+        f"evaluation_provisional: <reason>; allowed kinds: {allowed_kinds(c.data, c.owner)}"
+    )
+    yield c.rec.rel, c.rec.line("evaluation_source"), "evaluation_source", message
+
+
+def provenance_problems(papers: list[RecordFile], root: object = None) -> Iterator[Found]:
+    """Every provenance problem of the paper records, and of ``sources.yaml`` itself.
+
+    A data root without ``sources.yaml`` has no host list, so the rule is off
+    there (small test roots); the knowledge base itself ships the file.
+    """
+    data, problems = read_sources(root)  # type: ignore[arg-type]
+    for line, name, message in problems:
+        yield SOURCES_FILE, line, name, message
+    if data is None or problems:
+        return
+    for rec in papers:
+        if not isinstance(rec.data, dict):
+            continue
+        c = _Check(rec, data, record_owner(data, rec.data))
+        for rule in (_sources, _evidence, _artifacts, _evaluations):
+            yield from rule(c)
+
+
+def provisional_notes(record: Mapping) -> list[tuple[str, str]]:
+    """(what, reason) for every item the record marks provisional, in record order."""
+    notes = []
+    for item in record.get("sources") or []:
+        if _provisional(item):
+            notes.append((f"source of {item.get('field')}", item["provisional"]))
+    for d in record.get("decisions") or []:
+        evidence = d.get("evidence") if isinstance(d, Mapping) else None
+        if _provisional(evidence):
+            notes.append((f"evidence for {d.get('id')}", evidence["provisional"]))
+    named = (
+        ("credit_evidence", "strict credit evidence"),
+        ("artifacts", "release links"),
+        ("evaluated_on_none", "no-benchmark reason"),
+    )
+    for key, what in named:
+        if _provisional(record.get(key)):
+            notes.append((what, record[key]["provisional"]))
+    reason = record.get("evaluation_provisional")
+    if isinstance(reason, str) and reason.strip():
+        notes.append(("evaluation source", reason))
+    return notes
