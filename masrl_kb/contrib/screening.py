@@ -624,6 +624,7 @@ def _merged_round(
     to_screen: int,
     duplicates: list[Entry],
 ) -> Round:
+    new = existing is None
     if existing is None:
         existing = Round(
             id=rid,
@@ -633,7 +634,7 @@ def _merged_round(
             families=[],
             counts={"retrieved": 0, "outside_window": 0, "duplicates_removed": 0, "to_screen": 0},
         )
-    batches = [*existing.batches, batch]
+    batches = [batch] if new else [*existing.batches, batch]
     counts = {
         "retrieved": sum(b["identified"] for b in batches),
         "outside_window": sum(b["outside_window"] for b in batches),
