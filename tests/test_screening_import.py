@@ -142,21 +142,21 @@ AU  - Example, Ben
 DA  - 2026/06/04
 UR  - https://arxiv.org/abs/2606.90001
 AB  - Test text: counterfactual credit for an orchestrator trained with RL.
-ER  - 
+ER  -
 
 TY  - JOUR
 TI  - LLM Collaboration with Multi-Agent Reinforcement Learning
 AU  - Sample, Cara
 DA  - 2025/08/06
 UR  - https://arxiv.org/abs/2508.04652v3
-ER  - 
+ER  -
 
 TY  - CONF
 TI  - Learned Stopping for Agent Teams
 AU  - Stub, Dan
 DA  - 2026/06/20
 DO  - 10.5555/fictional.2026.001
-ER  - 
+ER  -
 """
 
 
@@ -218,7 +218,7 @@ def test_second_batch_appends_and_deduplicates_against_the_first(
     first = load_round(kb, ROUND)
     second = RIS_TEXT + (
         f"TY  - JOUR\nTI  - {STOP.upper()}\nAU  - Placeholder, Ada\nDA  - 2026/06/03\n"
-        "UR  - https://example.org/elsewhere\nER  - \n"
+        "UR  - https://example.org/elsewhere\nER  -\n"
     )
     capsys.readouterr()
     assert _import(kb, _write(tmp_path, "list.ris", second), "curated_list") == 0
@@ -287,7 +287,7 @@ BAD = [
     ("ris-in.csv", RIS_TEXT, "ris-in.csv:1: header: "),
     ("csv-in.ris", CSV_TEXT, "csv-in.ris:1: header: not RIS"),
     ("truncated.ris", RIS_TEXT.rsplit("ER  -", 1)[0], ":17: ris: truncated"),
-    ("no-er.ris", RIS_TEXT.replace("ER  - \n\nTY  - JOUR", "\nTY  - JOUR", 1), ":9: ris: "),
+    ("no-er.ris", RIS_TEXT.replace("ER  -\n\nTY  - JOUR", "\nTY  - JOUR", 1), ":9: ris: "),
     ("stray.ris", "TY  - JOUR\nTI  - x\nER  - \nnot a tag\n", ":4: ris: "),
     ("unclosed.bib", BIB_TEXT.rsplit("}", 2)[0], ": bibtex: "),
     ("csv-in.bib", CSV_TEXT, "csv-in.bib:1: header: not BibTeX"),
@@ -302,7 +302,9 @@ def test_a_malformed_file_is_one_line_and_writes_nothing(
 ) -> None:
     path = tmp_path / name
     if text is None:
-        path.write_bytes(HEADER.encode() + "W1,Caf\xe9,,2026-06-03,https://e.org/,,,,\n".encode("latin-1"))
+        path.write_bytes(
+            HEADER.encode() + "W1,Caf\xe9,,2026-06-03,https://e.org/,,,,\n".encode("latin-1")
+        )
     else:
         path.write_bytes(text.encode("utf-8"))
     before = _snapshot(kb)
