@@ -253,8 +253,8 @@ def _csv_rows(text: str, name: str, problems: list[str]) -> tuple[list[str], lis
             clean = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()}
             rows.append((reader.line_num, clean))
     except csv.Error as err:
-        problems.append(f"{name}:{reader.line_num or 1}: csv: {str(err)[:200]}")
-        return [], []
+        # the reader counts a line once it has parsed it: the faulty one is the next
+        problems.append(f"{name}:{reader.line_num + 1}: csv: {str(err)[:200]}")
     return header, rows
 
 
@@ -263,6 +263,8 @@ def _csv_items(text: str, name: str, problems: list[str], wanted) -> Iterator[De
         problems.append(f"{name}:1: header: this .csv file holds RIS; name it .ris")
         return
     header, rows = _csv_rows(text, name, problems)
+    if problems:
+        return
     if "included" in header:
         kind = "asreview"
     elif {"id", "decision"} <= set(header):

@@ -195,7 +195,8 @@ def _csv_raws(text: str, problems: _Problems) -> Iterator[_Raw]:
                 yield row
             start = reader.line_num + 1
     except csv.Error as err:
-        problems.add(reader.line_num or 1, "csv", str(err)[:200])
+        # the reader counts a line once it has parsed it: the faulty one is the next
+        problems.add(reader.line_num + 1, "csv", str(err)[:200])
 
 
 def _csv_row(header: list[str], cells: list[str], line: int, problems: _Problems) -> _Raw | None:
