@@ -90,7 +90,8 @@ def test_a_doi_candidate_is_excluded_with_its_doi(kb: Path, tmp_path: Path) -> N
     )
     args = ("screen", "import", str(more), "--source", "semantic_scholar", "--since", SINCE)
     assert run("--root", str(kb), *args, "--until", UNTIL) == 0
-    decisions = _file(tmp_path, "d.csv", "id,decision,reason\ndoi:10.5555/fict.9,exclude,out_of_scope\n")
+    text = "id,decision,reason\ndoi:10.5555/fict.9,exclude,out_of_scope\n"
+    decisions = _file(tmp_path, "d.csv", text)
     assert _decide(kb, decisions) == 0
     record = load_round(kb, ROUND).decided["doi:10.5555/fict.9"]["record"]
     exclusion = load_yaml_file(kb / record).data
