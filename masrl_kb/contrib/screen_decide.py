@@ -447,7 +447,12 @@ def _apply(
     except AlreadyRecorded as err:
         result.already.append(d.id)
         record = err.matches[0].split(":", 1)[1].strip().split(":")[0]
-        rnd.decided[d.id] = {"decision": d.decision, "reason": d.reason, "record": record}
+        rnd.decided[d.id] = {
+            "decision": d.decision,
+            "reason": d.reason,
+            "record": record,
+            "source": entry.source,
+        }
         return
     except ArxivImportError as err:
         raise ScreeningError(f"{d.id}: {err}") from None
@@ -456,6 +461,7 @@ def _apply(
         "decision": d.decision,
         "reason": d.reason,
         "record": done.path.relative_to(base).as_posix(),
+        "source": entry.source,
     }
 
 

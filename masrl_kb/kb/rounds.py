@@ -26,6 +26,7 @@ DECISIONS = ("include", "exclude")
 # One source batch of a round: where its candidates came from and what became of them.
 BATCH_TEXT = ("name", "query", "file")
 BATCH_COUNTS = ("identified", "duplicates_removed", "outside_window")
+SOURCE_COUNTS = (*BATCH_COUNTS, "screened", "included", "excluded", "awaiting")
 MAX_COUNT = 10_000_000  # no real round comes near; a bigger number is a typo or tampering
 
 
@@ -81,6 +82,29 @@ class Round:
     def awaiting(self) -> int:
         return self.counts["to_screen"] - self.included - self.excluded
 
+    def decided_source(self, decided: dict) -> str:
+        """The source batch a decided candidate came from (older rounds: their one source)."""
+        if "source" in decided:
+            return decided["source"]
+        names = {b["name"] for b in self.batches}
+        return names.pop() if len(names) == 1 else "unknown"
+
+    def by_source(self) -> dict[str, dict[str, int]]:
+        """Per source: identified, duplicates removed, outside the window, screened,
+        included, excluded and awaiting (screened = the batches' new candidates)."""
+        out: dict[str, dict[str, int]] = {}
+        for b in self.batches:
+            row = out.setdefault(b["name"], dict.fromkeys(SOURCE_COUNTS, 0))
+            for k in BATCH_COUNTS:
+                row[k] += b[k]
+            row["screened"] += b["identified"] - b["duplicates_removed"] - b["outside_window"]
+        for d in self.decided.values():
+            row = out.setdefault(self.decided_source(d), dict.fromkeys(SOURCE_COUNTS, 0))
+            row["included" if d["decision"] == "include" else "excluded"] += 1
+        for row in out.values():
+            row["awaiting"] = row["screened"] - row["included"] - row["excluded"]
+        return out
+
     def reasons(self) -> dict[str, int]:
         """Exclusions per reason code."""
         out: dict[str, int] = {}
@@ -111,6 +135,9 @@ CANDIDATE_ID = re.compile(
 )
 
 
+SOURCE_ID = re.compile(r"^[a-z][a-z0-9_]{0,60}$")
+
+
 def is_candidate_id(value: object) -> bool:
     return isinstance(value, str) and bool(CANDIDATE_ID.match(value))
 
@@ -118,9 +145,11 @@ def is_candidate_id(value: object) -> bool:
 def _decided_ok(key: object, value: object) -> bool:
     if not (is_candidate_id(key) and isinstance(value, dict)):
         return False
-    reason = value.get("reason")
+    reason, source = value.get("reason"), value.get("source", "arxiv")
     return (
         value.get("decision") in DECISIONS
+        and isinstance(source, str)
+        and bool(SOURCE_ID.match(source))
         and (reason is None or isinstance(reason, str))
         and isinstance(value.get("record"), str)
         and bool(RECORD_PATH.match(value["record"]))
@@ -140,7 +169,7 @@ def _batch_ok(batch: object) -> bool:
         isinstance(batch, dict)
         and set(batch) == {*BATCH_TEXT, "imported_on", *BATCH_COUNTS}
         and all(isinstance(batch[k], str) and len(batch[k]) <= 20_000 for k in BATCH_TEXT)
-        and bool(re.match(r"^[a-z][a-z0-9_]*$", batch["name"]))
+        and bool(SOURCE_ID.match(batch["name"]))
         and isinstance(batch["imported_on"], dt.date)
         and all(_count_ok(batch[k]) for k in BATCH_COUNTS)
     )
