@@ -355,3 +355,27 @@ def test_links_are_refused(kb: Path, tmp_path: Path, capsys) -> None:
     assert _import(kb, real) == 2
     assert "screening/:1: file: a symbolic link; refused" in capsys.readouterr().err
     assert list(elsewhere.iterdir()) == []
+
+
+def test_an_interrupted_swap_puts_the_old_round_back(
+    kb: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from masrl_kb.contrib import screen_store
+
+    assert _import(kb, _write(tmp_path, "a.csv", CSV_TEXT)) == 0
+    before = _snapshot(kb)
+    real_rename = os.rename
+
+    def interrupted(src, dst):
+        if Path(src).name.endswith(".tmp"):
+            raise KeyboardInterrupt
+        real_rename(src, dst)
+
+    monkeypatch.setattr(screen_store.os, "rename", interrupted)
+    try:  # the command line turns Ctrl-C into an exit status
+        assert _import(kb, _write(tmp_path, "b.ris", RIS_TEXT), "curated_list") != 0
+    except KeyboardInterrupt:
+        pass
+    monkeypatch.setattr(screen_store.os, "rename", real_rename)
+    after = {k: v for k, v in _snapshot(kb).items() if not k.endswith(".lock")}
+    assert after == {k: v for k, v in before.items() if not k.endswith(".lock")}

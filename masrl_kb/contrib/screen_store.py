@@ -105,16 +105,14 @@ def write_round_folder(target: Path, files: dict[str, str], replace: bool = Fals
                 fh.write(text)
         if replace and target.exists():
             os.rename(target, old)
-            try:
-                os.rename(tmp, target)
-            except OSError:
-                os.rename(old, target)  # put the old folder back
-                raise
-        else:
-            os.rename(tmp, target)  # fails if a non-empty target appeared meanwhile
+        os.rename(tmp, target)  # fails if a non-empty target appeared meanwhile
     except OSError as err:
         raise StoreError(f"cannot write {target}: {err.strerror or err}") from None
     finally:
+        # Whatever stopped us (an error, Ctrl-C), the old folder goes back if the new one
+        # is not in place.
+        if old.exists() and not target.exists():
+            os.rename(old, target)
         shutil.rmtree(tmp, ignore_errors=True)
         shutil.rmtree(old, ignore_errors=True)
 
