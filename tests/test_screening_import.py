@@ -379,3 +379,19 @@ def test_an_interrupted_swap_puts_the_old_round_back(
     monkeypatch.setattr(screen_store.os, "rename", real_rename)
     after = {k: v for k, v in _snapshot(kb).items() if not k.endswith(".lock")}
     assert after == {k: v for k, v in before.items() if not k.endswith(".lock")}
+
+
+def test_hostile_text_is_cleaned_not_echoed(kb: Path, tmp_path: Path, capsys) -> None:
+    text = HEADER + (
+        'W1,"Agents\x1b[2J\u202eTeams\nof LLMs",'
+        '"Evil\x07, Mallory; \u200bGhost, Casper",2026-06-03,https://example.org/w1,'
+        "\x1b]0;title\x07abstract,,,\n"
+    )
+    assert _import(kb, _write(tmp_path, "evil.csv", text)) == 0
+    out = capsys.readouterr().out
+    written = "".join(p.read_text(encoding="utf-8") for p in (kb / "screening" / ROUND).iterdir())
+    for bad in ("\x1b", "\x07", "\u202e", "\u200b"):
+        assert bad not in out and bad not in written
+    row = next(iter(_rows(kb).values()))
+    assert row["title"] == "Agents [2JTeams of LLMs"  # the escape character is gone
+    assert row["authors"] == "Evil, Mallory; Ghost, Casper"

@@ -76,8 +76,9 @@ class DecisionFileError(ScreeningError):
     """The decisions file is malformed; one line per problem, ``file:line: field: msg``."""
 
     def __init__(self, problems: list[str]) -> None:
-        self.problems = problems
-        super().__init__("\n".join(problems))
+        # One terminal-safe line per problem, whatever text the file held.
+        self.problems = [clean_text(p, 500) for p in problems]
+        super().__init__("\n".join(self.problems))
 
 
 @dataclass(frozen=True)

@@ -281,6 +281,7 @@ def decide_cases() -> list[ScreenCase]:
         ("id-not-candidate", rows("2606.99999,include,,,,\n"), "d.csv:2: id: 2606.99999"),
         ("id-missing", rows(",include,,,,\n"), "d.csv:2: id: "),
         ("id-traversal", rows("../../etc/passwd,include,,,,\n"), "d.csv:2: id: "),
+        ("id-escape", rows("doi:10.1234/\x1b[2Jx,include,,,,\n"), "d.csv:2: id: "),
         ("key-for-exclusion", rows(f"{w1},exclude,out_of_scope,,k2026,\n"), "d.csv:2: key: "),
         ("key-malformed", rows("openreview:AbCdEf1234,include,,,../x,\n"), "d.csv:2: key: "),
         ("key-taken", rows("openreview:AbCdEf1234,include,,,magrpo,\n"), "d.csv:2: key: "),
