@@ -394,4 +394,4 @@ def test_hostile_text_is_cleaned_not_echoed(kb: Path, tmp_path: Path, capsys) ->
         assert bad not in out and bad not in written
     row = next(iter(_rows(kb).values()))
     assert row["title"] == "Agents [2JTeams of LLMs"  # the escape character is gone
-    assert row["authors"] == "Evil, Mallory; Ghost, Casper"
+    assert row["authors"] == "Evil , Mallory; Ghost, Casper"  # BEL became a space
