@@ -86,6 +86,11 @@ def test_run_pages_every_family_and_counts(
         "to_screen": 4,
     }
     assert rnd.families == families
+    [batch] = rnd.sources
+    assert (batch["name"], batch["file"], batch["identified"]) == ("arxiv", "", 7)
+    assert (batch["duplicates_removed"], batch["outside_window"]) == (2, 1)
+    for family in load_protocol(kb).families:
+        assert f'ti:"{family.terms[0]}"' in batch["query"]
     for name, value in rnd.counts.items():
         assert f"{name.replace('_', ' ')}:" in out.replace("outside the window", "outside window")
         assert str(value) in out

@@ -273,6 +273,7 @@ def test_old_round_files_still_parse(kb: Path) -> None:
 
 BAD = [
     ("no-title.csv", "id,authors,date\nW1,x,2026-06-03\n", "no-title.csv:1: header: "),
+    ("typo.csv", "id,title,date,url,arxiv\nW1,T,2026-06-03,https://e.org/,2606.00001\n", ":1:"),
     ("bad-date.csv", HEADER + "W1,A Title,,2026-06-31,https://e.org/,,,,\n", ":2: date: "),
     ("year-only.csv", HEADER + "W1,A Title,,2026,https://e.org/,,,,\n", ":2: date: "),
     ("future.csv", HEADER + "W1,A Title,,2099-06-03,https://e.org/,,,,\n", ":2: date: "),

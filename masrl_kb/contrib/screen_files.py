@@ -177,12 +177,14 @@ def _csv_raws(text: str, problems: _Problems) -> Iterator[_Raw]:
     try:
         header = [h.strip().lower() for h in next(reader, [])]
         missing = [c for c in CSV_REQUIRED if c not in header]
-        if missing or len(set(header)) != len(header):
+        unknown = [h for h in header if h not in CSV_COLUMNS]  # a misspelt column would be lost
+        if missing or unknown or len(set(header)) != len(header):
             problems.add(
                 reader.line_num or 1,
                 "header",
                 f"expected the columns {','.join(CSV_COLUMNS)} (id and title required, "
-                f"each once); got {','.join(h[:40] for h in header)[:300] or 'nothing'}",
+                f"each at most once, no others); got "
+                f"{','.join(h[:40] for h in header)[:300] or 'nothing'}",
             )
             return
         start = reader.line_num + 1
