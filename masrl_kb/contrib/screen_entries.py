@@ -20,6 +20,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from masrl_kb.contrib.arxiv_import import ArxivImportError, ArxivPaper, parse_arxiv_id
+from masrl_kb.contrib.screen_store import StoreError
 from masrl_kb.kb.protocol import QueryFamily
 from masrl_kb.kb.rounds import DOI_PATTERN, OPENREVIEW_PATTERN, round_dir
 from masrl_kb.kb.validate import normalise_title
@@ -194,8 +195,6 @@ def entries_json(entries: list[Entry]) -> str:
 
 def read_entries(root: Path, rid: str) -> dict[str, Entry]:
     """The candidates of a round, by candidate id, from its ``entries.json``."""
-    from masrl_kb.contrib.screen_store import StoreError
-
     path = round_dir(root, rid) / ENTRIES_JSON
     if path.is_symlink():
         raise StoreError(f"{path}: a symbolic link; refused")

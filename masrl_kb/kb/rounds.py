@@ -1,6 +1,8 @@
 """Screening rounds: what ``screening/<round-id>/round.yaml`` says about each round.
 
-``masrl-kb screen run`` writes a round and ``screen decide`` adds its
+A round is a window of first-publication dates holding one or more source
+batches: ``masrl-kb screen run`` writes the arXiv batch, ``screen import``
+adds a batch from a list exported elsewhere, and ``screen decide`` adds the
 decisions (:mod:`masrl_kb.contrib.screening`); the site and the query layer
 read them here, so they need nothing from ``contrib``.
 """
