@@ -86,6 +86,11 @@ def test_run_pages_every_family_and_counts(
         "to_screen": 4,
     }
     assert rnd.families == families
+    [batch] = rnd.sources
+    assert (batch["name"], batch["file"], batch["identified"]) == ("arxiv", "", 7)
+    assert (batch["duplicates_removed"], batch["outside_window"]) == (2, 1)
+    for family in load_protocol(kb).families:
+        assert f'ti:"{family.terms[0]}"' in batch["query"]
     for name, value in rnd.counts.items():
         assert f"{name.replace('_', ' ')}:" in out.replace("outside the window", "outside window")
         assert str(value) in out
@@ -158,7 +163,7 @@ def test_run_never_overwrites_a_round(
 ) -> None:
     assert _screen(kb) == 0
     before = _snapshot(kb)
-    assert _screen(kb) == 1
+    assert _screen(kb) == 2
     assert "already exists" in capsys.readouterr().err
     assert _snapshot(kb) == before
 
@@ -179,7 +184,13 @@ def test_run_rejects_a_bad_window(kb: Path, capsys: pytest.CaptureFixture[str]) 
         run("--root", str(kb), "screen", "run", "--since", "2026-02-30")
     assert exc.value.code == 2
     assert "not a date YYYY-MM-DD" in capsys.readouterr().err
-    assert run("--root", str(kb), "screen", "run", "--since", UNTIL, "--until", SINCE) == 1
+    assert run("--root", str(kb), "screen", "run", "--since", UNTIL, "--until", SINCE) == 2
+    assert "is before --since" in capsys.readouterr().err
+    future = ("--since", "2099-01-01", "--until", "2099-01-07")
+    assert run("--root", str(kb), "screen", "run", *future) == 2
+    assert "is after today" in capsys.readouterr().err
+    assert run("--root", str(kb), "screen", "run", "--since", "1970-01-01", "--until", SINCE) == 2
+    assert "is before 1991-08-01" in capsys.readouterr().err
     assert not (kb / "screening").exists()
 
 
@@ -394,14 +405,14 @@ def test_run_refuses_an_oversized_answer(
 
     monkeypatch.setattr(screening, "MAX_RESPONSE_BYTES", 2000)
     assert _screen(kb) == 1
-    assert "sent an answer larger than 2000 bytes; refused" in capsys.readouterr().err
+    assert "the answer is larger than 2000 bytes" in capsys.readouterr().err
     assert not (kb / "screening" / ROUND).exists()
 
 
 def test_decide_refuses_oversized_or_linked_files(
     kb: Path, arxiv_api: ScreeningStub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
-    from masrl_kb.contrib import screening
+    from masrl_kb.contrib import screen_decide
 
     assert _screen(kb) == 0
     real = tmp_path / "d.csv"
@@ -410,7 +421,7 @@ def test_decide_refuses_oversized_or_linked_files(
     link.symlink_to(real)
     assert _decide(kb, link) == 2
     assert "no such file" in capsys.readouterr().err
-    monkeypatch.setattr(screening, "MAX_DECISION_BYTES", 10)
+    monkeypatch.setattr(screen_decide, "MAX_DECISION_BYTES", 10)
     assert _decide(kb, real) == 2
     assert "larger than" in capsys.readouterr().err
     assert load_round(kb, ROUND).decided == {}
@@ -438,6 +449,6 @@ def test_run_reports_a_capped_family(
     assert _screen(kb) == 0 and load_round(kb, ROUND).capped == []
     capsys.readouterr()
     args = ("screen", "run", "--since", SINCE, "--until", "2026-11-23", *FAST)
-    assert run("--root", str(kb), *args, "--max-per-family", "4") == 0
+    assert run("--root", str(kb), *args, "--max-per-family", "3") == 0
     assert load_round(kb, f"{SINCE}_2026-11-23").capped == ["multi_agent_llm", "orchestration"]
     assert "warning: family multi_agent_llm reached --max-per-family" in capsys.readouterr().out

@@ -105,6 +105,8 @@ def test_round_flow_shows_the_round_counts(screened: Path, files: dict[str, str]
             "previous": baseline,
             "identified": rnd.counts["retrieved"],
             "removed": rnd.counts["duplicates_removed"] + rnd.counts["outside_window"],
+            "duplicates": rnd.counts["duplicates_removed"],
+            "outside": rnd.counts["outside_window"],
             "screened": rnd.counts["to_screen"],
             "excluded": rnd.excluded,
             "included": rnd.included,
@@ -254,3 +256,79 @@ def test_hostile_protocol_text_is_escaped(tmp_path: Path) -> None:
     for name in ("protocol/index.md", "rounds/index.md", "since-survey/index.md"):
         assert "<script>" not in files[name]
     assert files["protocol/index.md"].count("&lt;script&gt;alert(1)&lt;/script&gt;") == 4
+
+
+IMPORTED = (
+    "id,title,authors,date,url,abstract,doi,arxiv_id,openreview_id\n"
+    'A1,LLM Collaboration With Multi-Agent Reinforcement Learning,"Sample, Cara",2025-08-06,'
+    ",Test text: a pooled paper again.,,2508.04652,\n"
+    'A2,Fictional Turn Credit for Debating Agents,"Stub, Dan",2026-11-18,,'
+    "Test text: message credit for LLM agents.,,,AbCdEf1234\n"
+    'A3,A Fictional Survey of Agent Memory,"Mock, Eve",2026-11-19,https://example.org/a3,'
+    "Test text.,,,\n"
+)
+
+
+@pytest.fixture(scope="module")
+def two_sources(screened: Path, tmp_path_factory) -> Path:
+    """The screened round plus an imported OpenAlex batch (1 duplicate, 2 new), one of
+    whose candidates is excluded, and a second round from a curated list."""
+    from masrl_kb.contrib.screening import import_round
+
+    kb = tmp_path_factory.mktemp("two") / "kb"
+    shutil.copytree(screened, kb)
+    path = kb / "openalex.csv"
+    path.write_text(IMPORTED, encoding="utf-8")
+    import_round(path, "openalex", SINCE, UNTIL, query="fictional", root=kb)
+    decisions = kb / "d2.csv"
+    decisions.write_text("id,decision,reason\nopenreview:AbCdEf1234,exclude,out_of_scope\n")
+    decide_round(ROUND, decisions, root=kb, today=dt.date(2026, 11, 25))
+    later = kb / "list.csv"
+    later.write_text(IMPORTED.replace("2026-11-1", "2026-11-2").replace("AbCdEf1234", "Zz99"))
+    import_round(later, "curated_list", dt.date(2026, 11, 23), dt.date(2026, 11, 29), root=kb)
+    return kb
+
+
+def _source_row(page: str, source: str, nth: int = 0) -> dict[str, int]:
+    rows = re.findall(rf'<tr data-source="{source}">(.*?)</tr>', page, flags=re.S)
+    return {k: int(n) for k, n in re.findall(r'data-kb-count="([a-z_]+)">(\d+)<', rows[nth])}
+
+
+def test_flow_by_source_per_round_and_cumulative(two_sources: Path) -> None:
+    page = site_files(two_sources)["rounds/index.md"]
+    first = load_round(two_sources, ROUND)
+    arxiv = first.sources[0]
+    assert [b["name"] for b in first.sources] == ["arxiv", "openalex"]
+    expected_openalex = {
+        "batches": 1,
+        "identified": 3,
+        "duplicates_removed": 1,
+        "outside_window": 0,
+        "screened": 2,
+        "included": 0,
+        "excluded": 1,
+        "awaiting": 1,
+    }
+    # cumulative table first: arXiv ran once, OpenAlex once, the curated list once
+    assert _source_row(page, "openalex", 0) == expected_openalex
+    screened_arxiv = arxiv["identified"] - arxiv["duplicates_removed"] - arxiv["outside_window"]
+    assert _source_row(page, "arxiv", 0) == {
+        "batches": 1,
+        "identified": arxiv["identified"],
+        "duplicates_removed": arxiv["duplicates_removed"],
+        "outside_window": arxiv["outside_window"],
+        "screened": screened_arxiv,
+        "included": 1,
+        "excluded": 2,
+        "awaiting": screened_arxiv - 3,
+    }
+    curated = _source_row(page, "curated_list", 0)
+    # the later list repeats the pooled paper and the two candidates of the first round
+    assert (curated["identified"], curated["duplicates_removed"], curated["screened"]) == (3, 3, 0)
+    tables = _flow_tables(page)
+    overall = _flow_numbers(tables[0])
+    assert overall["identified"] == arxiv["identified"] + 3 + 3
+    assert overall["screened"] == screened_arxiv + 2
+    assert overall["excluded"] == 3 and overall["included"] == 1
+    assert "from OpenAlex" in tables[0] and "from curated list" in tables[0]
+    assert 'data-batch="openalex"' in page and "<code>openalex.csv</code>" in page

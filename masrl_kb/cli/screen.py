@@ -48,8 +48,9 @@ def seconds(text: str) -> float:
 
 
 def cmd_screen_run(args: argparse.Namespace) -> int:
-    from masrl_kb.contrib.screening import Paging, ScreeningError, run_round
+    from masrl_kb.contrib.screening import ArxivAnswerError, Paging, ScreeningError, run_round
     from masrl_kb.kb.protocol import ProtocolError
+    from masrl_kb.kb.rounds import RoundError
 
     try:
         paging = Paging.from_env(
@@ -58,12 +59,15 @@ def cmd_screen_run(args: argparse.Namespace) -> int:
             max_per_family=args.max_per_family,
         )
         result = run_round(args.since, args.until, root=args.root, paging=paging)
+    except ArxivAnswerError as err:
+        _err(str(err))
+        return EXIT_FAILED
     except ProtocolError as err:
         _err(str(err))
         return EXIT_USAGE
-    except ScreeningError as err:
-        _err(str(err))
-        return EXIT_FAILED
+    except (ScreeningError, RoundError) as err:
+        _err(_one_line(str(err)))
+        return EXIT_USAGE
     counts = result.round.counts
     print(f"round {result.round.id}")
     print(f"  retrieved:          {counts['retrieved']}")
@@ -74,6 +78,50 @@ def cmd_screen_run(args: argparse.Namespace) -> int:
         print(f"  warning: family {family} reached --max-per-family; narrow the window")
     for dup in result.round.duplicates:
         print(f"  duplicate {dup['id']}: {dup['match']} of {dup['duplicate_of']}")
+    print(f"wrote {result.folder.name}/ (candidates.csv, candidates.ris, round.yaml)")
+    return 0
+
+
+def _one_line(text: str) -> str:
+    lines = text.splitlines() or [""]
+    more = f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""
+    return lines[0] + more
+
+
+def cmd_screen_import(args: argparse.Namespace) -> int:
+    from masrl_kb.contrib.screening import ImportFileError, ScreeningError, import_round
+    from masrl_kb.kb.protocol import ProtocolError
+    from masrl_kb.kb.rounds import RoundError
+
+    try:
+        result = import_round(
+            args.file,
+            args.source,
+            args.since,
+            args.until,
+            query=args.query or "",
+            root=args.root,
+        )
+    except ImportFileError as err:
+        print(str(err), file=sys.stderr)
+        return EXIT_USAGE
+    except ProtocolError as err:
+        _err(str(err))
+        return EXIT_USAGE
+    except (ScreeningError, RoundError) as err:
+        _err(_one_line(str(err)))
+        return EXIT_USAGE
+    batch, counts = result.batch, result.round.counts
+    print(f"round {result.round.id}")
+    print(f"  source:             {batch['name']} ({batch['file']})")
+    print(f"  identified:         {batch['identified']}")
+    print(f"  outside the window: {batch['outside_window']}")
+    print(f"  duplicates removed: {batch['duplicates_removed']}")
+    new = batch["identified"] - batch["duplicates_removed"] - batch["outside_window"]
+    print(f"  new candidates:     {new}")
+    print(f"  to screen (round):  {counts['to_screen']}")
+    for entry in result.duplicates:
+        print(f"  duplicate {entry.id}: {entry.match} of {entry.duplicate_of}")
     print(f"wrote {result.folder.name}/ (candidates.csv, candidates.ris, round.yaml)")
     return 0
 
@@ -152,11 +200,27 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_screen_run)
 
     p = steps.add_parser(
+        "import",
+        help="add candidates exported elsewhere (RIS, BibTeX or CSV) to a round",
+        description="Read a candidate list (RIS, BibTeX, or CSV with the columns "
+        "id,title,authors,date,url,abstract and optionally doi,arxiv_id,openreview_id), "
+        "remove duplicates of the pool, the exclusions, other rounds and earlier batches of "
+        "the same round, and write or extend screening/<since>_<until>/.",
+    )
+    p.add_argument("file", help="the exported list (.ris, .bib or .csv)")
+    p.add_argument("--source", required=True, help="an exclusion_source id of taxonomy.yaml")
+    p.add_argument("--since", required=True, type=iso_date, help="first day of the window")
+    p.add_argument("--until", required=True, type=iso_date, help="last day of the window")
+    p.add_argument("--query", help="the query or export the list came from")
+    p.set_defaults(func=cmd_screen_import)
+
+    p = steps.add_parser(
         "decide",
         help="record a round's screening decisions as paper and exclusion records",
         description="Read an ASReview export (CSV with an 'included' column, or RIS) or a "
-        "CSV with id,decision,reason, and write a paper record per inclusion (judgement "
-        "fields TODO) and an exclusion record per exclusion. Running it twice changes nothing.",
+        "CSV with id,decision and optionally reason,note,key,stage, and write a paper record "
+        "per inclusion (judgement fields TODO) and an exclusion record per exclusion. "
+        "Running it twice changes nothing.",
     )
     p.add_argument("round_id", help="round id, e.g. 2026-11-23_2026-11-30")
     p.add_argument("file", help="decisions file (.csv or .ris)")

@@ -511,11 +511,13 @@ def add_paper(
     today: dt.date | None = None,
     endpoint: str | None = None,
     paper: ArxivPaper | None = None,
+    notes: str | None = None,
 ) -> Written:
     """Fetch an arXiv paper and write its unfinished record under ``papers/``.
 
     ``paper``: its metadata when already fetched (a screening round), so no
     request is made; its text is cleaned and checked like a fetched one.
+    ``notes``: the curator's remark, kept in the record's ``notes``.
     """
     arxiv_id = parse_arxiv_id(reference)
     records = read_records(root)
@@ -539,12 +541,66 @@ def add_paper(
     taken = {p.stem for p in papers_dir.glob(f"*{RECORD_SUFFIX}")} if papers_dir.is_dir() else set()
     key = key or derive_key(paper.title, paper.published.year, taken)
     record = paper_record(paper, key, today or dt.date.today())
-    path = papers_dir / f"{key}{RECORD_SUFFIX}"
+    if notes:
+        record = _in_field_order(PAPER_FIELDS, {**record, "notes": notes})
     comment = f"arXiv primary category: {paper.primary_category or 'unknown'}"
-    text = record_text("paper", record, (comment,))
+    return _write_paper(records, key, record, (comment,), paper)
+
+
+def _write_paper(
+    records: RecordSet, key: str, record: dict, comments: tuple[str, ...], paper
+) -> Written:
+    path = records.root / PAPERS_DIR / f"{key}{RECORD_SUFFIX}"
+    text = record_text("paper", record, comments)
     _check_record("paper", f"{PAPERS_DIR}/{path.name}", text, load_taxonomy(records.root))
     write_new_file(path, text)
     return Written(path, record, paper, _unfinished(record))
+
+
+def add_other_paper(
+    title: str,
+    authors: list[str] | tuple[str, ...],
+    published: dt.date,
+    url: str,
+    root: str | os.PathLike[str] | None = None,
+    key: str | None = None,
+    today: dt.date | None = None,
+    notes: str | None = None,
+    comment: str = "",
+) -> Written:
+    """Write the unfinished record of a paper that is not on arXiv (an OpenReview
+    submission, a DOI, a web page), from facts a screening source gave.
+
+    The venue and BibTeX entry type are left TODO: the source does not settle them.
+    """
+    records = read_records(root)
+    papers_dir = records.root / PAPERS_DIR
+    if key is not None and not _KEY_RE.match(key):
+        raise ArxivImportError(
+            f"--key {key!r} does not match {KEY_PATTERN} (lower-case letters, digits, '-')"
+        )
+    existing = find_existing(records, title=title, url=url)
+    if existing:
+        raise AlreadyRecorded(existing)
+    taken = {p.stem for p in papers_dir.glob(f"*{RECORD_SUFFIX}")} if papers_dir.is_dir() else set()
+    key = key or derive_key(title, published.year, taken)
+    if key in taken:
+        raise ArxivImportError(
+            f"{PAPERS_DIR}/{key}{RECORD_SUFFIX} already exists: refusing to overwrite it"
+        )
+    facts = {
+        "key": key,
+        "title": " ".join(title.split()),
+        "authors": [family_given(a) for a in authors] or [PLACEHOLDER],
+        "year": published.year,
+        "url": url,
+        "added": today or dt.date.today(),
+        "citation": {"bibtex_key": bibtex_key_for(key, published.year), "entry_type": "misc"},
+    }
+    if notes:
+        facts["notes"] = notes
+    record = _in_field_order(PAPER_FIELDS, facts)
+    return _write_paper(records, key, record, (comment,) if comment else (), None)
 
 
 # ---------------------------------------------------------------- exclusions

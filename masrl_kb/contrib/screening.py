@@ -1,28 +1,31 @@
-"""Living-review screening rounds: ``masrl-kb screen run`` and ``screen decide``.
+"""Living-review screening rounds: ``masrl-kb screen run``, ``screen import`` and
+``screen decide``.
 
-A round runs every query family of ``protocol.yaml`` against arXiv for a
-window of submission dates, removes what the knowledge base already holds
-(pool, exclusions, earlier rounds), ranks the rest and writes
-``screening/<round-id>/`` for screening in ASReview LAB or Zotero:
+A round is a window of first-publication dates, ``screening/<since>_<until>/``.
+It holds one or more source batches: ``screen run`` runs every query family
+of ``protocol.yaml`` against arXiv (source ``arxiv``); ``screen import`` reads
+a candidate list exported elsewhere (RIS, BibTeX or CSV: OpenReview,
+OpenAlex, Semantic Scholar, a curated list...) into the same window. Each
+batch removes what the knowledge base already holds (pool, exclusions, other
+rounds, earlier batches of the same round), keeps what falls in the window,
+and the round's candidates are ranked again together. The folder holds:
 
-- ``candidates.csv``: id, title, authors, submitted, families, score, duplicate_of
-  (candidates first, best score first; removed duplicates last, each naming the
-  record it duplicates);
+- ``candidates.csv``: id, title, authors, submitted, families, score,
+  duplicate_of, source, url (candidates first, best score first; removed
+  duplicates last, each naming the record it duplicates);
 - ``candidates.ris``: the candidates for ASReview or Zotero (written with rispy);
-- ``entries.json``: the candidates' arXiv metadata, so ``decide`` needs no network;
-- ``round.yaml``: window, families run and counts; ``decide`` adds decisions.
+- ``entries.json``: the candidates' metadata, so ``decide`` needs no network;
+- ``round.yaml``: window, source batches and counts; ``decide`` adds decisions.
 
-Duplicates are the same arXiv id whatever its version suffix, or a look-alike
-title: both titles normalised, then a rapidfuzz ratio of at least the
-protocol's ``deduplication.title_similarity``. The score is the TF-IDF cosine
-similarity (scikit-learn) of a candidate's title and abstract to the most
-similar pooled paper's title and summary, plus ``ranking.family_weight`` per
-query family that found it.
+Duplicates: :mod:`masrl_kb.contrib.screen_dedup`. The score is the TF-IDF
+cosine similarity (scikit-learn) of a candidate's title and abstract to the
+most similar pooled paper's title and summary, plus ``ranking.family_weight``
+per query family whose terms it matches.
 
-API text is hostile: control characters are dropped, whitespace collapsed,
-lengths bounded, ids checked against the arXiv pattern, responses capped in
-size and time, and CSV cells that a spreadsheet would run as a formula are
-quoted.
+Outside text is hostile: control characters are dropped, whitespace
+collapsed, lengths bounded, ids checked, API answers capped in size and
+time (one overall deadline per request, a non-feed answer is an error),
+and CSV cells that a spreadsheet would run as a formula are quoted.
 """
 
 from __future__ import annotations
@@ -30,32 +33,47 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
-import json
 import os
-import re
-import shutil
-import unicodedata
+import time
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlencode
 
-import arxiv
-import requests
-import yaml
-
-from masrl_kb.contrib.arxiv_import import (
-    DEFAULT_TIMEOUT,
-    AlreadyRecorded,
-    ArxivImportError,
-    ArxivPaper,
-    TimeoutSession,
-    add_paper,
-    arxiv_client,
-    arxiv_endpoint,
-    exclude_record,
-    network_reason,
-    parse_arxiv_id,
-    quiet_arxiv_logger,
+from masrl_kb.contrib.arxiv_client import (
+    ENV_DEADLINE,
+    AtomEntry,
+    FetchError,
+    HttpStatusError,
+    Limits,
+    http_get,
+    parse_feed,
+)
+from masrl_kb.contrib.arxiv_import import arxiv_endpoint, parse_arxiv_id
+from masrl_kb.contrib.screen_decide import DecideResult, DecisionFileError, decide_round
+from masrl_kb.contrib.screen_dedup import Known, add_round, known_records, mark_duplicates
+from masrl_kb.contrib.screen_entries import (
+    CANDIDATES_CSV,
+    CANDIDATES_RIS,
+    ENTRIES_JSON,
+    MAX_ABSTRACT,
+    MAX_AUTHOR,
+    MAX_AUTHORS,
+    MAX_CATEGORY,
+    MAX_TITLE,
+    Entry,
+    clean_text,
+    entries_json,
+    match_families,
+    read_entries,
+)
+from masrl_kb.contrib.screen_files import ImportFileError, read_candidates
+from masrl_kb.contrib.screen_store import (
+    ScreeningError,
+    round_data,
+    round_lock,
+    write_round_folder,
+    yaml_text,
 )
 from masrl_kb.kb.fields import PLACEHOLDER
 from masrl_kb.kb.paths import find_root
@@ -65,48 +83,35 @@ from masrl_kb.kb.rounds import (
     ROUND_FILE,
     SCREENING_DIR,
     Round,
+    RoundError,
     load_round,
     load_rounds,
     round_dir,
     round_id,
 )
 from masrl_kb.kb.taxonomy import load_taxonomy
-from masrl_kb.kb.validate import arxiv_ids_of, normalise_title
 
-CANDIDATES_CSV = "candidates.csv"
-CANDIDATES_RIS = "candidates.ris"
-ENTRIES_JSON = "entries.json"
-CSV_COLUMNS = ("id", "title", "authors", "submitted", "families", "score", "duplicate_of")
-ENV_DELAY = "MASRL_KB_ARXIV_DELAY"
-# Bounds on hostile API text and responses.
-MAX_TITLE = 500
-MAX_AUTHOR = 200
-MAX_AUTHORS = 300
-MAX_ABSTRACT = 6000
-MAX_CATEGORY = 40
-MAX_RESPONSE_BYTES = 20 * 1024 * 1024
-MAX_DECISION_BYTES = 50 * 1024 * 1024
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-_ASREVIEW_LABELS = {
-    "asreview_relevant": "include",
-    "asreview_irrelevant": "exclude",
-    "asreview_not_seen": None,
-}
-_ARXIV_IN_TEXT = re.compile(
-    r"arxiv\.org/(?:abs|pdf)/([a-z-]+(?:\.[A-Z]{2})?/[0-9]{7}|[0-9]{4}\.[0-9]{4,5})", re.I
+CSV_COLUMNS = (
+    "id",
+    "title",
+    "authors",
+    "submitted",
+    "families",
+    "score",
+    "duplicate_of",
+    "source",
+    "url",
 )
+ENV_DELAY = "MASRL_KB_ARXIV_DELAY"
+MAX_RESPONSE_BYTES = 20 * 1024 * 1024
+MAX_QUERY = 2000
+# arXiv opened in August 1991; an earlier window is a typing slip.
+EARLIEST_RUN = dt.date(1991, 8, 1)
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
-class ScreeningError(ValueError):
-    """A user-facing reason why a screening command did nothing."""
-
-
-class DecisionFileError(ScreeningError):
-    """The decisions file is malformed; one line per problem, ``file:line: field: msg``."""
-
-    def __init__(self, problems: list[str]) -> None:
-        self.problems = problems
-        super().__init__("\n".join(problems))
+class ArxivAnswerError(ScreeningError):
+    """The arXiv API failed or answered something that is not a usable feed."""
 
 
 # ---------------------------------------------------------------- settings
@@ -114,115 +119,75 @@ class DecisionFileError(ScreeningError):
 
 @dataclass(frozen=True)
 class Paging:
-    """How politely to page through the API (arXiv asks for one request per 3 s)."""
+    """How politely to page through the API (arXiv asks for one request per 3 s).
+
+    ``timeout`` is one overall deadline per request: connecting, retries and
+    every byte of the answer (``MASRL_KB_ARXIV_DEADLINE`` sets it).
+    """
 
     page_size: int = 100
     delay_seconds: float = 3.0
     num_retries: int = 3
     max_per_family: int = 2000
-    timeout: float = DEFAULT_TIMEOUT
+    timeout: float = 60.0
 
     @classmethod
     def from_env(cls, **overrides) -> Paging:
-        """Defaults, ``MASRL_KB_ARXIV_DELAY`` (seconds), then explicit overrides."""
+        """Defaults, ``MASRL_KB_ARXIV_DELAY``/``_DEADLINE`` (seconds), then overrides."""
         values = {k: v for k, v in overrides.items() if v is not None}
-        if os.environ.get(ENV_DELAY) and "delay_seconds" not in values:
-            try:
-                values["delay_seconds"] = max(0.0, float(os.environ[ENV_DELAY]))
-            except ValueError:
-                raise ScreeningError(f"{ENV_DELAY} must be a number of seconds") from None
+        for env, name in ((ENV_DELAY, "delay_seconds"), (ENV_DEADLINE, "timeout")):
+            if os.environ.get(env) and name not in values:
+                try:
+                    value = float(os.environ[env])
+                except ValueError:
+                    raise ScreeningError(f"{env} must be a number of seconds") from None
+                if not 0 <= value <= 3600:
+                    raise ScreeningError(f"{env} must be between 0 and 3600 seconds")
+                values[name] = value
         return cls(**values)
 
-
-class ResponseTooLarge(requests.RequestException):
-    """An API answer over ``MAX_RESPONSE_BYTES`` (not retried)."""
-
-
-class _BoundedSession(TimeoutSession):
-    """Requests that time out and refuse bodies over ``MAX_RESPONSE_BYTES``."""
-
-    def request(self, *args, **kwargs):  # type: ignore[override]
-        kwargs["stream"] = True
-        response = super().request(*args, **kwargs)
-        body = bytearray()
-        for chunk in response.iter_content(64 * 1024):
-            body.extend(chunk)
-            if len(body) > MAX_RESPONSE_BYTES:
-                response.close()
-                raise ResponseTooLarge(f"an answer larger than {MAX_RESPONSE_BYTES} bytes")
-        response._content = bytes(body)
-        return response
-
-
-# ---------------------------------------------------------------- entries
-
-
-@dataclass
-class Entry:
-    """One arXiv entry a round found, sanitised."""
-
-    arxiv_id: str
-    title: str
-    authors: list[str]
-    submitted: dt.date
-    primary_category: str
-    abstract: str
-    families: list[str] = field(default_factory=list)
-    score: float | None = None
-    duplicate_of: str = ""
-    match: str = ""
-
-    def paper(self) -> ArxivPaper:
-        return ArxivPaper(
-            self.arxiv_id,
-            self.title,
-            tuple(self.authors),
-            self.submitted,
-            self.primary_category,
-            self.abstract,
+    def limits(self) -> Limits:
+        return Limits(
+            deadline=self.timeout,
+            delay=self.delay_seconds,
+            attempts=self.num_retries + 1,
+            max_body=MAX_RESPONSE_BYTES,
+            max_expanded=MAX_RESPONSE_BYTES,
         )
 
-    def to_json(self) -> dict:
-        data = asdict(self)
-        data["submitted"] = self.submitted.isoformat()
-        return data
 
-    @classmethod
-    def from_json(cls, data: dict) -> Entry:
-        values = dict(data)
-        values["submitted"] = dt.date.fromisoformat(values["submitted"])
-        return cls(**values)
+# ---------------------------------------------------------------- arXiv
 
 
-def clean_text(value: object, limit: int) -> str:
-    """API text made safe to store: no control or format characters, one space, bounded."""
-    text = unicodedata.normalize("NFC", str(value or ""))
-    text = "".join(
-        " " if unicodedata.category(c) in ("Cc", "Zl", "Zp") else c
-        for c in text
-        if unicodedata.category(c) not in ("Cf", "Cs", "Co") or c == "\u200d"
-    )
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
-def entry_from_result(result: arxiv.Result) -> Entry | None:
-    """A sanitised entry, or None when the result has no usable id, title or date."""
+def entry_from_atom(atom: AtomEntry) -> Entry:
+    """A sanitised entry; :class:`ArxivAnswerError` when the entry is malformed."""
+    raw_id = clean_text(atom.id, 200)
+    if "/api/errors" in raw_id:  # arXiv reports a bad query as a feed with one error entry
+        reason = clean_text(atom.summary, 200) or "an error entry"
+        raise ArxivAnswerError(f"arXiv reported an error: {reason}")
     try:
-        arxiv_id = parse_arxiv_id(clean_text(result.entry_id, 200))
-    except ArxivImportError:
-        return None
-    title = clean_text(result.title, MAX_TITLE)
-    if not title or result.published is None:
-        return None
-    authors = [clean_text(a.name, MAX_AUTHOR).replace(";", ",") for a in result.authors]
+        arxiv_id = parse_arxiv_id(raw_id)
+    except Exception:  # noqa: BLE001 - parse_arxiv_id's own error type
+        raise ArxivAnswerError(f"an entry with a malformed id {raw_id[:80]!r}") from None
+    title = clean_text(atom.title, MAX_TITLE)
+    if not title:
+        raise ArxivAnswerError(f"entry {arxiv_id} has no title")
+    try:
+        published = dt.datetime.fromisoformat(atom.published.strip()).date()
+    except ValueError:
+        raise ArxivAnswerError(
+            f"entry {arxiv_id} has a malformed <published> date {clean_text(atom.published, 40)!r}"
+        ) from None
+    if not EARLIEST_RUN <= published <= dt.date.today() + dt.timedelta(days=2):
+        raise ArxivAnswerError(f"entry {arxiv_id} has an impossible <published> date {published}")
+    authors = [clean_text(a, MAX_AUTHOR).replace(";", ",") for a in atom.authors]
     return Entry(
         arxiv_id=arxiv_id,
         title=title,
         authors=[a for a in authors if a][:MAX_AUTHORS],
-        submitted=result.published.date(),
-        primary_category=clean_text(result.primary_category, MAX_CATEGORY),
-        abstract=clean_text(result.summary, MAX_ABSTRACT),
+        submitted=published,
+        primary_category=clean_text(atom.primary_category, MAX_CATEGORY),
+        abstract=clean_text(atom.summary, MAX_ABSTRACT),
     )
 
 
@@ -233,38 +198,62 @@ def family_query(family: QueryFamily, since: dt.date, until: dt.date) -> str:
     return f"({terms}) AND {window}"
 
 
+def _page_url(endpoint: str, query: str, start: int, size: int) -> str:
+    params = urlencode(
+        {
+            "search_query": query,
+            "start": start,
+            "max_results": size,
+            "sortBy": "submittedDate",
+            "sortOrder": "descending",
+        }
+    )
+    return f"{endpoint}{'&' if '?' in endpoint else '?'}{params}"
+
+
 def search_family(
-    client: arxiv.Client, family: QueryFamily, since: dt.date, until: dt.date, paging: Paging
+    endpoint: str, family: QueryFamily, since: dt.date, until: dt.date, paging: Paging
 ) -> tuple[list[Entry], bool]:
     """Every sanitised entry the API returns for one family (in the window or not).
 
-    At most ``paging.max_per_family`` results are asked for; the flag says whether
-    the API had that many (the family's results may be cut short).
+    Pages until a short page or ``paging.max_per_family`` entries; the flag
+    says whether that many came (the family's results may be cut short).
     """
-    search = arxiv.Search(
-        query=family_query(family, since, until),
-        max_results=paging.max_per_family,
-        sort_by=arxiv.SortCriterion.SubmittedDate,
-        sort_order=arxiv.SortOrder.Descending,
-    )
-    url = client.query_url_format.split("?")[0]
-    try:
-        with quiet_arxiv_logger():
-            results = list(client.results(search))
-    except arxiv.HTTPError as err:
-        raise ScreeningError(
-            f"the arXiv API at {url} answered HTTP {err.status} for family {family.id}; "
-            "try again later"
-        ) from None
-    except arxiv.ArxivError as err:
-        raise ScreeningError(f"the arXiv API at {url} failed: {err.message}") from None
-    except ResponseTooLarge as err:
-        raise ScreeningError(f"the arXiv API at {url} sent {err}; refused") from None
-    except requests.RequestException as err:
-        reason = network_reason(err, paging.timeout)
-        raise ScreeningError(f"cannot reach the arXiv API at {url} ({reason})") from None
-    entries = [e for e in map(entry_from_result, results) if e is not None]
-    return entries, len(results) >= paging.max_per_family
+    query, entries, start = family_query(family, since, until), [], 0
+    while start < paging.max_per_family:
+        size = min(paging.page_size, paging.max_per_family - start)
+        if start:
+            time.sleep(paging.delay_seconds)
+        try:
+            body = http_get(_page_url(endpoint, query, start, size), paging.limits())
+        except HttpStatusError as err:
+            raise ArxivAnswerError(
+                f"the arXiv API at {endpoint} answered HTTP {err.status} for family "
+                f"{family.id}; try again later"
+            ) from None
+        except FetchError as err:
+            raise ArxivAnswerError(
+                f"cannot reach the arXiv API at {endpoint} for family {family.id} ({err})"
+            ) from None
+        try:
+            atoms = parse_feed(body)
+        except FetchError as err:
+            raise ArxivAnswerError(
+                f"the arXiv API at {endpoint} answered a malformed feed for family "
+                f"{family.id}: {err}"
+            ) from None
+        try:
+            page = [entry_from_atom(a) for a in atoms[:size]]
+        except ArxivAnswerError as err:
+            raise ArxivAnswerError(
+                f"the arXiv API at {endpoint} answered a malformed feed for family "
+                f"{family.id}: {err}"
+            ) from None
+        entries += page
+        start += len(page)
+        if len(page) < size:
+            break
+    return entries, start >= paging.max_per_family
 
 
 def retrieve(
@@ -276,19 +265,14 @@ def retrieve(
 ) -> tuple[dict[str, Entry], dict[str, int], list[str]]:
     """Unique entries by arXiv id (families merged), the number each family returned,
     and the families whose results reached ``paging.max_per_family``."""
-    client = arxiv_client(
-        arxiv_endpoint(endpoint),
-        timeout=paging.timeout,
-        page_size=paging.page_size,
-        delay_seconds=paging.delay_seconds,
-        num_retries=paging.num_retries,
-        session=_BoundedSession(paging.timeout),
-    )
+    url = arxiv_endpoint(endpoint)
     found: dict[str, Entry] = {}
     per_family: dict[str, int] = {}
     capped: list[str] = []
-    for family in protocol.families:
-        entries, full = search_family(client, family, since, until, paging)
+    for n, family in enumerate(protocol.families):
+        if n:
+            time.sleep(paging.delay_seconds)
+        entries, full = search_family(url, family, since, until, paging)
         per_family[family.id] = len({e.arxiv_id for e in entries})
         if full:
             capped.append(family.id)
@@ -297,69 +281,6 @@ def retrieve(
             if family.id not in kept.families:
                 kept.families.append(family.id)
     return dict(sorted(found.items())), per_family, capped
-
-
-# ---------------------------------------------------------------- duplicates
-
-
-def title_key(title: str) -> str:
-    """A title for look-alike comparison: accents folded, then the records' normalisation."""
-    folded = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
-    return normalise_title(folded)
-
-
-@dataclass
-class Known:
-    """What the knowledge base already holds: arXiv ids and titles, each with its label."""
-
-    ids: dict[str, str] = field(default_factory=dict)
-    titles: dict[str, str] = field(default_factory=dict)
-
-    def add(self, label: str, arxiv_ids: Iterable[str], title: object) -> None:
-        for aid in arxiv_ids:
-            self.ids.setdefault(aid, label)
-        if isinstance(title, str) and title_key(title):
-            self.titles.setdefault(title_key(title), label)
-
-
-def known_records(root: Path, before: Iterable[Round] = ()) -> Known:
-    """Pool, exclusions and the candidates of earlier rounds."""
-    known = Known()
-    records = read_records(root)
-    for rec in records.papers + records.exclusions:
-        if isinstance(rec.data, dict):
-            known.add(rec.rel, arxiv_ids_of(rec.data), rec.data.get("title"))
-    for earlier in before:
-        for entry in read_entries(root, earlier.id).values():
-            label = f"{SCREENING_DIR}/{earlier.id}/{CANDIDATES_CSV} ({entry.arxiv_id})"
-            known.add(label, [entry.arxiv_id], entry.title)
-    return known
-
-
-def mark_duplicates(
-    entries: Iterable[Entry], known: Known, threshold: float, within: bool = False
-) -> None:
-    """Set ``duplicate_of`` and ``match`` on every entry the knowledge base already holds.
-
-    ``within``: also compare entries with each other, in id order, so a title
-    posted twice under two ids keeps its first id.
-    """
-    from rapidfuzz import fuzz, process
-
-    titles = dict(known.titles)
-    for entry in entries:
-        if entry.duplicate_of:
-            continue
-        if entry.arxiv_id in known.ids:
-            entry.duplicate_of, entry.match = known.ids[entry.arxiv_id], "same arXiv id"
-            continue
-        key = title_key(entry.title)
-        best = process.extractOne(key, list(titles), scorer=fuzz.ratio, score_cutoff=threshold)
-        if best is not None:
-            entry.duplicate_of = titles[best[0]]
-            entry.match = f"look-alike title (similarity {best[1]:.1f})"
-        elif within:
-            titles.setdefault(key, f"this round ({entry.arxiv_id})")
 
 
 # ---------------------------------------------------------------- ranking
@@ -401,7 +322,7 @@ def score_entries(entries: list[Entry], pool: list[str], family_weight: float) -
 
 def ranked(entries: Iterable[Entry]) -> list[Entry]:
     """Best score first, then by id (deterministic)."""
-    return sorted(entries, key=lambda e: (-(e.score or 0.0), e.arxiv_id))
+    return sorted(entries, key=lambda e: (-(e.score or 0.0), e.id))
 
 
 # ---------------------------------------------------------------- writing
@@ -412,110 +333,74 @@ def csv_cell(text: str) -> str:
     return f"'{text}" if text.startswith(_FORMULA_START) else text
 
 
-def candidates_csv(entries: list[Entry]) -> str:
+def candidates_csv(entries: list[Entry], kept: list[list[str]] = ()) -> str:
+    """The candidates, then removed duplicates; ``kept``: earlier batches' duplicate rows."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for e in entries:
         writer.writerow(
             [
-                e.arxiv_id,
+                csv_cell(e.id),
                 csv_cell(e.title),
                 csv_cell("; ".join(e.authors)),
                 e.submitted.isoformat(),
                 ";".join(e.families),
                 "" if e.score is None else f"{e.score:.4f}",
-                e.duplicate_of,
+                csv_cell(e.duplicate_of),
+                e.source,
+                csv_cell(e.link),
             ]
         )
+    writer.writerows(kept)
     return out.getvalue()
 
 
-def candidates_ris(entries: list[Entry]) -> str:
-    """RIS for ASReview LAB or Zotero: the arXiv id in ID, the abs page in UR."""
+def _ris_ref(e: Entry, source_label: str) -> dict:
+    ref = {
+        "type_of_reference": "JOUR",
+        "id": e.id,
+        "title": e.title,
+        "authors": e.authors,
+        "year": str(e.submitted.year),
+        "date": e.submitted.strftime("%Y/%m/%d"),
+        "abstract": e.abstract,
+        "urls": [e.link] if e.link else [],
+        "keywords": list(e.families),
+        "name_of_database": source_label,
+    }
+    if e.arxiv_id:
+        ref["journal_name"] = f"arXiv preprint arXiv:{e.arxiv_id}"
+    if e.doi:
+        ref["doi"] = e.doi
+    return ref
+
+
+def candidates_ris(entries: list[Entry], labels: dict[str, str] | None = None) -> str:
+    """RIS for ASReview LAB or Zotero: the candidate id in ID, its address in UR."""
     import rispy
 
-    refs = [
-        {
-            "type_of_reference": "JOUR",
-            "id": e.arxiv_id,
-            "title": e.title,
-            "authors": e.authors,
-            "year": str(e.submitted.year),
-            "date": e.submitted.strftime("%Y/%m/%d"),
-            "abstract": e.abstract,
-            "journal_name": f"arXiv preprint arXiv:{e.arxiv_id}",
-            "urls": [f"https://arxiv.org/abs/{e.arxiv_id}"],
-            "keywords": list(e.families),
-            "name_of_database": "arXiv",
-        }
-        for e in entries
-    ]
-    return rispy.dumps(refs)
+    labels = labels or {}
+    return rispy.dumps([_ris_ref(e, labels.get(e.source, e.source)) for e in entries])
 
 
-def yaml_text(data: dict) -> str:
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
-
-
-def round_data(rnd: Round) -> dict:
-    data = {
-        "round": rnd.id,
-        "window": {"since": rnd.since, "until": rnd.until},
-        "run_on": rnd.run_on,
-        "source": "arxiv",
-        "families": rnd.families,
-        "counts": dict(rnd.counts),
-        "duplicates": rnd.duplicates,
-        "retrieved_per_family": rnd.per_family,
+def round_files(
+    rnd: Round,
+    candidates: list[Entry],
+    duplicates: list[Entry],
+    labels: dict[str, str],
+    kept: list[list[str]] = (),
+) -> dict[str, str]:
+    """The four files of a round folder (``kept``: earlier batches' duplicate rows)."""
+    return {
+        CANDIDATES_CSV: candidates_csv(candidates + duplicates, kept),
+        CANDIDATES_RIS: candidates_ris(candidates, labels),
+        ENTRIES_JSON: entries_json(candidates),
+        ROUND_FILE: yaml_text(round_data(rnd)),
     }
-    if rnd.capped:
-        data["capped"] = rnd.capped
-    if rnd.decided:
-        data["decision_counts"] = {
-            "included": rnd.included,
-            "excluded": rnd.excluded,
-            "awaiting": rnd.awaiting,
-        }
-        data["decided"] = rnd.decided
-    return data
 
 
-def _write_round_dir(target: Path, files: dict[str, str]) -> None:
-    """Create ``target`` with ``files`` at once: built beside it, then renamed."""
-    if target.exists():
-        raise ScreeningError(f"{target} already exists: refusing to overwrite a round")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir()
-    try:
-        for name, text in files.items():
-            with open(tmp / name, "x", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
-        os.rename(tmp, target)  # fails if target appeared meanwhile: never overwrites
-    except OSError as err:
-        raise ScreeningError(f"cannot write {target}: {err.strerror or err}") from None
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
-def replace_file(path: Path, text: str) -> bool:
-    """Atomically replace a machine-written file; False when the text is unchanged."""
-    if path.is_file() and path.read_text(encoding="utf-8") == text:
-        return False
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return True
-
-
-# ---------------------------------------------------------------- screen run
+# ---------------------------------------------------------------- a batch
 
 
 @dataclass
@@ -523,7 +408,58 @@ class RunResult:
     round: Round
     folder: Path
     candidates: list[Entry]
-    duplicates: list[Entry]
+    duplicates: list[Entry]  # removed by this batch
+
+    @property
+    def batch(self) -> dict:
+        return self.round.batches[-1]
+
+
+def check_window(since: dt.date, until: dt.date, today: dt.date, earliest: dt.date) -> None:
+    if until < since:
+        raise ScreeningError(f"--until {until} is before --since {since}")
+    if until > today:
+        raise ScreeningError(f"--until {until} is after today ({today}): the window is not over")
+    if since < earliest:
+        raise ScreeningError(f"--since {since} is before {earliest}")
+
+
+def _screen_batch(
+    entries: list[Entry], known: Known, since: dt.date, until: dt.date, threshold: float
+) -> tuple[list[Entry], list[Entry], int]:
+    """(new candidates, duplicates, number outside the window) of one batch.
+
+    Duplicates first (a pooled paper's new version keeps its first date), then
+    the window, then look-alikes among the batch's own entries.
+    """
+    mark_duplicates(entries, known, threshold)
+    fresh = [e for e in entries if not e.duplicate_of]
+    in_window = [e for e in fresh if since <= e.submitted <= until]
+    mark_duplicates(in_window, Known(), threshold, within="this batch")
+    candidates = [e for e in in_window if not e.duplicate_of]
+    duplicates = [e for e in entries if e.duplicate_of]
+    return candidates, duplicates, len(fresh) - len(in_window)
+
+
+def _duplicate_rows(entries: list[Entry]) -> list[dict]:
+    return [{"id": e.id, "duplicate_of": e.duplicate_of, "match": e.match} for e in entries]
+
+
+def _old_duplicate_rows(folder: Path) -> list[list[str]]:
+    """The duplicates rows of a round's ``candidates.csv``, as written (kept when a
+    batch is added: their entries are not stored anywhere else)."""
+    path = folder / CANDIDATES_CSV
+    if path.is_symlink():
+        raise ScreeningError(f"{path}: a symbolic link; refused")
+    if not path.is_file():
+        return []
+    rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))[1:]
+    width, dup = len(CSV_COLUMNS), CSV_COLUMNS.index("duplicate_of")
+    # rounds written before source batches had no source and url columns
+    return [(r + ["arxiv", ""])[:width] for r in rows if len(r) > dup and r[dup]]
+
+
+# ---------------------------------------------------------------- screen run
 
 
 def run_round(
@@ -534,327 +470,204 @@ def run_round(
     endpoint: str | None = None,
     today: dt.date | None = None,
 ) -> RunResult:
-    """Search, deduplicate, rank and write one round; nothing is written on failure."""
+    """Search arXiv, deduplicate, rank and write one round; nothing is written on failure."""
     base = find_root(root)
     today = today or dt.date.today()
     until = until or today
-    if until < since:
-        raise ScreeningError(f"--until {until} is before --since {since}")
+    check_window(since, until, today, EARLIEST_RUN)
     protocol = load_protocol(base)
     rid = round_id(since, until)
-    folder = round_dir(base, rid)
+    folder = _round_folder(base, rid)
     if folder.exists():
         raise ScreeningError(f"round {rid} already exists in {SCREENING_DIR}/{rid}")
-    earlier = load_rounds(base)
-    known = known_records(base, earlier)
     pool = pool_texts(base)
     found, per_family, capped = retrieve(protocol, since, until, paging or Paging(), endpoint)
-    # Duplicates first (a pooled paper's new version keeps its first submission date),
-    # then the window, then look-alikes among the round's own entries.
-    entries = list(found.values())
-    mark_duplicates(entries, known, protocol.title_similarity)
-    fresh = [e for e in entries if not e.duplicate_of]
-    in_window = [e for e in fresh if since <= e.submitted <= until]
-    mark_duplicates(in_window, Known(), protocol.title_similarity, within=True)
-    candidates = [e for e in in_window if not e.duplicate_of]
-    duplicates = [e for e in entries if e.duplicate_of]
-    score_entries(candidates, pool, protocol.family_weight)
-    candidates = ranked(candidates)
-    rnd = Round(
-        id=rid,
-        since=since,
-        until=until,
-        run_on=today,
-        families=[f.id for f in protocol.families],
-        counts={
-            "retrieved": len(found),
-            "outside_window": len(fresh) - len(in_window),
-            "duplicates_removed": len(duplicates),
-            "to_screen": len(candidates),
-        },
-        duplicates=[
-            {"id": e.arxiv_id, "duplicate_of": e.duplicate_of, "match": e.match} for e in duplicates
-        ],
-        per_family=per_family,
-        capped=capped,
-    )
-    files = {
-        CANDIDATES_CSV: candidates_csv(candidates + duplicates),
-        CANDIDATES_RIS: candidates_ris(candidates),
-        ENTRIES_JSON: json.dumps(
-            [e.to_json() for e in candidates], indent=1, ensure_ascii=False, sort_keys=True
+    with round_lock(base, rid):
+        if folder.exists():
+            raise ScreeningError(f"round {rid} already exists in {SCREENING_DIR}/{rid}")
+        known = known_records(base, load_rounds(base))
+        entries = list(found.values())
+        candidates, duplicates, outside = _screen_batch(
+            entries, known, since, until, protocol.title_similarity
         )
-        + "\n",
-        ROUND_FILE: yaml_text(round_data(rnd)),
-    }
-    _write_round_dir(folder, files)
+        score_entries(candidates, pool, protocol.family_weight)
+        candidates = ranked(candidates)
+        batch = {
+            "name": "arxiv",
+            "query": "\n".join(family_query(f, since, until) for f in protocol.families),
+            "file": "",
+            "imported_on": today,
+            "identified": len(found),
+            "duplicates_removed": len(duplicates),
+            "outside_window": outside,
+        }
+        rnd = Round(
+            id=rid,
+            since=since,
+            until=until,
+            run_on=today,
+            families=[f.id for f in protocol.families],
+            counts={
+                "retrieved": len(found),
+                "outside_window": outside,
+                "duplicates_removed": len(duplicates),
+                "to_screen": len(candidates),
+            },
+            duplicates=_duplicate_rows(duplicates),
+            per_family=per_family,
+            capped=capped,
+            sources=[batch],
+        )
+        write_round_folder(folder, round_files(rnd, candidates, duplicates, _labels(base)))
     return RunResult(rnd, folder, candidates, duplicates)
 
 
-def read_entries(root: Path, rid: str) -> dict[str, Entry]:
-    """The candidates of a round, by arXiv id, from its ``entries.json``."""
-    path = round_dir(root, rid) / ENTRIES_JSON
-    if not path.is_file() or path.is_symlink():
-        return {}
-    if path.stat().st_size > MAX_RESPONSE_BYTES:
-        raise ScreeningError(f"{path} is larger than expected; refusing to read it")
+def _round_folder(base: Path, rid: str) -> Path:
     try:
-        entries = [Entry.from_json(d) for d in json.loads(path.read_text(encoding="utf-8"))]
-    except (ValueError, TypeError, KeyError) as err:
-        raise ScreeningError(f"{path}: malformed ({err})") from None
-    return {e.arxiv_id: e for e in entries}
+        return round_dir(base, rid)
+    except RoundError as err:
+        raise ScreeningError(str(err)) from None
 
 
-# ---------------------------------------------------------------- decisions
+def _labels(base: Path) -> dict[str, str]:
+    axis = load_taxonomy(base)["exclusion_source"]
+    return {v: axis.label_of(v) for v in axis.ids}
 
 
-@dataclass(frozen=True)
-class Decision:
-    """One screening decision read from a decisions file."""
-
-    arxiv_id: str
-    decision: str  # include or exclude
-    reason: str | None
-    line: int
+# ---------------------------------------------------------------- screen import
 
 
-def _read_bounded(path: Path) -> bytes:
-    if not path.is_file() or path.is_symlink():
-        raise ScreeningError(f"{path}: no such file")
-    if path.stat().st_size > MAX_DECISION_BYTES:
-        raise ScreeningError(f"{path}: larger than {MAX_DECISION_BYTES} bytes")
-    return path.read_bytes()
-
-
-def _id_from(values: Iterable[object]) -> str | None:
-    """The first arXiv id among cell values (an id, ``arXiv:`` id or arxiv.org URL)."""
-    for value in values:
-        if not isinstance(value, str) or not value.strip():
-            continue
-        for part in [value.strip(), *_ARXIV_IN_TEXT.findall(value)]:
-            try:
-                return parse_arxiv_id(part)
-            except ArxivImportError:
-                continue
-    return None
-
-
-def _csv_rows(text: str) -> tuple[list[str], list[tuple[int, dict]]]:
-    reader = csv.DictReader(io.StringIO(text))
-    header = [h.strip().lower() for h in reader.fieldnames or []]
-    rows = []
-    for row in reader:
-        clean = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items() if k}
-        rows.append((reader.line_num, clean))
-    return header, rows
-
-
-_ID_COLUMNS = ("id", "arxiv_id", "record_id", "url", "urls", "doi", "journal_name", "notes")
-
-
-def read_decisions(
-    path: Path,
-    default_reason: str | None,
-    reasons: tuple[str, ...],
-    candidates: Iterable[str] | None = None,
-) -> list[Decision]:
-    """Decisions from an ASReview export (CSV with ``included``, or RIS) or ``id,decision,reason``.
-
-    Entries ASReview has not labelled are skipped. Every problem is collected and
-    raised at once as :class:`DecisionFileError`.
-    """
-    raw = _read_bounded(path)
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise DecisionFileError([f"{path}:1: file: not UTF-8 text"]) from None
-    name = path.name
-    problems: list[str] = []
-    found: list[Decision] = []
-    if path.suffix.lower() == ".ris" or re.search(r"^TY  - ", text, re.MULTILINE):
-        items = _ris_items(text, name, problems)
-    else:
-        items = _csv_items(text, name, problems)
-    allowed = ", ".join(reasons)
-    wanted = None if candidates is None else set(candidates)
-    for line, arxiv_id, decision, reason in items:
-        if wanted is not None and arxiv_id not in wanted:
-            problems.append(f"{name}:{line}: id: {arxiv_id} is not a candidate of this round")
-            continue
-        if decision == "exclude":
-            reason = reason or default_reason
-            if not reason:
-                problems.append(
-                    f"{name}:{line}: reason: an exclusion needs a reason code (a reason column "
-                    f"or --reason); allowed: {allowed}"
-                )
-                continue
-            if reason not in reasons:
-                problems.append(
-                    f"{name}:{line}: reason: unknown code {reason!r}; allowed: {allowed}"
-                )
-                continue
-        found.append(Decision(arxiv_id, decision, reason if decision == "exclude" else None, line))
-    seen: dict[str, Decision] = {}
-    for d in found:
-        first = seen.setdefault(d.arxiv_id, d)
-        if first is not d and (first.decision, first.reason) != (d.decision, d.reason):
-            problems.append(
-                f"{name}:{d.line}: id: {d.arxiv_id} decided differently on line {first.line}"
-            )
-    if problems:
-        raise DecisionFileError(problems)
-    return list(seen.values())
-
-
-def _csv_items(text: str, name: str, problems: list[str]):
-    header, rows = _csv_rows(text)
-    if "included" in header:
-        kind = "asreview"
-    elif {"id", "decision"} <= set(header):
-        kind = "plain"
-    else:
-        problems.append(
-            f"{name}:1: header: expected an ASReview export (an 'included' column) or the "
-            f"columns id,decision,reason; got {','.join(header) or 'nothing'}"
-        )
-        return
-    for line, row in rows:
-        arxiv_id = _id_from(row.get(c) for c in _ID_COLUMNS)
-        if arxiv_id is None:
-            problems.append(f"{name}:{line}: id: no arXiv id in columns {', '.join(_ID_COLUMNS)}")
-            continue
-        if kind == "asreview":
-            value = row.get("included", "")
-            decision = {"1": "include", "1.0": "include", "0": "exclude", "0.0": "exclude"}.get(
-                value, "?" if value else None
-            )
-            if decision is None:  # not labelled yet
-                continue
-            if decision == "?":
-                problems.append(f"{name}:{line}: included: {value!r}; allowed: 1, 0 or empty")
-                continue
-        else:
-            decision = row.get("decision", "").lower()
-            if decision not in ("include", "exclude"):
-                given = row.get("decision", "")
-                problems.append(f"{name}:{line}: decision: {given!r}; allowed: include, exclude")
-                continue
-        yield line, arxiv_id, decision, row.get("reason") or None
-
-
-def _ris_items(text: str, name: str, problems: list[str]):
-    import rispy
-
-    try:
-        refs = rispy.loads(text)
-    except Exception as err:  # rispy raises plain exceptions on bad structure
-        problems.append(f"{name}:1: ris: cannot read the RIS file ({err})")
-        return
-    starts = [i for i, t in enumerate(text.splitlines(), 1) if t.startswith("TY  -")]
-    for ref, line in zip(refs, starts, strict=False):
-        notes = [str(n).strip().lower() for n in ref.get("notes", []) or []]
-        labels = [_ASREVIEW_LABELS[n] for n in notes if n in _ASREVIEW_LABELS]
-        if not labels or labels[0] is None:
-            continue
-        arxiv_id = _id_from([ref.get("id"), *(ref.get("urls") or []), ref.get("journal_name")])
-        if arxiv_id is None:
-            problems.append(f"{name}:{line}: id: no arXiv id in ID, UR or JO")
-            continue
-        reason = next((n.split(":", 1)[1].strip() for n in notes if n.startswith("reason:")), None)
-        yield line, arxiv_id, labels[0], reason
-
-
-@dataclass
-class DecideResult:
-    round: Round
-    written: list[Path]
-    already: list[str]  # ids whose record existed before (a rerun, or added by hand)
-
-
-def decide_round(
-    rid: str,
-    decisions_file: str | os.PathLike[str],
+def import_round(
+    path: str | os.PathLike[str],
+    source: str,
+    since: dt.date,
+    until: dt.date,
+    query: str = "",
     root: str | os.PathLike[str] | None = None,
-    stage: str = "abstract_screen",
-    default_reason: str | None = None,
     today: dt.date | None = None,
-) -> DecideResult:
-    """Turn a round's decisions into paper and exclusion records; idempotent."""
+) -> RunResult:
+    """Add a batch read from an exported list to the window's round (made if new).
+
+    The whole file is read and checked first; a malformed file writes nothing.
+    """
     base = find_root(root)
-    rnd = load_round(base, rid)
-    tax = load_taxonomy(base)
-    protocol = load_protocol(base)
-    reasons = tax[protocol.reason_axis].ids
-    if stage not in tax[protocol.stage_axis].ids:
-        allowed = ", ".join(tax[protocol.stage_axis].ids)
-        raise ScreeningError(f"--stage: unknown value {stage!r}; allowed: {allowed}")
-    if default_reason is not None and default_reason not in reasons:
-        raise ScreeningError(
-            f"--reason: unknown code {default_reason!r}; allowed: {', '.join(reasons)}"
-        )
-    path = Path(decisions_file)
-    entries = read_entries(base, rid)
-    decisions = read_decisions(path, default_reason, reasons, candidates=entries)
-    problems = []
-    for d in decisions:
-        before = rnd.decided.get(d.arxiv_id)
-        if before and (before["decision"], before.get("reason")) != (d.decision, d.reason):
-            problems.append(
-                f"{path.name}:{d.line}: decision: {d.arxiv_id} was already decided as "
-                f"{before['decision']} ({before.get('record')}); edit that record by hand"
-            )
-    if problems:
-        raise DecisionFileError(problems)
     today = today or dt.date.today()
-    written, already = [], []
-    for d in decisions:
-        if d.arxiv_id in rnd.decided:
-            already.append(d.arxiv_id)
-            continue
-        entry = entries[d.arxiv_id]
-        try:
-            if d.decision == "include":
-                done = add_paper(d.arxiv_id, root=base, today=today, paper=entry.paper())
-            else:
-                label = tax[protocol.reason_axis].label_of(d.reason)
-                done = exclude_record(
-                    d.arxiv_id,
-                    stage=stage,
-                    reason=d.reason,
-                    root=base,
-                    source="arxiv",
-                    query_family=entry.families[0] if entry.families else None,
-                    note=f"Screened out in round {rid}: {label.lower()}.",
-                    today=today,
-                    paper=entry.paper(),
-                )
-        except AlreadyRecorded as err:
-            already.append(d.arxiv_id)
-            record = err.matches[0].split(":", 1)[1].strip().split(":")[0]
-            rnd.decided[d.arxiv_id] = {"decision": d.decision, "reason": d.reason, "record": record}
-            continue
-        except ArxivImportError as err:
-            raise ScreeningError(str(err)) from None
-        written.append(done.path)
-        rnd.decided[d.arxiv_id] = {
-            "decision": d.decision,
-            "reason": d.reason,
-            "record": done.path.relative_to(base).as_posix(),
-        }
-    path = round_dir(base, rid) / ROUND_FILE
-    replace_file(path, yaml_text(round_data(rnd)))  # unchanged text: file left alone
-    return DecideResult(rnd, written, already)
+    check_window(since, until, today, dt.date(1950, 1, 1))
+    sources = load_taxonomy(base)["exclusion_source"].ids
+    if source not in sources:
+        raise ScreeningError(
+            f"--source: unknown value {source!r}; allowed (exclusion_source in taxonomy.yaml): "
+            + ", ".join(sources)
+        )
+    query = clean_text(query, MAX_QUERY)
+    protocol = load_protocol(base)
+    path = Path(path)
+    entries = read_candidates(path, source, today)
+    for entry in entries:
+        match_families(entry, protocol.families)
+    rid = round_id(since, until)
+    folder = _round_folder(base, rid)
+    with round_lock(base, rid):
+        return _import_locked(base, folder, rid, path.name, entries, protocol, query, today)
+
+
+def _import_locked(
+    base: Path,
+    folder: Path,
+    rid: str,
+    file_name: str,
+    entries: list[Entry],
+    protocol: Protocol,
+    query: str,
+    today: dt.date,
+) -> RunResult:
+    since, until = (dt.date.fromisoformat(d) for d in rid.split("_"))
+    source = entries[0].source
+    existing = load_round(base, rid) if folder.exists() else None
+    if existing and any((b["name"], b["file"]) == (source, file_name) for b in existing.batches):
+        raise ScreeningError(
+            f"round {rid} already has a batch from {file_name} (source {source}); nothing written"
+        )
+    others = [r for r in load_rounds(base) if r.id != rid]
+    known = known_records(base, others)
+    old = list(read_entries(base, rid).values()) if existing else []
+    add_round(known, base, rid) if existing else None
+    candidates, duplicates, outside = _screen_batch(
+        entries, known, since, until, protocol.title_similarity
+    )
+    merged = old + candidates
+    score_entries(merged, pool_texts(base), protocol.family_weight)
+    merged = ranked(merged)
+    batch = {
+        "name": source,
+        "query": query,
+        "file": file_name,
+        "imported_on": today,
+        "identified": len(entries),
+        "duplicates_removed": len(duplicates),
+        "outside_window": outside,
+    }
+    rnd = _merged_round(existing, rid, since, until, today, batch, len(merged), duplicates)
+    kept = _old_duplicate_rows(folder) if existing else []
+    files = round_files(rnd, merged, duplicates, _labels(base), kept)
+    write_round_folder(folder, files, replace=existing is not None)
+    return RunResult(rnd, folder, merged, duplicates)
+
+
+def _merged_round(
+    existing: Round | None,
+    rid: str,
+    since: dt.date,
+    until: dt.date,
+    today: dt.date,
+    batch: dict,
+    to_screen: int,
+    duplicates: list[Entry],
+) -> Round:
+    new = existing is None
+    if existing is None:
+        existing = Round(
+            id=rid,
+            since=since,
+            until=until,
+            run_on=today,
+            families=[],
+            counts={"retrieved": 0, "outside_window": 0, "duplicates_removed": 0, "to_screen": 0},
+        )
+    batches = [batch] if new else [*existing.batches, batch]
+    counts = {
+        "retrieved": sum(b["identified"] for b in batches),
+        "outside_window": sum(b["outside_window"] for b in batches),
+        "duplicates_removed": sum(b["duplicates_removed"] for b in batches),
+        "to_screen": to_screen,
+    }
+    return Round(
+        id=rid,
+        since=since,
+        until=until,
+        run_on=existing.run_on,
+        families=existing.families,
+        counts=counts,
+        duplicates=existing.duplicates + _duplicate_rows(duplicates),
+        per_family=existing.per_family,
+        capped=existing.capped,
+        decided=existing.decided,
+        sources=batches,
+    )
 
 
 __all__ = [
+    "ArxivAnswerError",
     "DecideResult",
     "DecisionFileError",
     "Entry",
+    "ImportFileError",
     "Paging",
     "RunResult",
     "ScreeningError",
+    "clean_text",
     "decide_round",
-    "read_decisions",
+    "import_round",
+    "read_entries",
     "run_round",
 ]

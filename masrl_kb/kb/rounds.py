@@ -1,6 +1,8 @@
 """Screening rounds: what ``screening/<round-id>/round.yaml`` says about each round.
 
-``masrl-kb screen run`` writes a round and ``screen decide`` adds its
+A round is a window of first-publication dates holding one or more source
+batches: ``masrl-kb screen run`` writes the arXiv batch, ``screen import``
+adds a batch from a list exported elsewhere, and ``screen decide`` adds the
 decisions (:mod:`masrl_kb.contrib.screening`); the site and the query layer
 read them here, so they need nothing from ``contrib``.
 """
@@ -23,6 +25,11 @@ ROUND_FILE = "round.yaml"
 ROUND_ID = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}_[0-9]{4}-[0-9]{2}-[0-9]{2}$")
 COUNTS = ("retrieved", "outside_window", "duplicates_removed", "to_screen")
 DECISIONS = ("include", "exclude")
+# One source batch of a round: where its candidates came from and what became of them.
+BATCH_TEXT = ("name", "query", "file")
+BATCH_COUNTS = ("identified", "duplicates_removed", "outside_window")
+SOURCE_COUNTS = (*BATCH_COUNTS, "screened", "included", "excluded", "awaiting")
+MAX_COUNT = 10_000_000  # no real round comes near; a bigger number is a typo or tampering
 
 
 class RoundError(ValueError):
@@ -42,8 +49,28 @@ class Round:
     duplicates: list[dict] = field(default_factory=list)
     per_family: dict[str, int] = field(default_factory=dict)  # entries each query returned
     capped: list[str] = field(default_factory=list)  # families that hit the result limit
-    # arXiv id -> {"decision": include|exclude, "reason": code|None, "record": path}
+    # candidate id -> {"decision": include|exclude, "reason": code|None, "record": path}
     decided: dict[str, dict] = field(default_factory=dict)
+    # source batches as recorded: {name, query, file, imported_on, identified,
+    # duplicates_removed, outside_window}; empty in rounds written before batches existed
+    sources: list[dict] = field(default_factory=list)
+
+    @property
+    def batches(self) -> list[dict]:
+        """The source batches; a round written before batches existed is one arXiv batch."""
+        if self.sources:
+            return self.sources
+        return [
+            {
+                "name": "arxiv",
+                "query": ", ".join(self.families),
+                "file": "",
+                "imported_on": self.run_on,
+                "identified": self.counts["retrieved"],
+                "duplicates_removed": self.counts["duplicates_removed"],
+                "outside_window": self.counts["outside_window"],
+            }
+        ]
 
     @property
     def included(self) -> int:
@@ -56,6 +83,29 @@ class Round:
     @property
     def awaiting(self) -> int:
         return self.counts["to_screen"] - self.included - self.excluded
+
+    def decided_source(self, decided: dict) -> str:
+        """The source batch a decided candidate came from (older rounds: their one source)."""
+        if "source" in decided:
+            return decided["source"]
+        names = {b["name"] for b in self.batches}
+        return names.pop() if len(names) == 1 else "unknown"
+
+    def by_source(self) -> dict[str, dict[str, int]]:
+        """Per source: identified, duplicates removed, outside the window, screened,
+        included, excluded and awaiting (screened = the batches' new candidates)."""
+        out: dict[str, dict[str, int]] = {}
+        for b in self.batches:
+            row = out.setdefault(b["name"], dict.fromkeys(SOURCE_COUNTS, 0))
+            for k in BATCH_COUNTS:
+                row[k] += b[k]
+            row["screened"] += b["identified"] - b["duplicates_removed"] - b["outside_window"]
+        for d in self.decided.values():
+            row = out.setdefault(self.decided_source(d), dict.fromkeys(SOURCE_COUNTS, 0))
+            row["included" if d["decision"] == "include" else "excluded"] += 1
+        for row in out.values():
+            row["awaiting"] = row["screened"] - row["included"] - row["excluded"]
+        return out
 
     def reasons(self) -> dict[str, int]:
         """Exclusions per reason code."""
@@ -77,14 +127,31 @@ def _problem(rel: str, line: int, name: str, message: str) -> RoundError:
 
 RECORD_PATH = re.compile(r"^(?:papers|exclusions)/[A-Za-z0-9][A-Za-z0-9_-]*\.yaml$")
 ARXIV_ID = re.compile(ARXIV_ID_PATTERN)
+# A screening candidate's id: a bare arXiv id (as rounds always had), a DOI, an
+# OpenReview forum id, or a hash of the normalised title when the source gives none.
+DOI_PATTERN = r"10\.[0-9]{4,9}/[\x21-\x7e]{1,200}"
+OPENREVIEW_PATTERN = r"[A-Za-z0-9_-]{4,40}"
+CANDIDATE_ID = re.compile(
+    rf"^(?:{ARXIV_ID_PATTERN[1:-1]}|doi:{DOI_PATTERN}|openreview:{OPENREVIEW_PATTERN}"
+    r"|title:[0-9a-f]{16})$"
+)
+
+
+SOURCE_ID = re.compile(r"^[a-z][a-z0-9_]{0,60}$")
+
+
+def is_candidate_id(value: object) -> bool:
+    return isinstance(value, str) and bool(CANDIDATE_ID.match(value))
 
 
 def _decided_ok(key: object, value: object) -> bool:
-    if not (isinstance(key, str) and ARXIV_ID.match(key) and isinstance(value, dict)):
+    if not (is_candidate_id(key) and isinstance(value, dict)):
         return False
-    reason = value.get("reason")
+    reason, source = value.get("reason"), value.get("source", "arxiv")
     return (
         value.get("decision") in DECISIONS
+        and isinstance(source, str)
+        and bool(SOURCE_ID.match(source))
         and (reason is None or isinstance(reason, str))
         and isinstance(value.get("record"), str)
         and bool(RECORD_PATH.match(value["record"]))
@@ -93,6 +160,34 @@ def _decided_ok(key: object, value: object) -> bool:
 
 def _strings(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _count_ok(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT
+
+
+def _batch_ok(batch: object) -> bool:
+    return (
+        isinstance(batch, dict)
+        and set(batch) == {*BATCH_TEXT, "imported_on", *BATCH_COUNTS}
+        and all(isinstance(batch[k], str) and len(batch[k]) <= 20_000 for k in BATCH_TEXT)
+        and bool(SOURCE_ID.match(batch["name"]))
+        and isinstance(batch["imported_on"], dt.date)
+        and all(_count_ok(batch[k]) for k in BATCH_COUNTS)
+    )
+
+
+def _sources(data: dict, rel: str, line) -> list[dict]:
+    sources = data.get("sources") or []
+    if not isinstance(sources, list) or not all(_batch_ok(b) for b in sources):
+        raise _problem(
+            rel,
+            line("sources"),
+            "sources",
+            "expected a list of {name, query, file, imported_on, identified, "
+            "duplicates_removed, outside_window}",
+        )
+    return [dict(b) for b in sources]
 
 
 def parse_round(data: object, rel: str, folder: str | None = None) -> Round:
@@ -122,12 +217,15 @@ def parse_round(data: object, rel: str, folder: str | None = None) -> Round:
         raise _problem(rel, line("run_on"), "run_on", "expected a date YYYY-MM-DD")
     if not _strings(data["families"]) or not _strings(data.get("capped") or []):
         raise _problem(rel, line("families"), "families", "expected a list of family ids")
-    if not isinstance(counts, dict) or not all(
-        isinstance(counts.get(k), int) and counts[k] >= 0 for k in COUNTS
-    ):
-        raise _problem(rel, line("counts"), "counts", f"expected counts {', '.join(COUNTS)}")
+    if not isinstance(counts, dict) or not all(_count_ok(counts.get(k)) for k in COUNTS):
+        raise _problem(
+            rel,
+            line("counts"),
+            "counts",
+            f"expected counts {', '.join(COUNTS)}, each from 0 to {MAX_COUNT}",
+        )
     per_family = data.get("retrieved_per_family") or {}
-    if not isinstance(per_family, dict) or not all(isinstance(v, int) for v in per_family.values()):
+    if not isinstance(per_family, dict) or not all(_count_ok(v) for v in per_family.values()):
         raise _problem(
             rel, line("retrieved_per_family"), "retrieved_per_family", "expected family: count"
         )
@@ -142,8 +240,8 @@ def parse_round(data: object, rel: str, folder: str | None = None) -> Round:
             rel,
             line("decided"),
             "decided",
-            "expected arXiv id: {decision: include|exclude, reason, record: papers/... or "
-            "exclusions/...}",
+            "expected candidate id (arXiv id, doi:..., openreview:... or title:...): "
+            "{decision: include|exclude, reason, record: papers/... or exclusions/...}",
         )
     return Round(
         id=rid,
@@ -156,25 +254,44 @@ def parse_round(data: object, rel: str, folder: str | None = None) -> Round:
         per_family={str(k): int(v) for k, v in per_family.items()},
         capped=list(data.get("capped") or []),
         decided={str(k): dict(v) for k, v in decided.items()},
+        sources=_sources(data, rel, line),
     )
 
 
+def _refuse_link(path: Path, rel: str) -> None:
+    """Screening files are written in place: a symbolic link would send writes elsewhere."""
+    if path.is_symlink():
+        raise _problem(rel, 1, "file", "a symbolic link; refused (screening files are real files)")
+
+
+def screening_root(root: str | os.PathLike[str] | None) -> Path:
+    """``screening/`` of the data root; a symbolic link there is refused."""
+    base = find_root(root) / SCREENING_DIR
+    _refuse_link(base, f"{SCREENING_DIR}/")
+    if base.exists() and not base.is_dir():
+        raise _problem(f"{SCREENING_DIR}/", 1, "file", "not a folder")
+    return base
+
+
 def round_dir(root: str | os.PathLike[str] | None, rid: str) -> Path:
-    """The folder of round ``rid`` (the id is checked: it becomes a path)."""
+    """The folder of round ``rid`` (the id is checked: it becomes a path; links refused)."""
     if not ROUND_ID.match(rid):
         raise RoundError(f"malformed round id {rid!r}: expected YYYY-MM-DD_YYYY-MM-DD")
-    return find_root(root) / SCREENING_DIR / rid
+    folder = screening_root(root) / rid
+    _refuse_link(folder, f"{SCREENING_DIR}/{rid}/")
+    return folder
 
 
 def load_round(root: str | os.PathLike[str] | None, rid: str) -> Round:
     """Read one round; :class:`RoundError` when it is missing or malformed."""
     folder = round_dir(root, rid)
     path = folder / ROUND_FILE
-    if folder.is_symlink() or not path.is_file() or path.is_symlink():
+    rel = f"{SCREENING_DIR}/{rid}/{ROUND_FILE}"
+    _refuse_link(path, rel)
+    if not path.is_file():
         known = ", ".join(r.id for r in load_rounds(root)) or "none"
         raise RoundError(f"no screening round {rid!r} (rounds: {known})")
     loaded = load_yaml_file(path)
-    rel = f"{SCREENING_DIR}/{rid}/{ROUND_FILE}"
     if loaded.problems:
         p = loaded.problems[0]
         raise _problem(rel, p.line, p.field, p.message)
@@ -183,11 +300,13 @@ def load_round(root: str | os.PathLike[str] | None, rid: str) -> Round:
 
 def load_rounds(root: str | os.PathLike[str] | None = None) -> list[Round]:
     """Every round under ``screening/``, oldest window first."""
-    base = find_root(root) / SCREENING_DIR
+    base = screening_root(root)
     if not base.is_dir():
         return []
     rounds = []
     for folder in sorted(base.iterdir()):
-        if ROUND_ID.match(folder.name) and (folder / ROUND_FILE).is_file():
+        if ROUND_ID.match(folder.name) and (
+            folder.is_symlink() or os.path.lexists(folder / ROUND_FILE)
+        ):
             rounds.append(load_round(root, folder.name))
     return sorted(rounds, key=lambda r: (r.until, r.since))

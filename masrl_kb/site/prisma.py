@@ -10,7 +10,7 @@ picture (and by tests).
 from __future__ import annotations
 
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from markupsafe import Markup
 
@@ -37,6 +37,8 @@ class Flow:
     reasons: list[tuple[str, int]]  # (reason label, count)
     awaiting: int
     included: int
+    # (source label, source id, records identified there), in the order first searched
+    sources: list[tuple[str, str, int]] = field(default_factory=list)
 
     @property
     def removed(self) -> int:
@@ -48,17 +50,22 @@ class Flow:
 
 
 def flow_rows(flow: Flow) -> list[tuple[str, int, str]]:
-    """(label, count, box name) of every box, in reading order."""
+    """(label, count, row name) of every box and its parts, in reading order."""
     return [
         ("Studies included in the previous version", flow.previous, "previous"),
-        (f"Records identified from arXiv ({flow.source_note})", flow.identified, "identified"),
+        (f"Records identified ({flow.source_note})", flow.identified, "identified"),
+        *((f"… from {label}", n, f"source-{sid}") for label, sid, n in flow.sources),
         ("Records removed before screening", flow.removed, "removed"),
+        ("… duplicates of the pool, exclusions, other rounds or batches", flow.duplicates,
+         "duplicates"),
+        ("… first published outside the window", flow.outside_window, "outside"),
         ("Records screened", flow.screened, "screened"),
         ("Records excluded", flow.excluded, "excluded"),
+        *((f"… {label}", n, f"reason-{i}") for i, (label, n) in enumerate(flow.reasons, 1)),
         ("Records awaiting a decision", flow.awaiting, "awaiting"),
         ("New studies included", flow.included, "included"),
         ("Total studies included in the review", flow.total, "total"),
-    ]
+    ]  # fmt: skip
 
 
 def _lines(*texts: str) -> tuple[str, ...]:
@@ -73,13 +80,12 @@ def _lines(*texts: str) -> tuple[str, ...]:
 def flow_boxes(flow: Flow) -> tuple[list[Box], list[Arrow]]:
     """The update layout: previous studies beside the total, new records down the middle."""
     reasons = [f"{label}: {n}" for label, n in flow.reasons]
+    sources = [f"{label}: {n}" for label, _, n in flow.sources]
     keep, out = "kb-box-keep", "kb-box-out"
     boxes = [
         Box(
             "identified",
-            _lines(
-                f"Records identified from arXiv ({flow.source_note})", f"(n = {flow.identified})"
-            ),
+            _lines("Records identified", f"(n = {flow.identified})", *sources),
             0,
             1,
         ),
@@ -88,7 +94,7 @@ def flow_boxes(flow: Flow) -> tuple[list[Box], list[Arrow]]:
             _lines(
                 "Records removed before screening:",
                 f"duplicates of the pool, exclusions or earlier rounds (n = {flow.duplicates})",
-                f"submitted outside the window (n = {flow.outside_window})",
+                f"first published outside the window (n = {flow.outside_window})",
             ),
             0,
             2,

@@ -14,7 +14,7 @@ from pathlib import PurePosixPath
 import pandas as pd
 
 from masrl_kb.kb.protocol import Protocol
-from masrl_kb.kb.rounds import Round, load_rounds
+from masrl_kb.kb.rounds import SOURCE_COUNTS, Round, load_rounds
 from masrl_kb.query.claims import ClaimResult, evaluate_claims
 from masrl_kb.query.frames import crosstab, pool_as_of
 from masrl_kb.site import urls
@@ -45,14 +45,34 @@ def _reasons(ctx: Context, rounds: list[Round]) -> list[tuple[str, int]]:
     return [(axis.label_of(c), totals[c]) for c in axis.ids if c in totals]
 
 
+def source_label(ctx: Context, source: str) -> str:
+    axis = ctx.tax["exclusion_source"]
+    return axis.label_of(source) if source in axis.ids else source
+
+
+def source_rows(ctx: Context, rounds: list[Round]) -> list[dict]:
+    """Per source over ``rounds``: batches and the flow's counts, first-searched first."""
+    rows: dict[str, dict] = {}
+    for rnd in rounds:
+        for name, counts in rnd.by_source().items():
+            empty = {"id": name, "label": source_label(ctx, name), "batches": 0}
+            row = rows.setdefault(name, empty | dict.fromkeys(SOURCE_COUNTS, 0))
+            for k in SOURCE_COUNTS:
+                row[k] += counts[k]
+        for batch in rnd.batches:
+            rows[batch["name"]]["batches"] += 1
+    return list(rows.values())
+
+
 def round_flow(ctx: Context, rounds: list[Round], previous: int, title: str) -> Flow:
     """The flow of one or more rounds, starting from ``previous`` pooled studies."""
-    families = sorted({f for r in rounds for f in r.families})
+    sources = source_rows(ctx, rounds)
+    batches = sum(len(r.batches) for r in rounds)
     return Flow(
         title=title,
         previous=previous,
         identified=sum(r.counts["retrieved"] for r in rounds),
-        source_note=f"{len(families)} query families",
+        source_note=f"{len(sources)} source(s), {batches} batch(es)",
         duplicates=sum(r.counts["duplicates_removed"] for r in rounds),
         outside_window=sum(r.counts["outside_window"] for r in rounds),
         screened=sum(r.counts["to_screen"] for r in rounds),
@@ -60,6 +80,7 @@ def round_flow(ctx: Context, rounds: list[Round], previous: int, title: str) -> 
         reasons=_reasons(ctx, rounds),
         awaiting=sum(r.awaiting for r in rounds),
         included=sum(r.included for r in rounds),
+        sources=[(row["label"], row["id"], row["identified"]) for row in sources],
     )
 
 
@@ -76,6 +97,8 @@ def _round_section(ctx: Context, rnd: Round, flow: Flow) -> dict:
     return {
         "round": rnd,
         "flow": _shown(flow),
+        "sources": source_rows(ctx, [rnd]),
+        "batches": [dict(b, label=source_label(ctx, b["name"])) for b in rnd.batches],
         "included": included,
         "ready": [k for k in included if k in ctx.rows],
         "unfinished": [k for k in included if k not in ctx.rows],
@@ -86,6 +109,7 @@ def _round_section(ctx: Context, rnd: Round, flow: Flow) -> dict:
 def _summary_row(rnd: Round) -> dict:
     return {
         "round": rnd,
+        "sources": sorted({b["name"] for b in rnd.batches}),
         "counts": [
             rnd.counts["retrieved"],
             rnd.counts["duplicates_removed"],
@@ -120,6 +144,7 @@ def rounds_page(ctx: Context) -> Page:
         ctx=ctx,
         protocol=protocol,
         overall=overall if rounds else None,
+        overall_sources=source_rows(ctx, rounds),
         summary=[_summary_row(r) for r in reversed(rounds)],
         sections=sections[::-1],  # newest round first
         by_hand=added_by_hand(ctx, protocol, rounds) if rounds else [],

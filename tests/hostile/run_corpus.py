@@ -54,11 +54,15 @@ def main() -> int:
         counts["arxiv"].update(arxiv_counts(bad))
     except ImportError:
         pass
-    print(f"{'group':<16}" + "".join(f"{k:>10}" for k in KINDS) + f"{'total':>8}")
+    from tests.hostile.screen_cases import screen_counts
+
+    for group, found in screen_counts(bad).items():
+        counts[group].update(found)
+    print(f"{'group':<18}" + "".join(f"{k:>10}" for k in KINDS) + f"{'total':>8}")
     for group, c in counts.items():
-        print(f"{group:<16}" + "".join(f"{c[k]:>10}" for k in KINDS) + f"{sum(c.values()):>8}")
+        print(f"{group:<18}" + "".join(f"{c[k]:>10}" for k in KINDS) + f"{sum(c.values()):>8}")
     total = sum((c for c in counts.values()), collections.Counter())
-    print(f"{'all':<16}" + "".join(f"{total[k]:>10}" for k in KINDS) + f"{sum(total.values()):>8}")
+    print(f"{'all':<18}" + "".join(f"{total[k]:>10}" for k in KINDS) + f"{sum(total.values()):>8}")
     for case_id, kind, reason in bad:
         print(f"{kind}: {case_id}: {reason}", file=sys.stderr)
     return 1 if bad else 0

@@ -1,0 +1,485 @@
+"""``masrl-kb screen decide``: a round's screening decisions become records.
+
+The decisions file is an ASReview LAB export (CSV with an ``included``
+column, or RIS with ``ASReview_relevant``/``_irrelevant`` notes) or a plain
+CSV with the columns ``id,decision`` and optionally ``reason``, ``note``,
+``key`` and ``stage``:
+
+- ``id``: the candidate id of ``candidates.csv`` (an arXiv id, ``doi:...``,
+  ``openreview:...`` or ``title:...``); an arXiv/DOI/OpenReview URL works too;
+- ``decision``: include or exclude; ``reason``: an exclusion reason code;
+- ``note``: the exclusion record's note (or the paper record's notes), in the
+  curator's words; ``key``: the paper record key for an inclusion;
+  ``stage``: the exclusion's screening stage (default ``--stage``).
+
+An inclusion writes ``papers/<key>.yaml`` (facts filled in, ``added:`` the
+decision day, judgement fields TODO), an exclusion the next
+``exclusions/E<nnn>.yaml``. The round's lock is held throughout, so two runs
+at once serialise; running the same file twice changes nothing.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import os
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from masrl_kb.contrib.arxiv_import import (
+    AlreadyRecorded,
+    ArxivImportError,
+    add_other_paper,
+    add_paper,
+    exclude_record,
+)
+from masrl_kb.contrib.screen_entries import (
+    Entry,
+    EntryError,
+    arxiv_or_none,
+    clean_text,
+    parse_doi,
+    parse_openreview,
+    read_entries,
+    title_id,
+)
+from masrl_kb.contrib.screen_files import ImportFileError, load_text, split_ris
+from masrl_kb.contrib.screen_store import (
+    ScreeningError,
+    replace_file,
+    round_data,
+    round_lock,
+    yaml_text,
+)
+from masrl_kb.kb.fields import KEY_PATTERN
+from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.protocol import load_protocol
+from masrl_kb.kb.rounds import ROUND_FILE, Round, load_round, round_dir
+from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
+
+MAX_DECISION_BYTES = 50 * 1024 * 1024
+MAX_NOTE = 2000
+_KEY = re.compile(KEY_PATTERN)
+_FORMULA_GUARD = re.compile(r"^'(?=[=+\-@\t\r])")
+_ASREVIEW_LABELS = {
+    "asreview_relevant": "include",
+    "asreview_irrelevant": "exclude",
+    "asreview_not_seen": None,
+}
+_ID_COLUMNS = ("id", "arxiv_id", "record_id", "doi", "url", "urls", "journal_name", "notes")
+
+
+class DecisionFileError(ScreeningError):
+    """The decisions file is malformed; one line per problem, ``file:line: field: msg``."""
+
+    def __init__(self, problems: list[str]) -> None:
+        # One terminal-safe line per problem, whatever text the file held.
+        self.problems = [clean_text(p, 500) for p in problems]
+        super().__init__("\n".join(self.problems))
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One screening decision read from a decisions file."""
+
+    id: str  # the candidate id
+    decision: str  # include or exclude
+    reason: str | None
+    line: int
+    note: str = ""
+    key: str = ""
+    stage: str = ""
+
+    @property
+    def arxiv_id(self) -> str:  # the name rounds had before candidate ids were generalised
+        return self.id
+
+    def same(self, other: Decision) -> bool:
+        return (self.decision, self.reason, self.note, self.key, self.stage) == (
+            other.decision,
+            other.reason,
+            other.note,
+            other.key,
+            other.stage,
+        )
+
+
+@dataclass(frozen=True)
+class _Vocab:
+    reasons: tuple[str, ...]
+    stages: tuple[str, ...]
+    default_reason: str | None
+
+
+# ---------------------------------------------------------------- reading
+
+
+def _unguard(text: str) -> str:
+    return _FORMULA_GUARD.sub("", text.strip())
+
+
+def candidate_of(values: Iterable[object], wanted: set[str] | None) -> str | None:
+    """The candidate id among cell values: an id as written, or an arXiv id, DOI or
+    OpenReview id in an id or URL; the first that is a candidate wins."""
+    found: list[str] = []
+    for value in values:
+        if not isinstance(value, str) or not value.strip():
+            continue
+        text = _unguard(value)
+        for part in [text, *re.findall(r"[^\s'\"\[\],]+", text)]:
+            found += [part] if part.startswith(("doi:", "openreview:", "title:")) else []
+            found += [a for a in [arxiv_or_none(part)] if a]
+            for parse, prefix in ((parse_doi, "doi:"), (parse_openreview, "openreview:")):
+                if parse is parse_openreview and "openreview" not in part.lower():
+                    continue
+                try:
+                    found.append(prefix + parse(part))
+                except EntryError:
+                    pass
+    if wanted is not None:
+        return next((f for f in found if f in wanted), found[0] if found else None)
+    return found[0] if found else None
+
+
+def read_decisions(
+    path: Path,
+    default_reason: str | None,
+    reasons: tuple[str, ...],
+    candidates: Iterable[str] | None = None,
+    stages: tuple[str, ...] = (),
+) -> list[Decision]:
+    """Decisions from an ASReview export (CSV with ``included``, or RIS) or a plain CSV.
+
+    The extension says the format and the first line must agree. Entries
+    ASReview has not labelled are skipped. Every problem is collected and
+    raised at once as :class:`DecisionFileError`.
+    """
+    name = path.name
+    try:
+        text = load_text(path, MAX_DECISION_BYTES)
+    except ImportFileError as err:
+        raise DecisionFileError([p.replace(str(path), name, 1) for p in err.problems]) from None
+    suffix = path.suffix.lower()
+    problems: list[str] = []
+    wanted = None if candidates is None else set(candidates)
+    if suffix == ".ris":
+        items = _ris_items(text, name, problems, wanted)
+    elif suffix == ".csv":
+        items = _csv_items(text, name, problems, wanted)
+    else:
+        raise DecisionFileError(
+            [f"{name}:1: file: unknown extension {path.suffix!r}; allowed: .csv, .ris"]
+        )
+    vocab = _Vocab(reasons, stages, default_reason)
+    found = [d for d in (_checked(item, name, vocab, wanted, problems) for item in items) if d]
+    return _unique(found, name, problems)
+
+
+def _checked(item: Decision, name: str, vocab: _Vocab, wanted, problems) -> Decision | None:
+    line, allowed = item.line, ", ".join(vocab.reasons)
+    if wanted is not None and item.id not in wanted:
+        problems.append(f"{name}:{line}: id: {item.id} is not a candidate of this round")
+        return None
+    reason = item.reason
+    if item.decision == "exclude":
+        reason = reason or vocab.default_reason
+        if not reason:
+            problems.append(
+                f"{name}:{line}: reason: an exclusion needs a reason code (a reason column "
+                f"or --reason); allowed: {allowed}"
+            )
+            return None
+        if reason not in vocab.reasons:
+            problems.append(f"{name}:{line}: reason: unknown code {reason!r}; allowed: {allowed}")
+            return None
+    if item.stage and vocab.stages and item.stage not in vocab.stages:
+        problems.append(
+            f"{name}:{line}: stage: unknown value {item.stage[:60]!r}; "
+            f"allowed: {', '.join(vocab.stages)}"
+        )
+        return None
+    if item.key and (item.decision != "include" or not _KEY.match(item.key)):
+        what = (
+            "only an inclusion names a paper key"
+            if item.decision != "include"
+            else (f"{item.key[:60]!r} does not match {KEY_PATTERN}")
+        )
+        problems.append(f"{name}:{line}: key: {what}")
+        return None
+    if clean_text(item.note, MAX_NOTE) != " ".join(item.note.split()):
+        problems.append(
+            f"{name}:{line}: note: holds control characters or is longer than {MAX_NOTE}"
+        )
+        return None
+    return Decision(
+        item.id,
+        item.decision,
+        reason if item.decision == "exclude" else None,
+        line,
+        " ".join(item.note.split()),
+        item.key,
+        item.stage,
+    )
+
+
+def _unique(found: list[Decision], name: str, problems: list[str]) -> list[Decision]:
+    seen: dict[str, Decision] = {}
+    keys: dict[str, Decision] = {}
+    for d in found:
+        first = seen.setdefault(d.id, d)
+        if first is not d and not first.same(d):
+            problems.append(f"{name}:{d.line}: id: {d.id} decided differently on line {first.line}")
+        other = keys.setdefault(d.key, d) if d.key else d
+        if other is not d and other.id != d.id:
+            problems.append(f"{name}:{d.line}: key: {d.key} is also given on line {other.line}")
+    if problems:
+        raise DecisionFileError(problems)
+    return list(seen.values())
+
+
+def _csv_rows(text: str, name: str, problems: list[str]) -> tuple[list[str], list]:
+    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
+    rows = []
+    try:
+        header = [(h or "").strip().lower() for h in reader.fieldnames or []]
+        for row in reader:
+            if None in row or None in row.values():
+                problems.append(
+                    f"{name}:{reader.line_num}: row: the number of cells differs from the header"
+                )
+                continue
+            clean = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()}
+            rows.append((reader.line_num, clean))
+    except csv.Error as err:
+        # the reader counts a line once it has parsed it: the faulty one is the next
+        problems.append(f"{name}:{reader.line_num + 1}: csv: {str(err)[:200]}")
+    return header, rows
+
+
+def _csv_items(text: str, name: str, problems: list[str], wanted) -> Iterator[Decision]:
+    if text.lstrip().startswith("TY  -"):
+        problems.append(f"{name}:1: header: this .csv file holds RIS; name it .ris")
+        return
+    header, rows = _csv_rows(text, name, problems)
+    if problems:
+        return
+    if "included" in header:
+        kind = "asreview"
+    elif {"id", "decision"} <= set(header):
+        kind = "plain"
+    else:
+        problems.append(
+            f"{name}:1: header: expected an ASReview export (an 'included' column) or the "
+            "columns id,decision[,reason,note,key,stage]; "
+            f"got {','.join(header)[:300] or 'nothing'}"
+        )
+        return
+    for line, row in rows:
+        cid = candidate_of([row.get(c) for c in _ID_COLUMNS], wanted)
+        if cid is None and row.get("title") and wanted is not None:
+            cid = title_id(row["title"]) if title_id(row["title"]) in wanted else None
+        if cid is None:
+            problems.append(
+                f"{name}:{line}: id: no candidate id (arXiv id, doi:, openreview: or title:) "
+                f"in columns {', '.join(_ID_COLUMNS)}"
+            )
+            continue
+        decision = _csv_decision(kind, row, name, line, problems)
+        if decision is not None:
+            yield Decision(
+                cid,
+                decision,
+                _unguard(row.get("reason", "")) or None,
+                line,
+                _unguard(row.get("note", "")),
+                _unguard(row.get("key", "")),
+                _unguard(row.get("stage", "")),
+            )
+
+
+def _csv_decision(kind: str, row: dict, name: str, line: int, problems: list[str]) -> str | None:
+    if kind == "asreview":
+        value = row.get("included", "")
+        decision = {"1": "include", "1.0": "include", "0": "exclude", "0.0": "exclude"}.get(
+            value, "?" if value else None
+        )
+        if decision == "?":
+            problems.append(f"{name}:{line}: included: {value[:40]!r}; allowed: 1, 0 or empty")
+            return None
+        return decision  # None: not labelled yet
+    decision = row.get("decision", "").lower()
+    if decision not in ("include", "exclude"):
+        given = row.get("decision", "")[:40]
+        problems.append(f"{name}:{line}: decision: {given!r}; allowed: include, exclude")
+        return None
+    return decision
+
+
+def _ris_items(text: str, name: str, problems: list[str], wanted) -> Iterator[Decision]:
+    import rispy
+
+    try:
+        records = split_ris(text, name)
+    except ImportFileError as err:
+        problems.extend(err.problems)
+        return
+    for line, record in records:
+        try:
+            refs = rispy.loads(record)
+        except Exception as err:  # noqa: BLE001 - rispy raises plain exceptions on bad records
+            problems.append(f"{name}:{line}: ris: cannot read the record ({str(err)[:120]})")
+            continue
+        ref = refs[0] if refs else {}
+        notes = [str(n).strip().lower() for n in ref.get("notes", []) or []]
+        labels = [_ASREVIEW_LABELS[n] for n in notes if n in _ASREVIEW_LABELS]
+        if not labels or labels[0] is None:
+            continue
+        cid = candidate_of(
+            [ref.get("id"), ref.get("doi"), *(ref.get("urls") or []), ref.get("journal_name")],
+            wanted,
+        )
+        if cid is None:
+            problems.append(f"{name}:{line}: id: no candidate id in ID, DO, UR or JO")
+            continue
+        reason = next((n.split(":", 1)[1].strip() for n in notes if n.startswith("reason:")), None)
+        yield Decision(cid, labels[0], reason, line)
+
+
+# ---------------------------------------------------------------- writing
+
+
+@dataclass
+class DecideResult:
+    round: Round
+    written: list[Path]
+    already: list[str]  # ids whose record existed before (a rerun, or added by hand)
+
+
+def decide_round(
+    rid: str,
+    decisions_file: str | os.PathLike[str],
+    root: str | os.PathLike[str] | None = None,
+    stage: str = "abstract_screen",
+    default_reason: str | None = None,
+    today: dt.date | None = None,
+) -> DecideResult:
+    """Turn a round's decisions into paper and exclusion records; idempotent."""
+    base = find_root(root)
+    tax = load_taxonomy(base)
+    protocol = load_protocol(base)
+    reasons = tax[protocol.reason_axis].ids
+    stages = tax[protocol.stage_axis].ids
+    if stage not in stages:
+        raise ScreeningError(f"--stage: unknown value {stage!r}; allowed: {', '.join(stages)}")
+    if default_reason is not None and default_reason not in reasons:
+        raise ScreeningError(
+            f"--reason: unknown code {default_reason!r}; allowed: {', '.join(reasons)}"
+        )
+    with round_lock(base, rid):
+        rnd = load_round(base, rid)
+        entries = read_entries(base, rid)
+        path = Path(decisions_file)
+        decisions = read_decisions(path, default_reason, reasons, entries, stages)
+        _check_against_round(rnd, decisions, path.name, base)
+        result = DecideResult(rnd, [], [])
+        try:
+            for d in decisions:
+                _apply(d, entries[d.id], result, base, tax, protocol.reason_axis, stage, today)
+        finally:
+            replace_file(round_dir(base, rid) / ROUND_FILE, _round_yaml(rnd))
+    return result
+
+
+def _round_yaml(rnd: Round) -> str:
+    return yaml_text(round_data(rnd))
+
+
+def _check_against_round(rnd: Round, decisions: list[Decision], name: str, base: Path) -> None:
+    problems = []
+    for d in decisions:
+        before = rnd.decided.get(d.id)
+        if before and (before["decision"], before.get("reason")) != (d.decision, d.reason):
+            problems.append(
+                f"{name}:{d.line}: decision: {d.id} was already decided as "
+                f"{before['decision']} ({before.get('record')}); edit that record by hand"
+            )
+        elif not before and d.key and (base / "papers" / f"{d.key}.yaml").exists():
+            problems.append(f"{name}:{d.line}: key: papers/{d.key}.yaml already exists")
+    if problems:
+        raise DecisionFileError(problems)
+
+
+def _apply(
+    d: Decision,
+    entry: Entry,
+    result: DecideResult,
+    base: Path,
+    tax: Taxonomy,
+    reason_axis: str,
+    stage: str,
+    today: dt.date | None,
+) -> None:
+    rnd = result.round
+    if d.id in rnd.decided:
+        result.already.append(d.id)
+        return
+    today = today or dt.date.today()
+    try:
+        if d.decision == "include":
+            done = _include(d, entry, base, today, rnd.id)
+        else:
+            label = tax[reason_axis].label_of(d.reason)
+            done = exclude_record(
+                entry.arxiv_id or entry.link,
+                stage=d.stage or stage,
+                reason=d.reason,
+                root=base,
+                source=entry.source,
+                query_family=entry.families[0] if entry.families else None,
+                note=d.note or f"Screened out in round {rnd.id}: {label.lower()}.",
+                title=entry.title,
+                identifier=entry.identifier,
+                today=today,
+                paper=entry.paper() if entry.arxiv_id else None,
+            )
+    except AlreadyRecorded as err:
+        result.already.append(d.id)
+        record = err.matches[0].split(":", 1)[1].strip().split(":")[0]
+        rnd.decided[d.id] = {
+            "decision": d.decision,
+            "reason": d.reason,
+            "record": record,
+            "source": entry.source,
+        }
+        return
+    except ArxivImportError as err:
+        raise ScreeningError(f"{d.id}: {err}") from None
+    result.written.append(done.path)
+    rnd.decided[d.id] = {
+        "decision": d.decision,
+        "reason": d.reason,
+        "record": done.path.relative_to(base).as_posix(),
+        "source": entry.source,
+    }
+
+
+def _include(d: Decision, entry: Entry, base: Path, today: dt.date, rid: str):
+    key, notes = d.key or None, d.note or None
+    if entry.arxiv_id:
+        return add_paper(
+            entry.arxiv_id, root=base, key=key, today=today, paper=entry.paper(), notes=notes
+        )
+    return add_other_paper(
+        entry.title,
+        entry.authors,
+        entry.submitted,
+        entry.link,
+        root=base,
+        key=key,
+        today=today,
+        notes=notes,
+        comment=f"screened in round {rid} from source {entry.source}",
+    )

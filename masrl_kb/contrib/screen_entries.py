@@ -1,0 +1,209 @@
+"""Screening candidates: one sanitised entry per paper a source found, and its id.
+
+An entry comes from the arXiv API (``screen run``) or an imported file
+(``screen import``). Its candidate id is the bare arXiv id when it has one
+(so rounds written before imports existed keep their keys), else
+``doi:<DOI>``, else ``openreview:<forum id>``, else ``title:<hash>`` of the
+normalised title. The id names the entry in ``round.yaml``, ``entries.json``,
+``candidates.csv``/``.ris`` and decision files.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import re
+import unicodedata
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from masrl_kb.contrib.arxiv_import import ArxivImportError, ArxivPaper, parse_arxiv_id
+from masrl_kb.contrib.screen_store import StoreError
+from masrl_kb.kb.protocol import QueryFamily
+from masrl_kb.kb.rounds import DOI_PATTERN, OPENREVIEW_PATTERN, round_dir
+from masrl_kb.kb.validate import normalise_title
+
+ENTRIES_JSON = "entries.json"
+CANDIDATES_CSV = "candidates.csv"
+CANDIDATES_RIS = "candidates.ris"
+MAX_ENTRIES_BYTES = 50 * 1024 * 1024
+# Bounds on hostile text (API answers and imported files).
+MAX_TITLE = 500
+MAX_AUTHOR = 200
+MAX_AUTHORS = 300
+MAX_ABSTRACT = 6000
+MAX_CATEGORY = 40
+MAX_URL = 2000
+
+_DOI = re.compile(rf"^{DOI_PATTERN}$")
+_OPENREVIEW = re.compile(rf"^{OPENREVIEW_PATTERN}$")
+_DOI_PREFIX = re.compile(r"^(?:doi:\s*|https?://(?:dx\.)?doi\.org/)", re.I)
+
+
+class EntryError(ValueError):
+    """A candidate id or field that cannot be read (the message names the value)."""
+
+
+def clean_text(value: object, limit: int) -> str:
+    """Outside text made safe to store: no control or format characters, one space, bounded."""
+    text = unicodedata.normalize("NFC", str(value or ""))
+    text = "".join(
+        " " if unicodedata.category(c) in ("Cc", "Zl", "Zp") else c
+        for c in text
+        if unicodedata.category(c) not in ("Cf", "Cs", "Co") or c == "\u200d"
+    )
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def title_key(title: str) -> str:
+    """A title for look-alike comparison: accents folded, then the records' normalisation."""
+    folded = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
+    return normalise_title(folded)
+
+
+def title_id(title: str) -> str:
+    """The candidate id of an entry that has no arXiv id, DOI or OpenReview id."""
+    return "title:" + hashlib.sha256(title_key(title).encode()).hexdigest()[:16]
+
+
+def parse_doi(text: str) -> str:
+    """A DOI (lower-cased, no ``doi:`` or doi.org prefix); :class:`EntryError` otherwise."""
+    doi = unquote(_DOI_PREFIX.sub("", text.strip())).lower()
+    if not _DOI.match(doi):
+        raise EntryError(f"malformed DOI {text.strip()[:80]!r}: expected 10.NNNN/suffix")
+    return doi
+
+
+def parse_openreview(text: str) -> str:
+    """An OpenReview forum id from an id, ``openreview:`` id or openreview.net URL."""
+    raw = text.strip()
+    parts = urlsplit(raw)
+    if parts.netloc.lower().removeprefix("www.") == "openreview.net":
+        raw = (parse_qs(parts.query).get("id") or [""])[0]
+    raw = re.sub(r"^openreview:\s*", "", raw, flags=re.I)
+    if not _OPENREVIEW.match(raw):
+        raise EntryError(
+            f"malformed OpenReview id {text.strip()[:80]!r}: expected a forum id "
+            "(letters, digits, '_' or '-') or an openreview.net/forum?id= URL"
+        )
+    return raw
+
+
+def arxiv_or_none(text: str) -> str | None:
+    try:
+        return parse_arxiv_id(text)
+    except ArxivImportError:
+        return None
+
+
+@dataclass
+class Entry:
+    """One candidate a source found, sanitised."""
+
+    arxiv_id: str  # "" when the source gives none
+    title: str
+    authors: list[str]
+    submitted: dt.date  # first public version
+    primary_category: str
+    abstract: str
+    families: list[str] = field(default_factory=list)
+    score: float | None = None
+    duplicate_of: str = ""
+    match: str = ""
+    doi: str = ""
+    openreview_id: str = ""
+    url: str = ""  # the source's link; empty for arXiv entries (the abs page)
+    source: str = "arxiv"  # an exclusion_source id
+
+    @property
+    def id(self) -> str:
+        if self.arxiv_id:
+            return self.arxiv_id
+        if self.doi:
+            return f"doi:{self.doi}"
+        if self.openreview_id:
+            return f"openreview:{self.openreview_id}"
+        return title_id(self.title)
+
+    @property
+    def link(self) -> str:
+        """The record's http(s) address: the source's URL, else one made from an id."""
+        if self.url:
+            return self.url
+        if self.arxiv_id:
+            return f"https://arxiv.org/abs/{self.arxiv_id}"
+        if self.doi:
+            return f"https://doi.org/{self.doi}"
+        if self.openreview_id:
+            return f"https://openreview.net/forum?id={self.openreview_id}"
+        return ""
+
+    @property
+    def identifier(self) -> str:
+        """An exclusion record's ``identifier``: arXiv:ID, doi:..., OpenReview:... or the URL."""
+        if self.arxiv_id:
+            return f"arXiv:{self.arxiv_id}"
+        if self.doi:
+            return f"doi:{self.doi}"
+        if self.openreview_id:
+            return f"OpenReview:{self.openreview_id}"
+        return self.link
+
+    def paper(self) -> ArxivPaper:
+        return ArxivPaper(
+            self.arxiv_id,
+            self.title,
+            tuple(self.authors),
+            self.submitted,
+            self.primary_category,
+            self.abstract,
+        )
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data["submitted"] = self.submitted.isoformat()
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict) -> Entry:
+        values = dict(data)
+        values["submitted"] = dt.date.fromisoformat(values["submitted"])
+        return cls(**values)
+
+
+def _term_pattern(term: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![a-z0-9]){re.escape(term.lower())}(?![a-z0-9])")
+
+
+def match_families(entry: Entry, families: tuple[QueryFamily, ...] | list[QueryFamily]) -> None:
+    """Set the families whose terms occur in an imported entry's title or abstract.
+
+    The same rule as the arXiv queries (any term, title or abstract), so an
+    imported candidate ranks on the same scale and an exclusion names a family.
+    """
+    text = f"{entry.title} {entry.abstract}".lower()
+    entry.families = [f.id for f in families if any(_term_pattern(t).search(text) for t in f.terms)]
+
+
+def entries_json(entries: list[Entry]) -> str:
+    data = [e.to_json() for e in entries]
+    return json.dumps(data, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+def read_entries(root: Path, rid: str) -> dict[str, Entry]:
+    """The candidates of a round, by candidate id, from its ``entries.json``."""
+    path = round_dir(root, rid) / ENTRIES_JSON
+    if path.is_symlink():
+        raise StoreError(f"{path}: a symbolic link; refused")
+    if not path.is_file():
+        return {}
+    if path.stat().st_size > MAX_ENTRIES_BYTES:
+        raise StoreError(f"{path} is larger than expected; refusing to read it")
+    try:
+        entries = [Entry.from_json(d) for d in json.loads(path.read_text(encoding="utf-8"))]
+    except (ValueError, TypeError, KeyError) as err:
+        raise StoreError(f"{path}: malformed ({err})") from None
+    return {e.id: e for e in entries}

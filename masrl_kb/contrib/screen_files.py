@@ -1,0 +1,476 @@
+"""Candidate lists exported elsewhere, read for ``masrl-kb screen import``.
+
+Three formats, told apart by the file's extension AND its first line (a file
+whose header does not fit its extension is refused, never guessed):
+
+- ``.csv``: a header with at least ``id`` and ``title``; also read are
+  ``authors`` ("Family, Given" names separated by ``;``), ``date``
+  (YYYY-MM-DD of the first public version), ``url``, ``abstract``, ``doi``,
+  ``arxiv_id`` and ``openreview_id``;
+- ``.ris``: TY ... ER records (Zotero, OpenReview and most databases export it);
+- ``.bib``/``.bibtex``: BibTeX entries.
+
+Every candidate needs a title and a full date. A malformed file is refused as
+a whole with :class:`ImportFileError`, whose first line is
+``path:line: field: message``; the reader is bounded (file size, cell size
+131,072 characters) and takes CR, LF and CRLF line endings alike.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from masrl_kb.contrib.arxiv_import import family_given
+from masrl_kb.contrib.screen_entries import (
+    MAX_ABSTRACT,
+    MAX_AUTHOR,
+    MAX_AUTHORS,
+    MAX_TITLE,
+    MAX_URL,
+    Entry,
+    EntryError,
+    arxiv_or_none,
+    clean_text,
+    parse_doi,
+    parse_openreview,
+)
+from masrl_kb.kb.rules import is_http_url
+
+MAX_FILE_BYTES = 50 * 1024 * 1024
+MAX_CELL = 131_072  # csv's own default field limit, kept for every format
+EARLIEST = dt.date(1950, 1, 1)
+FORMATS = {".csv": "csv", ".ris": "ris", ".bib": "bibtex", ".bibtex": "bibtex"}
+CSV_REQUIRED = ("id", "title")
+CSV_COLUMNS = ("id", "title", "authors", "date", "url", "abstract", "doi", "arxiv_id",
+               "openreview_id")  # fmt: skip
+_FORMULA_GUARD = re.compile(r"^'(?=[=+\-@\t\r])")
+_RIS_TAG = re.compile(r"^([A-Z][A-Z0-9])  -(?: (.*))?$")
+_RIS_NUMBER = re.compile(r"^[0-9]{1,9}\.\s*$")  # rispy numbers the records it writes
+_ISO_DAY = re.compile(r"^([0-9]{4})[-/]([0-9]{1,2})[-/]([0-9]{1,2})")
+_MONTHS = {m: i for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), 1)}
+
+
+class ImportFileError(ValueError):
+    """The file is malformed: ``problems`` are ``path:line: field: message`` lines."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
+        super().__init__(problems[0] + more)
+
+
+@dataclass
+class _Raw:
+    """One candidate's fields as the file gives them (text, not yet checked)."""
+
+    line: int
+    id: str = ""
+    title: str = ""
+    authors: tuple[str, ...] = ()
+    date: str = ""
+    url: str = ""
+    abstract: str = ""
+    doi: str = ""
+    arxiv_id: str = ""
+    openreview_id: str = ""
+
+
+class _Problems:
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.lines: list[str] = []
+
+    def add(self, line: int, field: str, message: str) -> None:
+        # One terminal-safe line whatever a parser's message or the file's text held.
+        self.lines.append(clean_text(f"{self.name}:{line}: {field}: {message}", 500))
+
+    def raise_any(self) -> None:
+        if self.lines:
+            raise ImportFileError(self.lines)
+
+
+def read_candidates(path: Path, source: str, today: dt.date) -> list[Entry]:
+    """The candidates of an exported list; :class:`ImportFileError` when malformed."""
+    name = str(path)
+    problems = _Problems(name)
+    kind = FORMATS.get(path.suffix.lower())
+    if kind is None:
+        problems.add(1, "file", f"unknown extension {path.suffix!r}; allowed: .csv, .ris, .bib")
+        problems.raise_any()
+    text = _read_text(path, problems)
+    reader = {"csv": _csv_raws, "ris": _ris_raws, "bibtex": _bibtex_raws}[kind]
+    raws = list(reader(text, problems))
+    problems.raise_any()
+    if not raws:
+        problems.add(1, "file", f"no candidate in this {kind.upper()} file")
+    entries = [e for e in (_entry(r, source, today, problems) for r in raws) if e is not None]
+    problems.raise_any()
+    return entries
+
+
+def load_text(path: Path, max_bytes: int = MAX_FILE_BYTES) -> str:
+    """A bounded UTF-8 text file with LF line endings; :class:`ImportFileError` otherwise."""
+    return _read_text(path, _Problems(str(path)), max_bytes)
+
+
+def split_ris(text: str, name: str) -> list[tuple[int, str]]:
+    """(first line, text) of every RIS record; a truncated or stray line is an error."""
+    problems = _Problems(name)
+    line, first = _first_line(text)
+    if not _RIS_TAG.match(first):
+        problems.add(line, "header", "not RIS: the first line must be a tag line such as 'TY  - '")
+    records = list(_ris_records(text, problems)) if not problems.lines else []
+    problems.raise_any()
+    return records
+
+
+def _read_text(path: Path, problems: _Problems, max_bytes: int = MAX_FILE_BYTES) -> str:
+    if path.is_symlink() or not path.is_file():
+        problems.add(1, "file", "no such file (symbolic links and special files are refused)")
+        problems.raise_any()
+    if path.stat().st_size > max_bytes:
+        problems.add(1, "file", f"larger than {max_bytes} bytes")
+        problems.raise_any()
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = path.read_bytes()[: err.start].count(b"\n") + 1
+        problems.add(line, "file", "not UTF-8 text")
+        problems.raise_any()
+    if "\x00" in text:
+        problems.add(text[: text.index("\x00")].count("\n") + 1, "file", "holds a NUL byte")
+        problems.raise_any()
+    # CR-only files (old Mac exports) would otherwise read as one long line.
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _first_line(text: str, skip: str = "") -> tuple[int, str]:
+    for number, line in enumerate(text.split("\n"), 1):
+        if line.strip() and not (skip and line.lstrip().startswith(skip)):
+            if not _RIS_NUMBER.match(line):
+                return number, line
+    return 1, ""
+
+
+# ---------------------------------------------------------------- CSV
+
+
+def _unguard(text: str) -> str:
+    """A cell without the leading apostrophe our CSV writers put before formula characters."""
+    return _FORMULA_GUARD.sub("", text)
+
+
+def _csv_raws(text: str, problems: _Problems) -> Iterator[_Raw]:
+    line, first = _first_line(text)
+    if _RIS_TAG.match(first) or first.lstrip().startswith("@"):
+        problems.add(
+            line, "header", "this .csv file holds RIS or BibTeX; give it its own extension"
+        )
+        return
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        header = [h.strip().lower() for h in next(reader, [])]
+        missing = [c for c in CSV_REQUIRED if c not in header]
+        unknown = [h for h in header if h not in CSV_COLUMNS]  # a misspelt column would be lost
+        if missing or unknown or len(set(header)) != len(header):
+            problems.add(
+                reader.line_num or 1,
+                "header",
+                f"expected the columns {','.join(CSV_COLUMNS)} (id and title required, "
+                f"each at most once, no others); got "
+                f"{','.join(h[:40] for h in header)[:300] or 'nothing'}",
+            )
+            return
+        start = reader.line_num + 1
+        for cells in reader:
+            if not any(c.strip() for c in cells):
+                start = reader.line_num + 1
+                continue
+            row = _csv_row(header, cells, start, problems)
+            if row is not None:
+                yield row
+            start = reader.line_num + 1
+    except csv.Error as err:
+        # the reader counts a line once it has parsed it: the faulty one is the next
+        problems.add(reader.line_num + 1, "csv", str(err)[:200])
+
+
+def _csv_row(header: list[str], cells: list[str], line: int, problems: _Problems) -> _Raw | None:
+    if len(cells) != len(header):
+        problems.add(line, "row", f"{len(cells)} cells, the header has {len(header)}")
+        return None
+    values = {}
+    for column, cell in zip(header, cells, strict=True):
+        if len(cell) > MAX_CELL:
+            problems.add(line, column, f"a cell longer than {MAX_CELL} characters")
+            return None
+        values[column] = _unguard(cell.strip())
+    return _Raw(
+        line=line,
+        id=values["id"],
+        title=values["title"],
+        authors=tuple(a for a in values.get("authors", "").split(";") if a.strip()),
+        **{k: values.get(k, "") for k in ("date", "url", "abstract", "doi", "arxiv_id")},
+        openreview_id=values.get("openreview_id", ""),
+    )
+
+
+# ---------------------------------------------------------------- RIS
+
+
+def _ris_records(text: str, problems: _Problems) -> Iterator[tuple[int, str]]:
+    """(first line, text) of each TY ... ER record; a structural fault is a problem."""
+    start, body = 0, []
+    for number, line in enumerate(text.split("\n"), 1):
+        if len(line) > MAX_CELL:
+            problems.add(number, "ris", f"a line longer than {MAX_CELL} characters")
+            return
+        tag = _RIS_TAG.match(line)
+        if not start:
+            if not line.strip() or _RIS_NUMBER.match(line):
+                continue
+            if not tag or tag.group(1) != "TY":
+                problems.add(number, "ris", "expected a record starting with 'TY  - '")
+                return
+            start, body = number, [line]
+        elif tag and tag.group(1) == "TY":
+            problems.add(number, "ris", f"the record of line {start} has no 'ER  - ' line")
+            return
+        else:
+            body.append(line)
+            if tag and tag.group(1) == "ER":
+                yield start, "\n".join(body) + "\n"
+                start, body = 0, []
+    if start:
+        problems.add(start, "ris", "truncated: the last record has no 'ER  - ' line")
+
+
+def _ris_raws(text: str, problems: _Problems) -> Iterator[_Raw]:
+    import rispy
+
+    line, first = _first_line(text)
+    if not _RIS_TAG.match(first):
+        problems.add(line, "header", "not RIS: the first line must be a tag line such as 'TY  - '")
+        return
+    for start, record in list(_ris_records(text, problems)):
+        try:
+            refs = rispy.loads(record)
+        except Exception as err:  # noqa: BLE001 - rispy raises plain exceptions on bad records
+            problems.add(start, "ris", f"cannot read the record ({str(err)[:120]})")
+            continue
+        if len(refs) != 1:
+            problems.add(start, "ris", "cannot read the record")
+            continue
+        yield _raw_from_ris(refs[0], start)
+
+
+def _first(value: object) -> str:
+    if isinstance(value, list):
+        value = value[0] if value else ""
+    return value if isinstance(value, str) else ""
+
+
+def _raw_from_ris(ref: dict, line: int) -> _Raw:
+    urls = [u for u in ref.get("urls") or [] if isinstance(u, str)]
+    texts = [_first(ref.get("id")), *urls, _first(ref.get("journal_name"))]
+    arxiv = next((a for a in map(_arxiv_in, texts) if a), "")
+    openreview = next((u for u in urls if "openreview.net" in u.lower()), "")
+    authors = ref.get("authors") or ref.get("first_authors") or []
+    return _Raw(
+        line=line,
+        id=_first(ref.get("id")),
+        title=_first(ref.get("title") or ref.get("primary_title")),
+        authors=tuple(a for a in authors if isinstance(a, str)),
+        date=_first(ref.get("date") or ref.get("publication_year") or ref.get("year")),
+        url=urls[0] if urls else "",
+        abstract=_first(ref.get("abstract") or ref.get("notes_abstract")),
+        doi=_first(ref.get("doi")),
+        arxiv_id=arxiv,
+        openreview_id=openreview,
+    )
+
+
+_ARXIV_IN_TEXT = re.compile(
+    r"(?:arxiv\.org/(?:abs|pdf)/|arXiv:\s*)([0-9]{4}\.[0-9]{4,5}|[a-z-]+(?:\.[A-Z]{2})?/[0-9]{7})",
+    re.I,
+)
+
+
+def _arxiv_in(text: str) -> str:
+    found = _ARXIV_IN_TEXT.search(text or "")
+    return (arxiv_or_none(found.group(1)) or "") if found else ""
+
+
+# ---------------------------------------------------------------- BibTeX
+
+
+def _bibtex_raws(text: str, problems: _Problems) -> Iterator[_Raw]:
+    import bibtexparser
+
+    line, first = _first_line(text, skip="%")
+    if not first.lstrip().startswith("@"):
+        problems.add(line, "header", "not BibTeX: the first entry must start with '@'")
+        return
+    for number, row in enumerate(text.split("\n"), 1):
+        if len(row) > MAX_CELL:
+            problems.add(number, "bibtex", f"a line longer than {MAX_CELL} characters")
+            return
+    try:
+        library = bibtexparser.parse_string(text)
+    except Exception as err:  # noqa: BLE001 - the parser's errors have no common type
+        problems.add(1, "bibtex", f"cannot read the file ({str(err)[:120]})")
+        return
+    for block in library.failed_blocks:
+        problems.add(block.start_line + 1, "bibtex", _bibtex_failure(block))
+    for entry in library.entries:
+        fields = {k.lower(): _bib_text(f.value) for k, f in entry.fields_dict.items()}
+        yield _raw_from_bibtex(fields, entry.start_line + 1)
+
+
+def _bibtex_failure(block: object) -> str:
+    kind = type(block).__name__
+    if "Duplicate" in kind:
+        return f"entry key {getattr(block, 'key', '?')!r} appears twice"
+    return "malformed or truncated entry"
+
+
+def _bib_text(value: object) -> str:
+    text = str(value or "")
+    text = re.sub(r"\\[a-zA-Z]+\s*|\\.", "", text) if "\\" in text else text
+    return text.replace("{", "").replace("}", "").strip()
+
+
+def _bibtex_date(fields: dict) -> str:
+    if fields.get("date"):
+        return fields["date"]
+    year, month, day = (
+        fields.get("year", ""),
+        fields.get("month", "").lower()[:3],
+        fields.get("day", ""),
+    )
+    month = str(_MONTHS.get(month, month))
+    return f"{year}-{month}-{day}" if year and month and day else year
+
+
+def _raw_from_bibtex(fields: dict, line: int) -> _Raw:
+    eprint = (
+        fields.get("eprint", "") if fields.get("archiveprefix", "arxiv").lower() == "arxiv" else ""
+    )
+    texts = [fields.get("url", ""), fields.get("journal", "")]
+    arxiv = arxiv_or_none(eprint) if eprint else next((a for a in map(_arxiv_in, texts) if a), "")
+    url = fields.get("url", "")
+    authors = [a.strip() for a in re.split(r"\s+and\s+", fields.get("author", "")) if a.strip()]
+    return _Raw(
+        line=line,
+        id=fields.get("eprint", ""),
+        title=fields.get("title", ""),
+        authors=tuple(family_given(a) for a in authors),
+        date=_bibtex_date(fields),
+        url=url,
+        abstract=fields.get("abstract", ""),
+        doi=fields.get("doi", ""),
+        arxiv_id=arxiv or "",
+        openreview_id=url if "openreview.net" in url.lower() else "",
+    )
+
+
+# ---------------------------------------------------------------- checking
+
+
+def _date(raw: _Raw, today: dt.date, problems: _Problems) -> dt.date | None:
+    text = raw.date.strip()
+    found = _ISO_DAY.match(text)
+    if not found:
+        what = "no date" if not text else f"{text[:40]!r} gives no day"
+        problems.add(
+            raw.line,
+            "date",
+            f"{what}; expected YYYY-MM-DD, the day of the first public version",
+        )
+        return None
+    try:
+        day = dt.date(*(int(g) for g in found.groups()))
+    except ValueError:
+        problems.add(raw.line, "date", f"{text[:40]!r} is not a day of the calendar")
+        return None
+    if not EARLIEST <= day <= today:
+        problems.add(raw.line, "date", f"{day} is not between {EARLIEST} and today ({today})")
+        return None
+    return day
+
+
+def _ids(raw: _Raw, problems: _Problems) -> tuple[str, str, str] | None:
+    """(arXiv id, DOI, OpenReview id) from the explicit columns, then the id and URL."""
+    out = {}
+    explicit = {"arxiv_id": raw.arxiv_id, "doi": raw.doi, "openreview_id": raw.openreview_id}
+    parsers = {"arxiv_id": _parse_arxiv, "doi": parse_doi, "openreview_id": parse_openreview}
+    for name, value in explicit.items():
+        if not value:
+            continue
+        try:
+            out[name] = parsers[name](value)
+        except EntryError as err:
+            problems.add(raw.line, name, str(err))
+            return None
+    for text in (raw.id, raw.url):
+        out.setdefault("arxiv_id", arxiv_or_none(text) or _arxiv_in(text))
+        if text.lower().startswith(("doi:", "10.", "https://doi.org/", "http://doi.org/")):
+            out.setdefault("doi", _maybe(parse_doi, text))
+        if text.lower().startswith("openreview:") or "openreview.net" in text.lower():
+            out.setdefault("openreview_id", _maybe(parse_openreview, text))
+    return out.get("arxiv_id") or "", out.get("doi") or "", out.get("openreview_id") or ""
+
+
+def _parse_arxiv(text: str) -> str:
+    found = arxiv_or_none(text)
+    if found is None:
+        raise EntryError(f"malformed arXiv id {text.strip()[:80]!r}: expected e.g. 2505.19591")
+    return found
+
+
+def _maybe(parse, text: str) -> str:
+    try:
+        return parse(text)
+    except EntryError:
+        return ""
+
+
+def _entry(raw: _Raw, source: str, today: dt.date, problems: _Problems) -> Entry | None:
+    title = clean_text(raw.title, MAX_TITLE)
+    if not title:
+        problems.add(raw.line, "title", "empty; every candidate needs its title")
+        return None
+    url = raw.url.strip()
+    if url and (not is_http_url(url) or len(url) > MAX_URL or clean_text(url, MAX_URL) != url):
+        problems.add(raw.line, "url", f"{url[:80]!r} is not an http(s) URL")
+        return None
+    day = _date(raw, today, problems)
+    ids = _ids(raw, problems)
+    if day is None or ids is None:
+        return None
+    if not (url or any(ids)):
+        problems.add(
+            raw.line,
+            "url",
+            "empty; a candidate without an arXiv id, DOI or OpenReview id needs one",
+        )
+        return None
+    authors = [clean_text(a, MAX_AUTHOR) for a in raw.authors]
+    return Entry(
+        arxiv_id=ids[0],
+        title=title,
+        authors=[a for a in authors if a][:MAX_AUTHORS],
+        submitted=day,
+        primary_category="",
+        abstract=clean_text(raw.abstract, MAX_ABSTRACT),
+        doi=ids[1],
+        openreview_id=ids[2],
+        url=url,
+        source=source,
+    )

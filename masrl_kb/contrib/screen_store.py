@@ -1,0 +1,173 @@
+"""Writing a round's folder safely: whole folders swapped in, one writer at a time.
+
+- A round folder is built beside ``screening/<id>/`` under a dot-name and
+  renamed into place, so a reader sees the old folder or the new one, never
+  half of either; a failure leaves the old one untouched.
+- Every writer of a round (``screen run``, ``screen import``, ``screen
+  decide``) holds the round's lock, ``screening/.<id>.lock`` (an ``fcntl``
+  lock on a file outside the data files), so concurrent runs serialise
+  instead of losing each other's decisions.
+- Symbolic links are refused: ``screening/`` itself, the round folder and
+  its files are written in place and a link would send the writes elsewhere.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import yaml
+
+from masrl_kb.kb.rounds import SCREENING_DIR, Round, RoundError, round_dir, screening_root
+
+ENV_LOCK_WAIT = "MASRL_KB_LOCK_WAIT"
+DEFAULT_LOCK_WAIT = 120.0
+
+
+class ScreeningError(ValueError):
+    """A user-facing reason why a screening command did nothing."""
+
+
+class StoreError(ScreeningError):
+    """A round folder cannot be read or written safely."""
+
+
+def _lock_wait() -> float:
+    text = os.environ.get(ENV_LOCK_WAIT, "")
+    try:
+        return min(max(float(text), 0.0), 3600.0) if text else DEFAULT_LOCK_WAIT
+    except ValueError:
+        raise StoreError(f"{ENV_LOCK_WAIT} must be a number of seconds") from None
+
+
+@contextlib.contextmanager
+def round_lock(root: Path, rid: str) -> Iterator[None]:
+    """Hold round ``rid``'s lock (waiting for another run to finish, within a bound)."""
+    try:
+        base = screening_root(root)
+        round_dir(root, rid)  # the id and the folder are checked before anything is created
+        base.mkdir(exist_ok=True)
+        path = base / f".{rid}.lock"
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except RoundError as err:
+        raise StoreError(str(err)) from None
+    except OSError as err:
+        raise StoreError(f"{SCREENING_DIR}/.{rid}.lock: cannot open ({err.strerror})") from None
+    try:
+        end = time.monotonic() + _lock_wait()
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > end:
+                    raise StoreError(
+                        f"round {rid} is locked by another screening run; try again later"
+                    ) from None
+                time.sleep(0.05)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _check_folder(folder: Path) -> None:
+    for path in [folder, *(folder.iterdir() if folder.is_dir() else ())]:
+        if path.is_symlink():
+            raise StoreError(f"{path}: a symbolic link; refused")
+
+
+def write_round_folder(target: Path, files: dict[str, str], replace: bool = False) -> None:
+    """Make ``target`` hold exactly ``files``: built beside it, then renamed in.
+
+    ``replace``: the folder exists and is swapped for the new one (callers hold
+    the round's lock); otherwise an existing folder is an error, never overwritten.
+    """
+    if target.is_symlink() or target.parent.is_symlink():
+        raise StoreError(f"{target}: a symbolic link; refused")
+    if target.exists() and not replace:
+        raise StoreError(f"{target} already exists: refusing to overwrite a round")
+    if replace:
+        _check_folder(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    old = target.with_name(f".{target.name}.{os.getpid()}.old")
+    for stale in (tmp, old):
+        shutil.rmtree(stale, ignore_errors=True)
+    tmp.mkdir()
+    try:
+        for name, text in files.items():
+            with open(tmp / name, "x", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+        if replace and target.exists():
+            os.rename(target, old)
+        os.rename(tmp, target)  # fails if a non-empty target appeared meanwhile
+    except OSError as err:
+        raise StoreError(f"cannot write {target}: {err.strerror or err}") from None
+    finally:
+        # Whatever stopped us (an error, Ctrl-C), the old folder goes back if the new one
+        # is not in place.
+        if old.exists() and not target.exists():
+            os.rename(old, target)
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def replace_file(path: Path, text: str) -> bool:
+    """Atomically replace a machine-written file; False when the text is unchanged."""
+    if path.is_symlink() or path.parent.is_symlink():
+        raise StoreError(f"{path}: a symbolic link; refused")
+    if path.is_file() and path.read_text(encoding="utf-8") == text:
+        return False
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    finally:
+        if os.path.lexists(tmp):
+            tmp.unlink()
+    return True
+
+
+class _PlainDumper(yaml.SafeDumper):
+    """No anchors: a date shared by two fields is written twice, as a person would."""
+
+    def ignore_aliases(self, data: object) -> bool:
+        return True
+
+
+def yaml_text(data: dict) -> str:
+    return yaml.dump(data, Dumper=_PlainDumper, sort_keys=False, allow_unicode=True, width=100)
+
+
+def round_data(rnd: Round) -> dict:
+    data = {
+        "round": rnd.id,
+        "window": {"since": rnd.since, "until": rnd.until},
+        "run_on": rnd.run_on,
+    }
+    if rnd.sources:
+        data["sources"] = rnd.sources
+    else:
+        data["source"] = "arxiv"  # a round written before source batches existed
+    data |= {
+        "families": rnd.families,
+        "counts": dict(rnd.counts),
+        "duplicates": rnd.duplicates,
+        "retrieved_per_family": rnd.per_family,
+    }
+    if rnd.capped:
+        data["capped"] = rnd.capped
+    if rnd.decided:
+        data["decision_counts"] = {
+            "included": rnd.included,
+            "excluded": rnd.excluded,
+            "awaiting": rnd.awaiting,
+        }
+        data["decided"] = rnd.decided
+    return data
