@@ -36,6 +36,7 @@ from masrl_kb.contrib.arxiv_import import (
     add_paper,
     exclude_record,
 )
+from masrl_kb.contrib.export.csv_io import unguard_cell
 from masrl_kb.contrib.screen_entries import (
     Entry,
     EntryError,
@@ -63,7 +64,6 @@ from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
 MAX_DECISION_BYTES = 50 * 1024 * 1024
 MAX_NOTE = 2000
 _KEY = re.compile(KEY_PATTERN)
-_FORMULA_GUARD = re.compile(r"^'(?=[=+\-@\t\r])")
 _ASREVIEW_LABELS = {
     "asreview_relevant": "include",
     "asreview_irrelevant": "exclude",
@@ -118,7 +118,7 @@ class _Vocab:
 
 
 def _unguard(text: str) -> str:
-    return _FORMULA_GUARD.sub("", text.strip())
+    return unguard_cell(text.strip())
 
 
 def candidate_of(values: Iterable[object], wanted: set[str] | None) -> str | None:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from masrl_kb.contrib.arxiv_import import family_given
+from masrl_kb.contrib.export.csv_io import unguard_cell
 from masrl_kb.contrib.screen_entries import (
     MAX_ABSTRACT,
     MAX_AUTHOR,
@@ -49,7 +50,6 @@ FORMATS = {".csv": "csv", ".ris": "ris", ".bib": "bibtex", ".bibtex": "bibtex"}
 CSV_REQUIRED = ("id", "title")
 CSV_COLUMNS = ("id", "title", "authors", "date", "url", "abstract", "doi", "arxiv_id",
                "openreview_id")  # fmt: skip
-_FORMULA_GUARD = re.compile(r"^'(?=[=+\-@\t\r])")
 _RIS_TAG = re.compile(r"^([A-Z][A-Z0-9])  -(?: (.*))?$")
 _RIS_NUMBER = re.compile(r"^[0-9]{1,9}\.\s*$")  # rispy numbers the records it writes
 _ISO_DAY = re.compile(r"^([0-9]{4})[-/]([0-9]{1,2})[-/]([0-9]{1,2})")
@@ -163,7 +163,7 @@ def _first_line(text: str, skip: str = "") -> tuple[int, str]:
 
 def _unguard(text: str) -> str:
     """A cell without the leading apostrophe our CSV writers put before formula characters."""
-    return _FORMULA_GUARD.sub("", text)
+    return unguard_cell(text)
 
 
 def _csv_raws(text: str, problems: _Problems) -> Iterator[_Raw]:

@@ -50,6 +50,7 @@ from masrl_kb.contrib.arxiv_client import (
     parse_feed,
 )
 from masrl_kb.contrib.arxiv_import import arxiv_endpoint, parse_arxiv_id
+from masrl_kb.contrib.export.csv_io import guard_cell
 from masrl_kb.contrib.screen_decide import DecideResult, DecisionFileError, decide_round
 from masrl_kb.contrib.screen_dedup import Known, add_round, known_records, mark_duplicates
 from masrl_kb.contrib.screen_entries import (
@@ -107,7 +108,6 @@ MAX_RESPONSE_BYTES = 20 * 1024 * 1024
 MAX_QUERY = 2000
 # arXiv opened in August 1991; an earlier window is a typing slip.
 EARLIEST_RUN = dt.date(1991, 8, 1)
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 class ArxivAnswerError(ScreeningError):
@@ -329,8 +329,8 @@ def ranked(entries: Iterable[Entry]) -> list[Entry]:
 
 
 def csv_cell(text: str) -> str:
-    """A cell no spreadsheet runs as a formula (a leading quote marks it as text)."""
-    return f"'{text}" if text.startswith(_FORMULA_START) else text
+    """A cell no spreadsheet runs as a formula (the export layer's one guard)."""
+    return guard_cell(text)
 
 
 def candidates_csv(entries: list[Entry], kept: list[list[str]] = ()) -> str:
