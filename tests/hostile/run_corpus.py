@@ -2,9 +2,9 @@
 
     python -m tests.hostile.run_corpus [-v]
 
-Prints one row per group: rejected cleanly / sanitised (arXiv text cleaned, then
-written) / rejected but unclear / accepted /
-crashed (traceback or hang). Exit status 1 when any case is not rejected
+Prints one row per group: rejected cleanly / sanitised (arXiv or index text
+cleaned, then written; for sources also a 429 then a good answer) / rejected
+but unclear / accepted / crashed (traceback or hang). Exit status 1 when any case is not rejected
 cleanly (the tests in tests/test_hostile.py assert the same, case by case).
 """
 
@@ -39,6 +39,12 @@ def main() -> int:
         from tests.hostile.arxiv_cases import arxiv_counts
 
         counts["arxiv"].update(arxiv_counts(bad))
+    except ImportError:
+        pass
+    try:
+        from tests.hostile.sources_cases import source_counts
+
+        counts["sources"].update(source_counts(bad))
     except ImportError:
         pass
     print(f"{'group':<12}" + "".join(f"{k:>10}" for k in KINDS) + f"{'total':>8}")
