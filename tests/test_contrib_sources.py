@@ -126,7 +126,7 @@ def test_openreview_maps_matching_notes_to_rows_across_pages(root, tmp_path, fas
     ]
     assert f"wrote 2 rows to {out_file} (3 records read)" in out
     assert "query: OpenReview API v2 content.venueid=Example.cc/2026/Conference" in out
-    assert "import with: masrl-kb screen import" in out and "--source openreview" in out
+    assert "import with: masrl-kb screen import" in out and "--source openreview --since YYYY-MM-DD --until YYYY-MM-DD" in out
 
 
 def test_openreview_window_and_invitation(root, tmp_path, fast, capsys):
@@ -285,6 +285,7 @@ def test_semantic_scholar_seeds_with_pool_and_exclusions(root, tmp_path, fast, c
         ),
     ]
     assert "wrote 2 rows" in out and "1 recommendations had no publication date" in out
+    assert "--source semantic_scholar --since 2026-05-04 --until 2026-11-30" in out
 
 
 def test_semantic_scholar_without_a_key_sends_none(root, tmp_path, fast, capsys):

@@ -6,6 +6,10 @@ command itself. A network failure (no answer in time, an error status, a
 refused connection) exits 1; a bad argument or an unusable answer exits 2;
 either way no file is written.
 
+The printed import command names the source by its ``exclusion_source`` id
+(``openreview``, ``openalex``, ``semantic_scholar``), which ``screen import``
+checks against taxonomy.yaml.
+
 ``register(sub)`` adds ``fetch`` under the ``screen`` command (registered by
 :mod:`masrl_kb.cli.screen`, which must run first).
 """
@@ -38,8 +42,8 @@ def _report(args: argparse.Namespace, source: str, fetched, notes: list[str]) ->
     print(f"query: {fetched.query}")
     window = []
     for name in ("since", "until"):
-        if getattr(args, name, None):
-            window += [f"--{name}", getattr(args, name).isoformat()]
+        day = getattr(args, name, None)
+        window += [f"--{name}", day.isoformat() if day else "YYYY-MM-DD"]
     command = ["masrl-kb", "screen", "import", args.output, "--source", source, *window]
     print("import with: " + shlex.join([*command, "--query", fetched.query]))
     return 0
@@ -95,7 +99,7 @@ def cmd_semantic_scholar(args: argparse.Namespace) -> int:
         pool, excluded = seeds(args.root)
         got = semantic_scholar.recommend(pool, excluded, args.since, args.until)
         notes = [f"{got.undated} recommendations had no publication date"] if got.undated else []
-        return _report(args, "semantic-scholar", got, notes)
+        return _report(args, "semantic_scholar", got, notes)
 
     return _run(args, fetch)
 
