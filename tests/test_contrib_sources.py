@@ -126,7 +126,10 @@ def test_openreview_maps_matching_notes_to_rows_across_pages(root, tmp_path, fas
     ]
     assert f"wrote 2 rows to {out_file} (3 records read)" in out
     assert "query: OpenReview API v2 content.venueid=Example.cc/2026/Conference" in out
-    assert "import with: masrl-kb screen import" in out and "--source openreview --since YYYY-MM-DD --until YYYY-MM-DD" in out
+    assert (
+        "import with: masrl-kb screen import" in out
+        and "--source openreview --since YYYY-MM-DD --until YYYY-MM-DD" in out
+    )
 
 
 def test_openreview_window_and_invitation(root, tmp_path, fast, capsys):
