@@ -374,3 +374,13 @@ def test_cleaning_drops_controls_and_quotes_formulas() -> None:
     assert row_.cells()[1:3] == ["'+Red title", "A B"]
     assert row_.url == ""
     assert candidate("\x00\x01", [], None) is None
+
+
+def test_openreview_keywords_match_whole_words_ignoring_case() -> None:
+    from masrl_kb.contrib.sources.openreview import keyword_pattern
+
+    pattern = keyword_pattern(["RL", "credit  assignment", "multi-agent"])
+    assert pattern.search("Trained with rl.")
+    assert not pattern.search("A world model")  # "rl" inside a word
+    assert pattern.search("Credit\nAssignment across turns")
+    assert pattern.search("MULTI-AGENT systems") and not pattern.search("multi agent systems")

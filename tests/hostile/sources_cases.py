@@ -62,7 +62,14 @@ ADAPTERS = [
     Adapter(
         "openreview",
         "MASRL_KB_OPENREVIEW_URL",
-        ("--venue", "Example.cc/2026/Conference", "--keyword", "clean", "--keyword", "orchestr"),
+        (
+            "--venue",
+            "Example.cc/2026/Conference",
+            "--keyword",
+            "clean",
+            "--keyword",
+            "orchestrator",
+        ),
         "openreview_notes_1.json",
         b'{"notes": {"id": "x"}, "count": 1}',
         b'{"notes": [{"id": "a", "forum": "a", "odate": 100000000000000000000000,'

@@ -9,8 +9,8 @@ submissions: https://docs.openreview.net/how-to-guides/data-retrieval-and-modifi
 ``content.<field>.value`` (title, authors, abstract), and times in epoch
 milliseconds: ``odate`` when it was made public, ``pdate`` when published,
 ``cdate`` when created; the first public version is the first of these present.
-The API has no keyword search over a venue, so keywords are matched here, case
-folded, against title and abstract.
+The API has no keyword search over a venue, so keywords are matched here, as whole
+words or phrases ignoring case, against title and abstract.
 
 Public notes need no login. OpenReview publishes no request-rate figure; its
 own client (openreview-py) retries 429 answers honouring Retry-After, and so
@@ -22,6 +22,7 @@ overall deadline or size cap (see :mod:`masrl_kb.contrib.sources.transport`).
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass
 
 from masrl_kb.contrib.arxiv_import import family_given
@@ -88,9 +89,15 @@ def note_row(note: object, where: str) -> Candidate | None:
     )
 
 
-def _matches(row: Candidate, keywords: list[str]) -> bool:
-    text = f"{row.title} {row.abstract}".casefold()
-    return any(" ".join(k.split()).casefold() in text for k in keywords)
+def keyword_pattern(keywords: list[str]) -> re.Pattern[str]:
+    # Whole words or phrases: "RL" must not match "world"; spacing and hyphens as given.
+    phrases = sorted({" ".join(k.split()) for k in keywords}, key=len, reverse=True)
+    alternatives = "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in phrases)
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
+
+
+def _matches(row: Candidate, pattern: re.Pattern[str]) -> bool:
+    return pattern.search(f"{row.title} {row.abstract}") is not None
 
 
 def fetch(
@@ -105,8 +112,9 @@ def fetch(
     if not venue.strip() or any(c.isspace() or ord(c) < 0x20 for c in venue):
         raise SourceError(f"openreview: --venue {venue[:80]!r} is not a venue or invitation id")
     keywords = [k for k in keywords if k.strip()]
-    if not keywords:
-        raise SourceError("openreview: give at least one --keyword")
+    if not keywords or any(len(k) > 200 for k in keywords):
+        raise SourceError("openreview: give at least one --keyword of at most 200 characters")
+    pattern = keyword_pattern(keywords)
     client = client or Client(SERVICE)
     rows, seen = [], 0
     for page in range(MAX_PAGES):
@@ -118,7 +126,7 @@ def fetch(
         except ShapeError as err:
             raise SourceError(f"openreview: unexpected answer: {err}") from None
         seen += len(notes)
-        rows.extend(r for r in found if r and _matches(r, keywords) and in_window(r, since, until))
+        rows.extend(r for r in found if r and _matches(r, pattern) and in_window(r, since, until))
         if len(notes) < page_size:
             break
     else:
