@@ -384,3 +384,39 @@ def test_openreview_keywords_match_whole_words_ignoring_case() -> None:
     assert not pattern.search("A world model")  # "rl" inside a word
     assert pattern.search("Credit\nAssignment across turns")
     assert pattern.search("MULTI-AGENT systems") and not pattern.search("multi agent systems")
+
+
+@pytest.mark.parametrize(
+    ("env", "value", "fragment"),
+    [
+        ("MASRL_KB_SOURCES_DEADLINE", "soon", "MASRL_KB_SOURCES_DEADLINE='soon'"),
+        ("MASRL_KB_OPENALEX_URL", "file:///etc/passwd", "is not an http(s) URL"),
+        ("MASRL_KB_OPENALEX_MAILTO", "not an address", "is not an e-mail address"),
+        ("MASRL_KB_OPENALEX_API_KEY", "key\x1b[2J", "holds characters an API key does not"),
+    ],
+)
+def test_bad_settings_are_one_line_usage_errors(root, tmp_path, fast, capsys, env, value, fragment):
+    fast.setenv(env, value)
+    out_file = tmp_path / "oa.csv"
+    code, out, err = run(
+        root, "openalex", "--query", "agents", "--since", "2026-05-04", "--until", "2026-11-30",
+        "-o", str(out_file), capsys=capsys,
+    )  # fmt: skip
+    assert code == 2
+    assert len(err.splitlines()) == 1 and fragment in err and "\x1b" not in err
+    assert not out_file.exists()
+
+
+def test_a_refused_connection_is_a_network_failure(root, tmp_path, fast, capsys):
+    stub = JsonStub(lambda r, n: None)
+    url = stub.url
+    stub.close()  # nothing listens there any more
+    fast.setenv("MASRL_KB_S2_URL", url)
+    code, _, err = run(
+        root, "semantic-scholar", "--since", "2026-05-04", "--until", "2026-11-30",
+        "-o", str(tmp_path / "s2.csv"), capsys=capsys,
+    )  # fmt: skip
+    assert (
+        code == 1 and err.startswith("masrl-kb: semantic-scholar: ") and len(err.splitlines()) == 1
+    )
+    assert not (tmp_path / "s2.csv").exists()

@@ -26,7 +26,14 @@ import re
 from dataclasses import dataclass
 
 from masrl_kb.contrib.arxiv_import import family_given
-from masrl_kb.contrib.sources.rows import Candidate, candidate, clean, in_window, unique
+from masrl_kb.contrib.sources.rows import (
+    OPENREVIEW_ID,
+    Candidate,
+    candidate,
+    clean,
+    in_window,
+    unique,
+)
 from masrl_kb.contrib.sources.transport import Client, Service, ShapeError, SourceError, field
 
 SERVICE = Service(
@@ -76,6 +83,8 @@ def _first_public(note: dict, where: str) -> dt.date | None:
 
 def note_row(note: object, where: str) -> Candidate | None:
     forum = field(note, "forum", str, where, optional=True) or field(note, "id", str, where)
+    if not OPENREVIEW_ID.match(forum):
+        raise ShapeError(f"{where}.forum is not an OpenReview id")
     content = field(note, "content", dict, where)
     authors = _value(content, "authors", list, f"{where}.content") or []
     names = [family_given(clean(a, 200)) for a in authors if isinstance(a, str)]
