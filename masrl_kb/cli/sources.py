@@ -78,7 +78,8 @@ def cmd_openalex(args: argparse.Namespace) -> int:
     def fetch() -> int:
         notes = []
         if not openalex.auth_params().get("api_key"):
-            notes.append(f"no {openalex.ENV_KEY}: OpenAlex allows only a trial amount per day")
+            # Said before the requests: without a key OpenAlex may refuse them (401/429).
+            print(f"note: no {openalex.ENV_KEY}; OpenAlex allows only a trial amount a day")
         if args.query is not None:
             got = openalex.search(args.query, args.since, args.until)
             return _report(args, "openalex", got, notes)
