@@ -164,6 +164,7 @@ def _messy(adapter: Adapter) -> Behaviour:
 
 def cases_for(a: Adapter) -> list[SourceCase]:
     busy = body(b'{"error": "Too Many Requests"}', 429, [("Retry-After", "1")])
+    now = body(b'{"error": "Too Many Requests"}', 429, [("Retry-After", "0")])
     far = body(b'{"error": "Too Many Requests"}', 429, [("Retry-After", "3600")])
     cases = [
         SourceCase(a, "malformed-json", body(b'{"results": [{"id": '), "reject", "not valid JSON"),
@@ -181,7 +182,9 @@ def cases_for(a: Adapter) -> list[SourceCase]:
         SourceCase(a, "always-429", busy, "reject", "answered HTTP 429", 1, 4),
         SourceCase(a, "429-past-deadline", far, "reject", "answered HTTP 429", 1, 3),
         SourceCase(a, "http-403", body(b'{"error": "Forbidden"}', 403), "reject", "HTTP 403", 1),
-        SourceCase(a, "429-then-ok", first_then(busy, _good(a)), "accept"),
+        # Retry-After 0 keeps this case clear of the 1.5 s deadline on a busy machine;
+        # tests/test_contrib_sources.py checks that a longer Retry-After is waited out.
+        SourceCase(a, "429-then-ok", first_then(now, _good(a)), "accept"),
         SourceCase(a, "sanitised-title", _messy(a), "accept", contains=CLEANED),
     ]
     if a.source == "openalex":
