@@ -420,3 +420,28 @@ def test_a_refused_connection_is_a_network_failure(root, tmp_path, fast, capsys)
         code == 1 and err.startswith("masrl-kb: semantic-scholar: ") and len(err.splitlines()) == 1
     )
     assert not (tmp_path / "s2.csv").exists()
+
+
+def test_the_weekly_workflow_calls_fetch_with_real_options() -> None:
+    import re
+    import shlex
+
+    import yaml
+
+    from masrl_kb.cli.main import build_parser
+
+    path = Path(__file__).resolve().parents[1] / ".github" / "workflows" / "screen.yml"
+    steps = yaml.safe_load(path.read_text())["jobs"]["round"]["steps"]
+    runs = [s["run"].replace("\\\n", " ") for s in steps if "run" in s]
+    calls = [
+        line.strip().split(" > ")[0]
+        for run in runs
+        for line in run.splitlines()
+        if line.strip().startswith("masrl-kb screen fetch")
+    ]
+    assert {shlex.split(c)[3] for c in calls} == {"openreview", "openalex", "semantic-scholar"}
+    values = {"SINCE": "2026-11-23", "UNTIL": "2026-11-29", "venue": "V", "QUERY": "q", "n": "1"}
+    for call in calls:
+        filled = re.sub(r"\$\{?(\w+)\}?", lambda m: values[m.group(1)], call)
+        args = build_parser().parse_args(shlex.split(filled)[1:])
+        assert args.output.startswith("fetched/") and args.since and args.until
