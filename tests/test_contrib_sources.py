@@ -22,6 +22,7 @@ from masrl_kb.kb.synthetic import write_synthetic_root
 from tests.loopback import JsonStub
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "sources"
+WINDOW_ARGS = ("--since", "2026-05-04", "--until", "2026-11-30")
 
 
 def fixture(name: str) -> bytes:
@@ -445,3 +446,15 @@ def test_the_weekly_workflow_calls_fetch_with_real_options() -> None:
         filled = re.sub(r"\$\{?(\w+)\}?", lambda m: values[m.group(1)], call)
         args = build_parser().parse_args(shlex.split(filled)[1:])
         assert args.output.startswith("fetched/") and args.since and args.until
+
+
+def test_requests_name_the_tool_and_ask_for_json(root, tmp_path, fast, capsys):
+    stub = serve(fast, "MASRL_KB_S2_URL", lambda r, n: ok("s2_recommendations.json"))
+    try:
+        run(root, "semantic-scholar", *WINDOW_ARGS, "-o", str(tmp_path / "s.csv"), capsys=capsys)
+    finally:
+        stub.close()
+    headers = stub.requests[0].headers
+    assert headers["user-agent"].startswith("masrl-kb (living-review screening")
+    assert headers["accept"] == "application/json"
+    assert headers["content-type"] == "application/json"

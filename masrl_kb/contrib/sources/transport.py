@@ -34,6 +34,7 @@ MAX_BODY_BYTES = 8 << 20  # one page of 100-500 records with abstracts is well u
 MAX_EXPANDED_BYTES = 32 << 20
 MAX_DEPTH = 64
 ATTEMPTS = 4
+USER_AGENT = "masrl-kb (living-review screening of scholarly indexes)"
 
 
 class SourceError(Exception):
@@ -82,11 +83,10 @@ def _env_seconds(name: str, default: float) -> float:
 class Client:
     """Requests to one service, spaced by its minimum interval, each within the limits."""
 
-    def __init__(self, service: Service, delay: float | None = None) -> None:
+    def __init__(self, service: Service) -> None:
         self.service = service
         self.base = service.base()
-        wanted = service.delay if delay is None else delay
-        self.delay = _env_seconds(ENV_DELAY, wanted)
+        self.delay = _env_seconds(ENV_DELAY, service.delay)
         self.limits = Limits(
             deadline=_env_seconds(ENV_DEADLINE, DEFAULT_DEADLINE),
             delay=self.delay,
@@ -95,7 +95,6 @@ class Client:
             max_expanded=MAX_EXPANDED_BYTES,
         )
         self._next = 0.0
-        self.requests = 0
 
     def url(self, path: str, params: dict[str, object] | None = None) -> str:
         query = f"?{urlencode(params)}" if params else ""
@@ -123,8 +122,7 @@ class Client:
 
     def _call(self, method: str, url: str, body: bytes | None, headers: dict[str, str]) -> object:
         self._pace()
-        self.requests += 1
-        sent = {"Accept": "application/json", **headers}
+        sent = {"Accept": "application/json", "User-Agent": USER_AGENT, **headers}
         try:
             raw = arxiv_client.http_request(
                 url, self.limits, method=method, headers=sent, body=body
