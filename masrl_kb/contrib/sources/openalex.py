@@ -211,7 +211,9 @@ def search(
 def _doi_for(seed: Seed) -> str:
     if seed.doi:
         return seed.doi
-    # arXiv registers a DataCite DOI for every paper; OpenAlex indexes arXiv by it.
+    # arXiv registers a DataCite DOI, 10.48550/arXiv.<id>, for every paper
+    # (https://blog.arxiv.org/2022/02/17/new-arxiv-articles-are-now-automatically-assigned-dois/);
+    # OpenAlex holds arXiv works under it.
     return f"10.48550/arxiv.{seed.arxiv_id}" if seed.arxiv_id else ""
 
 
@@ -244,7 +246,8 @@ def resolve(client: Client, seed: Seed, auth: dict) -> str | None:
             try:
                 return _work_id(client.get_json(f"/works/doi:{doi}", auth), "answer")
             except StatusError as err:
-                if err.status != 404:
+                # 404: unknown DOI; 3xx: a merged work (redirects are not followed).
+                if err.status != 404 and not 300 <= err.status < 400:
                     raise
         return _by_title(client, seed, auth)
     except ShapeError as err:
