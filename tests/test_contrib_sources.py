@@ -458,3 +458,18 @@ def test_requests_name_the_tool_and_ask_for_json(root, tmp_path, fast, capsys):
     assert headers["user-agent"].startswith("masrl-kb (living-review screening")
     assert headers["accept"] == "application/json"
     assert headers["content-type"] == "application/json"
+
+
+def test_openalex_names_pooled_papers_it_cannot_find(tmp_path, fast, capsys):
+    root = write_synthetic_root(tmp_path / "kb3", papers=3, exclusions=0)
+    stub = serve(fast, "MASRL_KB_OPENALEX_URL", openalex_route)
+    try:
+        code, out, err = run(
+            root, "openalex", "--cites-pool", *WINDOW_ARGS, "-o", str(tmp_path / "c.csv"),
+            capsys=capsys,
+        )  # fmt: skip
+    finally:
+        stub.close()
+    assert code == 0, err
+    assert "note: 1 pooled papers not found in OpenAlex: synthetic-00002" in out
+    assert "cites:W4000000100|W4000000101," in stub.requests[-1].query["filter"]
