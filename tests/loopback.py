@@ -1,4 +1,4 @@
-"""A loopback HTTP server for the tests that stand in for the arXiv API."""
+"""A loopback HTTP server for the tests that stand in for the arXiv API and the JSON indexes."""
 
 from __future__ import annotations
 
@@ -38,3 +38,63 @@ class LoopbackServer:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+def send_json(handler: BaseHTTPRequestHandler, status: int, body: bytes, headers=()) -> None:
+    """Answer with a JSON body; ``headers`` are added as given."""
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    for name, value in headers:
+        handler.send_header(name, value)
+    if not any(name == "Content-Length" for name, _ in headers):
+        handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+class Request:
+    """What a stub saw: method, path, decoded query (one value per name), body, headers."""
+
+    def __init__(self, handler: BaseHTTPRequestHandler, body: bytes) -> None:
+        from urllib.parse import parse_qs, urlsplit
+
+        parts = urlsplit(handler.path)
+        self.method = handler.command
+        self.path = parts.path
+        self.query = {k: v[-1] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
+        self.body = body
+        self.headers = {k.lower(): v for k, v in handler.headers.items()}
+
+
+class JsonStub:
+    """A loopback JSON API: ``route(request, n)`` answers the n-th request (from 0).
+
+    ``route`` returns ``(status, body, headers)`` to send, or None when it has
+    answered by itself (a hostile behaviour writing to ``request.handler``).
+    ``url`` is the base URL (no path); ``requests`` lists what was asked.
+    """
+
+    def __init__(self, route) -> None:
+        self.requests: list[Request] = []
+        stub = self
+
+        class Handler(QuietHandler):
+            def _answer(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                request = Request(self, self.rfile.read(length) if length else b"")
+                request.handler = self
+                n = len(stub.requests)
+                stub.requests.append(request)
+                answer = route(request, n)
+                if answer is not None:
+                    status, body, headers = answer
+                    send_json(self, status, body, headers)
+
+            do_GET = _answer  # noqa: N815
+            do_POST = _answer  # noqa: N815
+
+        self._loopback = LoopbackServer(Handler, path="")
+        self.url = self._loopback.url
+
+    def close(self) -> None:
+        self._loopback.close()

@@ -261,12 +261,14 @@ def _register_groups(sub) -> None:
     from masrl_kb.cli.contrib import register as register_contrib
     from masrl_kb.cli.judgements import register as register_judgements
     from masrl_kb.cli.screen import register as register_screen
+    from masrl_kb.cli.sources import register as register_sources
     from masrl_kb.cli.trace import register as register_traces
 
     register_contrib(sub)
     register_judgements(sub)
     register_traces(sub)
     register_screen(sub)
+    register_sources(sub)  # adds `screen fetch` under the screen command
 
 
 # ---------------------------------------------------------------- the error path

@@ -6,7 +6,11 @@
   wire and :data:`MAX_EXPANDED_BYTES` once gzip is undone (a small gzip "bomb"
   that expands to gigabytes is refused after a few megabytes).
 - arXiv asks clients to wait 3 s between requests: retries (on 5xx answers
-  and dropped connections, a few at most) wait that long, within the deadline.
+  and dropped connections, a few at most) wait that long, within the deadline;
+  a 429 answer is retried after the wait its Retry-After header asks for, if
+  that still fits in the deadline.
+- :func:`http_request` also sends POST bodies and extra headers, so the
+  scholarly-index adapters (:mod:`masrl_kb.contrib.sources`) share these bounds.
 - The Atom XML is parsed only after those limits; a document type
   declaration (the door to entity expansion) is refused outright.
 
@@ -15,6 +19,7 @@ The ``arxiv`` package's client offers none of these bounds, hence this module.
 
 from __future__ import annotations
 
+import email.utils
 import http.client
 import os
 import ssl
@@ -152,40 +157,86 @@ def _read_body(
     return b"".join(out)
 
 
-def _get_once(url: str, dl: _Deadline, lim: Limits) -> tuple[int, bytes]:
+@dataclass(frozen=True)
+class Answer:
+    """One HTTP answer: status, the Retry-After header (raw, or ""), and the bounded body."""
+
+    status: int
+    retry_after: str
+    body: bytes
+
+
+def _request_once(
+    method: str, url: str, headers: dict[str, str], body: bytes | None, dl: _Deadline, lim: Limits
+) -> Answer:
     conn, path = _connection(url, dl.left())
     try:
-        conn.request("GET", path, headers={"Accept-Encoding": "gzip", "User-Agent": USER_AGENT})
+        sent = {"Accept-Encoding": "gzip", "User-Agent": USER_AGENT, **headers}
+        conn.request(method, path, body=body, headers=sent)
         if conn.sock is not None:
             conn.sock.settimeout(dl.left())
         resp = conn.getresponse()
         declared = resp.getheader("Content-Length")
         if declared and declared.strip().isdigit() and int(declared) > lim.max_body:
             raise FetchError(f"the answer is larger than {lim.max_body} bytes")
-        return resp.status, _read_body(resp, conn, dl, lim)
+        retry_after = (resp.getheader("Retry-After") or "").strip()[:64]
+        return Answer(resp.status, retry_after, _read_body(resp, conn, dl, lim))
     except TimeoutError:
         raise FetchError(f"no complete answer within {dl.seconds:g} s") from None
     finally:
         conn.close()
 
 
-def http_get(url: str, limits: Limits | None = None) -> bytes:
-    """The body of a 200 answer to ``GET url``, within the limits.
+def retry_after_seconds(value: str) -> float | None:
+    """A Retry-After header (seconds or an HTTP date) as seconds from now; None if unreadable."""
+    if value.isdigit():
+        return float(min(int(value), 86400))
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None or when.tzinfo is None:
+        return None
+    return max(0.0, when.timestamp() - time.time())
 
-    Retries 5xx answers and dropped connections, waiting ``limits.delay``
+
+def _wait_before_retry(answer: Answer | None, dl: _Deadline, lim: Limits) -> bool:
+    """Sleep before the next try; False when the wait would pass the deadline."""
+    wait = lim.delay
+    if answer is not None and answer.status == 429:
+        asked = retry_after_seconds(answer.retry_after)
+        wait = max(wait, asked if asked is not None else lim.delay)
+    if dl.left() <= wait:
+        return False
+    time.sleep(wait)
+    return True
+
+
+def http_request(
+    url: str,
+    limits: Limits | None = None,
+    *,
+    method: str = "GET",
+    headers: dict[str, str] | None = None,
+    body: bytes | None = None,
+) -> bytes:
+    """The body of a 200 answer to ``method url``, within the limits.
+
+    Retries 5xx answers, 429 (waiting what its Retry-After asks, within the
+    deadline) and dropped connections, waiting at least ``limits.delay``
     between requests; raises :class:`HttpStatusError` for other statuses and
     :class:`FetchError` for everything else, each with a one-line reason.
     """
     lim = limits or Limits()
     dl = _Deadline(lim.deadline)
     last: FetchError | None = None
+    answer: Answer | None = None
     for attempt in range(lim.attempts):
-        if attempt:
-            if dl.left() <= lim.delay:
-                break
-            time.sleep(lim.delay)
+        if attempt and not _wait_before_retry(answer, dl, lim):
+            break
+        answer = None
         try:
-            status, body = _get_once(url, dl, lim)
+            answer = _request_once(method, url, headers or {}, body, dl, lim)
         except (ConnectionResetError, http.client.HTTPException) as err:
             last = FetchError(f"the connection dropped ({_os_reason(err)})")
             continue
@@ -193,12 +244,17 @@ def http_get(url: str, limits: Limits | None = None) -> bytes:
             raise
         except OSError as err:
             raise FetchError(_os_reason(err)) from None
-        if status == 200:
-            return body
-        last = HttpStatusError(status, f"HTTP {status}")
-        if not 500 <= status < 600:
+        if answer.status == 200:
+            return answer.body
+        last = HttpStatusError(answer.status, f"HTTP {answer.status}")
+        if answer.status != 429 and not 500 <= answer.status < 600:
             break
     raise last or FetchError(f"no complete answer within {lim.deadline:g} s")
+
+
+def http_get(url: str, limits: Limits | None = None) -> bytes:
+    """The body of a 200 answer to ``GET url`` (see :func:`http_request`)."""
+    return http_request(url, limits)
 
 
 def _os_reason(err: Exception) -> str:

@@ -2,12 +2,12 @@
 
     python -m tests.hostile.run_corpus [-v]
 
-Prints one row per group: rejected cleanly / sanitised (arXiv text cleaned, then
-written) / rejected but unclear / accepted /
-crashed (traceback or hang). Probes (CSV formulas, caches) count a clean run as
-"rejected" (handled cleanly), a failed check as "unclear", a crash or hang as
-"crashed". Exit status 1 when any case is not rejected cleanly (the tests in
-tests/test_hostile.py assert the same, case by case).
+Prints one row per group: rejected cleanly / sanitised (arXiv or index text
+cleaned, then written; for sources also a 429 then a good answer) / rejected but
+unclear / accepted / crashed (traceback or hang). Probes (CSV formulas, caches)
+count a clean run as "rejected" (handled cleanly), a failed check as "unclear", a
+crash or hang as "crashed". Exit status 1 when any case is not rejected cleanly
+(the tests in tests/test_hostile.py assert the same, case by case).
 """
 
 from __future__ import annotations
@@ -55,9 +55,11 @@ def main() -> int:
     except ImportError:
         pass
     from tests.hostile.screen_cases import screen_counts
+    from tests.hostile.sources_cases import source_counts
 
     for group, found in screen_counts(bad).items():
         counts[group].update(found)
+    counts["sources"].update(source_counts(bad))
     print(f"{'group':<18}" + "".join(f"{k:>10}" for k in KINDS) + f"{'total':>8}")
     for group, c in counts.items():
         print(f"{group:<18}" + "".join(f"{c[k]:>10}" for k in KINDS) + f"{sum(c.values()):>8}")

@@ -1,0 +1,151 @@
+"""``masrl-kb screen fetch SOURCE``: candidate lists from scholarly indexes, as CSV.
+
+Each fetch writes one CSV file for ``masrl-kb screen import`` and prints how
+many rows it wrote, the query text to record with the import, and the import
+command itself. A network failure (no answer in time, an error status, a
+refused connection) exits 1; a bad argument or an unusable answer exits 2;
+either way no file is written.
+
+The printed import command names the source by its ``exclusion_source`` id
+(``openreview``, ``openalex``, ``semantic_scholar``), which ``screen import``
+checks against taxonomy.yaml.
+
+``register(sub)`` adds ``fetch`` under the ``screen`` command (registered by
+:mod:`masrl_kb.cli.screen`, which must run first).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shlex
+import sys
+from pathlib import Path
+
+EXIT_NETWORK = 1
+EXIT_USAGE = 2
+MAX_MESSAGE = 400
+
+
+def _err(message: str) -> None:
+    text = re.sub(r"[\x00-\x1f\x7f-\x9f]", "?", " ".join(message.split()))
+    print(f"masrl-kb: {text[:MAX_MESSAGE]}", file=sys.stderr)
+
+
+def _report(args: argparse.Namespace, source: str, fetched, notes: list[str]) -> int:
+    from masrl_kb.contrib.sources.rows import write_csv
+
+    write_csv(Path(args.output), fetched.rows)
+    print(f"wrote {len(fetched.rows)} rows to {args.output} ({fetched.seen} records read)")
+    for note in notes:
+        print(f"  note: {note}")
+    print(f"query: {fetched.query}")
+    window = []
+    for name in ("since", "until"):
+        day = getattr(args, name, None)
+        window += [f"--{name}", day.isoformat() if day else "YYYY-MM-DD"]
+    command = ["masrl-kb", "screen", "import", args.output, "--source", source, *window]
+    print("import with: " + shlex.join([*command, "--query", fetched.query]))
+    return 0
+
+
+def _run(args: argparse.Namespace, fetch) -> int:
+    from masrl_kb.contrib.sources.transport import SourceError
+
+    try:
+        return fetch()
+    except SourceError as err:
+        _err(str(err))
+        return EXIT_NETWORK if err.network else EXIT_USAGE
+
+
+def cmd_openreview(args: argparse.Namespace) -> int:
+    from masrl_kb.contrib.sources import openreview
+
+    def fetch() -> int:
+        got = openreview.fetch(
+            args.venue, args.keyword, args.since, args.until, page_size=args.page_size
+        )
+        return _report(args, "openreview", got, [])
+
+    return _run(args, fetch)
+
+
+def cmd_openalex(args: argparse.Namespace) -> int:
+    from masrl_kb.contrib.sources import openalex
+    from masrl_kb.contrib.sources.pool import seeds
+
+    def fetch() -> int:
+        notes = []
+        if not openalex.auth_params().get("api_key"):
+            # Said before the requests: without a key OpenAlex may refuse them (401/429).
+            print(f"note: no {openalex.ENV_KEY}; OpenAlex allows only a trial amount a day")
+        if args.query is not None:
+            got = openalex.search(args.query, args.since, args.until)
+            return _report(args, "openalex", got, notes)
+        got = openalex.citing_pool(seeds(args.root)[0], args.since, args.until)
+        if got.unresolved:
+            shown = ", ".join(got.unresolved[:10])
+            notes.append(f"{len(got.unresolved)} pooled papers not found in OpenAlex: {shown}")
+        return _report(args, "openalex", got, notes)
+
+    return _run(args, fetch)
+
+
+def cmd_semantic_scholar(args: argparse.Namespace) -> int:
+    from masrl_kb.contrib.sources import semantic_scholar
+    from masrl_kb.contrib.sources.pool import seeds
+
+    def fetch() -> int:
+        pool, excluded = seeds(args.root)
+        got = semantic_scholar.recommend(pool, excluded, args.since, args.until)
+        notes = [f"{got.undated} recommendations had no publication date"] if got.undated else []
+        return _report(args, "semantic_scholar", got, notes)
+
+    return _run(args, fetch)
+
+
+def _page_size(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 1000:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 1 to 1000")
+    return int(text)
+
+
+def _common(p: argparse.ArgumentParser, window_required: bool) -> None:
+    from masrl_kb.cli.screen import iso_date
+
+    p.add_argument("--since", type=iso_date, required=window_required, help="first day YYYY-MM-DD")
+    p.add_argument("--until", type=iso_date, required=window_required, help="last day YYYY-MM-DD")
+    p.add_argument("-o", "--output", required=True, help="CSV file to write")
+
+
+def register(sub) -> None:
+    """Add ``screen fetch openreview|openalex|semantic-scholar``."""
+    screen = sub.choices["screen"]
+    steps = next(a for a in screen._actions if isinstance(a, argparse._SubParsersAction))
+    fetch = steps.add_parser(
+        "fetch",
+        help="write a candidate CSV from OpenReview, OpenAlex or Semantic Scholar",
+        description="Query one scholarly index and write a CSV for `masrl-kb screen import`.",
+    )
+    sources = fetch.add_subparsers(dest="source", required=True, metavar="SOURCE")
+
+    p = sources.add_parser("openreview", help="a venue's submissions matching keywords")
+    p.add_argument("--venue", required=True, help="venue id (content.venueid) or invitation id")
+    p.add_argument("--keyword", action="append", required=True, help="phrase (repeatable)")
+    p.add_argument("--page-size", type=_page_size, default=1000, help="notes per request")
+    _common(p, window_required=False)
+    p.set_defaults(func=cmd_openreview)
+
+    p = sources.add_parser("openalex", help="works by search words, or citing the pool")
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--query", help="search words (title, abstract, full text)")
+    what.add_argument("--cites-pool", action="store_true", help="works citing pooled papers")
+    _common(p, window_required=True)
+    p.set_defaults(func=cmd_openalex)
+
+    p = sources.add_parser(
+        "semantic-scholar", help="recommendations: pool as positives, exclusions as negatives"
+    )
+    _common(p, window_required=True)
+    p.set_defaults(func=cmd_semantic_scholar)

@@ -1,0 +1,283 @@
+"""OpenAlex: works by search words, and works citing the pool (forward snowballing).
+
+Documentation followed:
+
+- lists, filters and the date filters ``from_publication_date`` /
+  ``to_publication_date``: https://developers.openalex.org/guides/filtering and
+  https://docs.openalex.org/api-entities/works/filter-works (``cites:W…`` lists
+  the works that cite a work; ``|`` ORs values of one filter);
+- cursor paging (``cursor=*``, then ``meta.next_cursor`` until it is null,
+  ``per_page`` at most 100): https://developers.openalex.org/guides/page-through-results
+- a single work by DOI, ``/works/doi:10.…``:
+  https://developers.openalex.org/api-reference/works/get-a-single-work.md
+- the Work object (``publication_date`` is the earliest publication date
+  known, ``abstract_inverted_index`` maps each word to its positions, arXiv
+  copies appear as ``locations``):
+  https://docs.openalex.org/api-entities/works/work-object and
+  https://docs.openalex.org/api-entities/works/work-object/location-object
+- limits: https://developers.openalex.org/api-reference/authentication (an API
+  key, free, is needed for more than a trial allowance per day, at most 100
+  requests per second; 429 when exceeded) and
+  https://developers.openalex.org/api-reference/errors (retry 429/5xx with backoff).
+
+Environment: ``MASRL_KB_OPENALEX_API_KEY`` (sent as ``api_key``),
+``MASRL_KB_OPENALEX_MAILTO`` (sent as ``mailto``, the "polite pool"),
+``MASRL_KB_OPENALEX_URL`` (base URL, for tests). Requests are spaced 0.1 s.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from dataclasses import field as dc_field
+
+from masrl_kb.contrib.arxiv_import import family_given
+from masrl_kb.contrib.sources.pool import Seed
+from masrl_kb.contrib.sources.rows import (
+    Candidate,
+    arxiv_in,
+    candidate,
+    clean,
+    doi_of,
+    in_window,
+    iso_date,
+    unique,
+)
+from masrl_kb.contrib.sources.transport import (
+    Client,
+    Service,
+    ShapeError,
+    SourceError,
+    StatusError,
+    field,
+)
+from masrl_kb.kb.text import title_skeleton
+
+SERVICE = Service(
+    name="openalex",
+    base_url="https://api.openalex.org",
+    env_url="MASRL_KB_OPENALEX_URL",
+    delay=0.1,  # the documented ceiling is 100 requests per second
+)
+ENV_KEY = "MASRL_KB_OPENALEX_API_KEY"
+ENV_MAILTO = "MASRL_KB_OPENALEX_MAILTO"
+PER_PAGE = 100
+MAX_PAGES = 100
+CITES_CHUNK = 50  # pooled works ORed in one cites: filter
+MAX_POSITIONS = 20000  # words in one rebuilt abstract
+SELECT = "id,doi,title,display_name,publication_date,authorships,abstract_inverted_index,locations"
+WORK_ID = re.compile(r"^(?:https://openalex\.org/)?(W[0-9]{1,12})$")
+_MAILTO = re.compile(r"^[^@\s,;&=]{1,64}@[^@\s,;&=]{1,190}$")
+
+
+@dataclass(frozen=True)
+class Fetched:
+    rows: list[Candidate]
+    query: str
+    seen: int
+    unresolved: list[str] = dc_field(default_factory=list)  # pooled papers OpenAlex lacks
+
+
+def auth_params() -> dict[str, str]:
+    """``api_key`` and ``mailto`` from the environment, when set."""
+    params = {}
+    key = os.environ.get(ENV_KEY, "").strip()
+    if key:
+        if not re.fullmatch(r"[A-Za-z0-9_.-]{1,200}", key):
+            raise SourceError(f"openalex: {ENV_KEY} holds characters an API key does not")
+        params["api_key"] = key
+    mailto = os.environ.get(ENV_MAILTO, "").strip()
+    if mailto:
+        if not _MAILTO.match(mailto):
+            raise SourceError(f"openalex: {ENV_MAILTO} is not an e-mail address")
+        params["mailto"] = mailto
+    return params
+
+
+# ---------------------------------------------------------------- works
+
+
+def abstract(index: object, where: str) -> str:
+    """The abstract rebuilt from ``abstract_inverted_index`` (word -> positions)."""
+    if index is None:
+        return ""
+    if not isinstance(index, dict):
+        raise ShapeError(f"{where} is not an object")
+    words: dict[int, str] = {}
+    for word, positions in index.items():
+        if not isinstance(positions, list):
+            raise ShapeError(f"{where}.{clean(word, 40)} is not a list")
+        for pos in positions:
+            if isinstance(pos, bool) or not isinstance(pos, int) or not 0 <= pos < MAX_POSITIONS:
+                raise ShapeError(f"{where} holds a position that is not 0..{MAX_POSITIONS - 1}")
+            words[pos] = word
+    return " ".join(words[p] for p in sorted(words))
+
+
+def _arxiv_of(work: dict, doi: str, where: str) -> str:
+    found = arxiv_in(doi)
+    locations = field(work, "locations", list, where, optional=True) or []
+    for i, loc in enumerate(locations):
+        for name in ("landing_page_url", "pdf_url"):
+            found = found or arxiv_in(field(loc, name, str, f"{where}.locations[{i}]", True))
+    return found
+
+
+def _authors(work: dict, where: str) -> list[str]:
+    names = []
+    for i, authorship in enumerate(field(work, "authorships", list, where, optional=True) or []):
+        spot = f"{where}.authorships[{i}]"
+        author = field(authorship, "author", dict, spot, optional=True) or {}
+        name = field(author, "display_name", str, f"{spot}.author", optional=True)
+        name = name or field(authorship, "raw_author_name", str, spot, optional=True)
+        if name:
+            names.append(family_given(clean(name, 200)))
+    return names
+
+
+def work_row(work: object, where: str) -> Candidate | None:
+    wid = field(work, "id", str, where)
+    if not WORK_ID.match(wid):
+        raise ShapeError(f"{where}.id is not an OpenAlex work id")
+    title = field(work, "title", str, where, optional=True)
+    title = title or field(work, "display_name", str, where, optional=True)
+    doi = doi_of(field(work, "doi", str, where, optional=True))
+    arxiv = _arxiv_of(work, doi, where)
+    url = f"https://arxiv.org/abs/{arxiv}" if arxiv else f"https://doi.org/{doi}" if doi else wid
+    return candidate(
+        title,
+        _authors(work, where),
+        iso_date(field(work, "publication_date", str, where, optional=True)),
+        url=url if url.startswith("https://") else f"https://openalex.org/{wid}",
+        abstract=abstract(work.get("abstract_inverted_index"), f"{where}.abstract_inverted_index"),
+        doi=doi,
+        arxiv_id=arxiv,
+    )
+
+
+def _pages(client: Client, params: dict[str, object]) -> Iterator[list[Candidate]]:
+    cursor, seen = "*", set()
+    for _ in range(MAX_PAGES):
+        answer = client.get_json("/works", {**params, "cursor": cursor})
+        try:
+            results = field(answer, "results", list, "answer")
+            meta = field(answer, "meta", dict, "answer")
+            cursor = field(meta, "next_cursor", str, "answer.meta", optional=True)
+            yield [work_row(w, f"answer.results[{i}]") for i, w in enumerate(results)]
+        except ShapeError as err:
+            raise SourceError(f"openalex: unexpected answer: {err}") from None
+        if not cursor or not results:
+            return
+        if cursor in seen or len(cursor) > 2000:
+            raise SourceError("openalex: the answer's meta.next_cursor repeats or is too long")
+        seen.add(cursor)
+    raise SourceError(f"openalex: more than {MAX_PAGES} pages; narrow the query or window")
+
+
+def _collect(client: Client, params: dict[str, object], since, until) -> tuple[list, int]:
+    rows, seen = [], 0
+    for page in _pages(client, params):
+        seen += len(page)
+        rows.extend(r for r in page if r and in_window(r, since, until))
+    return rows, seen
+
+
+def _window(since: dt.date, until: dt.date) -> str:
+    if until < since:
+        raise SourceError(f"openalex: --until {until} is before --since {since}")
+    return f"from_publication_date:{since.isoformat()},to_publication_date:{until.isoformat()}"
+
+
+def search(
+    query: str, since: dt.date, until: dt.date, client: Client | None = None, per_page=PER_PAGE
+) -> Fetched:
+    """Works matching ``query`` published in the window."""
+    text = " ".join(query.split())
+    if not text or len(text) > 500 or any(ord(c) < 0x20 for c in text):
+        raise SourceError("openalex: --query must be 1-500 characters of plain text")
+    client = client or Client(SERVICE)
+    params = {"search": text, "filter": _window(since, until), "per_page": per_page}
+    rows, seen = _collect(client, {**params, "select": SELECT, **auth_params()}, since, until)
+    shown = f'OpenAlex works search="{text}" filter={params["filter"]}'
+    return Fetched(unique(rows), shown, seen)
+
+
+# ---------------------------------------------------------------- snowballing
+
+
+def _doi_for(seed: Seed) -> str:
+    if seed.doi:
+        return seed.doi
+    # arXiv registers a DataCite DOI, 10.48550/arXiv.<id>, for every paper
+    # (https://blog.arxiv.org/2022/02/17/new-arxiv-articles-are-now-automatically-assigned-dois/);
+    # OpenAlex holds arXiv works under it.
+    return f"10.48550/arxiv.{seed.arxiv_id}" if seed.arxiv_id else ""
+
+
+def _work_id(answer: object, where: str) -> str:
+    match = WORK_ID.match(field(answer, "id", str, where))
+    if not match:
+        raise ShapeError(f"{where}.id is not an OpenAlex work id")
+    return match.group(1)
+
+
+def _by_title(client: Client, seed: Seed, auth: dict) -> str | None:
+    words = re.sub(r"[,|:!<>]", " ", seed.title)
+    words = " ".join(words.split())
+    if not words:
+        return None
+    params = {"filter": f"title.search:{words}", "per_page": 5, "select": "id,title", **auth}
+    answer = client.get_json("/works", params)
+    want = title_skeleton(seed.title)
+    for i, work in enumerate(field(answer, "results", list, "answer")):
+        if title_skeleton(field(work, "title", str, f"answer.results[{i}]", True) or "") == want:
+            return _work_id(work, f"answer.results[{i}]")
+    return None
+
+
+def resolve(client: Client, seed: Seed, auth: dict) -> str | None:
+    """The OpenAlex work id of a pooled paper: by DOI (or arXiv DOI), else by exact title."""
+    doi = _doi_for(seed)
+    try:
+        if doi:
+            try:
+                return _work_id(client.get_json(f"/works/doi:{doi}", auth), "answer")
+            except StatusError as err:
+                # 404: unknown DOI; 3xx: a merged work (redirects are not followed).
+                if err.status != 404 and not 300 <= err.status < 400:
+                    raise
+        return _by_title(client, seed, auth)
+    except ShapeError as err:
+        raise SourceError(f"openalex: unexpected answer for {seed.name}: {err}") from None
+
+
+def citing_pool(
+    seeds: list[Seed],
+    since: dt.date,
+    until: dt.date,
+    client: Client | None = None,
+    per_page=PER_PAGE,
+) -> Fetched:
+    """Works published in the window that cite any pooled paper OpenAlex knows."""
+    window = _window(since, until)
+    client = client or Client(SERVICE)
+    auth = auth_params()
+    ids, unresolved = [], []
+    for seed in seeds:
+        wid = resolve(client, seed, auth)
+        if wid:
+            ids.append(wid)
+        else:
+            unresolved.append(seed.name)
+    rows, seen = [], 0
+    for start in range(0, len(ids), CITES_CHUNK):
+        cites = "|".join(ids[start : start + CITES_CHUNK])
+        params = {"filter": f"cites:{cites},{window}", "per_page": per_page, "select": SELECT}
+        got, count = _collect(client, {**params, **auth}, since, until)
+        rows.extend(got)
+        seen += count
+    shown = f"OpenAlex works citing {len(ids)} pooled papers (cites: filter) {window}"
+    return Fetched(unique(rows), shown, seen, unresolved)

@@ -1,0 +1,50 @@
+"""What the adapters need to know about the knowledge base: the pool and the exclusions.
+
+For each record: its arXiv id (``arxiv_id``, an arXiv identifier or URL), its
+DOI (a ``doi:`` identifier or a doi.org URL) and its title. Records that
+cannot be read are skipped here; ``masrl-kb validate`` reports them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from masrl_kb.contrib.sources.rows import clean, doi_of
+from masrl_kb.kb.records import read_records
+from masrl_kb.kb.validate import arxiv_ids_of
+
+
+@dataclass(frozen=True)
+class Seed:
+    """One record as a seed for a citation or recommendation query."""
+
+    name: str  # key or id, for messages
+    arxiv_id: str
+    doi: str
+    title: str
+
+
+def _seed(data: object, id_field: str) -> Seed | None:
+    if not isinstance(data, dict):
+        return None
+    arxiv = sorted(arxiv_ids_of(data))
+    doi = ""
+    for name in ("doi", "identifier", "url"):
+        doi = doi_of(data.get(name))
+        if doi:
+            break
+    return Seed(
+        name=str(data.get(id_field, "")),
+        arxiv_id=arxiv[0] if arxiv else "",
+        doi=doi,
+        title=clean(data.get("title"), 500),
+    )
+
+
+def seeds(root: str | Path | None) -> tuple[list[Seed], list[Seed]]:
+    """(pooled papers, exclusions) as seeds, in file order."""
+    records = read_records(root)
+    papers = [s for r in records.papers if (s := _seed(r.data, "key"))]
+    excluded = [s for r in records.exclusions if (s := _seed(r.data, "id"))]
+    return papers, excluded
