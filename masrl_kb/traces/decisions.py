@@ -71,7 +71,8 @@ def derive(spans: list[Span], made: SpanEvents) -> list[Decision]:
     """Every decision the rules find, in the order of the rules."""
     agents = sorted(
         (s for s in spans if s.op in (conv.INVOKE_AGENT, conv.CREATE_AGENT)),
-        key=lambda s: (s.start_ns, s.seq),
+        # At equal starts the enclosing span first: a parent exists before it spawns.
+        key=lambda s: (s.start_ns, -s.end_ns, s.seq),
     )
     decisions = _spawns_and_handoffs(agents, made)
     decisions += _tool_decisions(spans, made)

@@ -150,10 +150,18 @@ def whole_number(value: object, where: str, high: int = 2**63 - 1) -> int:
     return number
 
 
+def _too_deep(where: str) -> OtelImportError:
+    # The path of a deep value is as long as the nesting: name the attribute it is in.
+    cut = where.find(".values")
+    return OtelImportError(
+        f"{where[:cut] if cut > 0 else where}: attribute values nested deeper than {MAX_DEPTH}"
+    )
+
+
 def any_value(value: object, where: str, depth: int = 0) -> Any:
     """The plain value of an OTLP ``AnyValue`` (``{"stringValue": ...}`` and the like)."""
     if depth > MAX_DEPTH:
-        raise OtelImportError(f"{where}: attribute values nested deeper than {MAX_DEPTH}")
+        raise _too_deep(where)
     value = _dict(value, where)
     if not value:
         return None
@@ -212,7 +220,7 @@ def plain_attributes(value: object, where: str, depth: int = 0) -> dict[str, Any
 
 def _plain(value: object, where: str, depth: int) -> Any:
     if depth > MAX_DEPTH:
-        raise OtelImportError(f"{where}: attribute values nested deeper than {MAX_DEPTH}")
+        raise OtelImportError(f"{where.split('.')[0]}: attribute values nested too deep")
     if isinstance(value, float) and not math.isfinite(value):
         raise OtelImportError(f"{where}: not a finite number")
     if isinstance(value, list):
@@ -318,7 +326,10 @@ def _add_document(spans: SpanSet, doc: object, where: str) -> None:
         spans.add(span, trace_id, resource)
         return
     if "resourceSpans" not in doc:
-        raise OtelImportError(f"{where}: neither an OTLP document (resourceSpans) nor a span")
+        raise OtelImportError(
+            f"{where}: no spans (expected resourceSpans[].scopeSpans[].spans[], or a span "
+            "with a context)"
+        )
     for r, block in enumerate(_list(doc.get("resourceSpans"), where + ".resourceSpans")):
         rwhere = f"{where}.resourceSpans[{r}]"
         block = _dict(block, rwhere)
@@ -350,15 +361,19 @@ def open_file(path: str | os.PathLike[str]) -> IO[bytes]:
         raise OtelImportError(f"cannot read the file: {exc.strerror or exc}") from None
 
 
-class _UniqueDict(dict):
-    """A JSON object that refuses a repeated key as the streaming parser fills it in."""
+def _noting_dict(found: list[str]) -> type[dict]:
+    """A dict type that notes each key set twice in ``found``. It cannot raise: the
+    streaming parser's C code does not check for an error from setting a key."""
 
-    __slots__ = ()
+    class NotingDict(dict):
+        __slots__ = ()
 
-    def __setitem__(self, key: str, value: Any) -> None:
-        if key in self:
-            raise DuplicateKeyError(key)
-        dict.__setitem__(self, key, value)
+        def __setitem__(self, key: str, value: Any) -> None:
+            if key in self:
+                found.append(key)
+            dict.__setitem__(self, key, value)
+
+    return NotingDict
 
 
 def _strict_loads(line: bytes) -> Any:
@@ -415,6 +430,7 @@ def _sniff(handle: IO[bytes]) -> str:
                 return "console-array"
             if prefix == "" and event == "map_key":
                 if value == "resourceSpans":
+                    _expect_array(next(events, None), "$.resourceSpans")
                     return "otlp"
                 if value == "context":
                     return "console"
@@ -427,12 +443,23 @@ def _sniff(handle: IO[bytes]) -> str:
     )
 
 
+def _expect_array(event: tuple | None, where: str) -> None:
+    if event is None or event[1] not in ("start_array", "null"):
+        raise OtelImportError(f"{where}: expected an array")
+
+
 def _items(handle: IO[bytes], prefix: str) -> Iterator[Any]:
+    """The values at ``prefix``; a value holding an object that repeats a key is refused."""
     import ijson
 
-    return ijson.items(
-        handle, prefix, use_float=True, multiple_values=True, map_type=_UniqueDict
+    found: list[str] = []
+    values = ijson.items(
+        handle, prefix, use_float=True, multiple_values=True, map_type=_noting_dict(found)
     )
+    for value in values:
+        if found:
+            raise DuplicateKeyError(found[0])
+        yield value
 
 
 def read_stream(handle: IO[bytes], spans: SpanSet) -> None:
@@ -457,6 +484,15 @@ def read_stream(handle: IO[bytes], spans: SpanSet) -> None:
         spans.add(span, trace_id, resource)
 
 
+def _parser_reason(exc: Exception) -> str:
+    """The first line of the streaming parser's message (it may come as bytes)."""
+    reason = exc.args[0] if exc.args else ""
+    if isinstance(reason, bytes):
+        reason = reason.decode("utf-8", "replace")
+    lines = str(reason).strip().splitlines()
+    return lines[0][:200] if lines else "incomplete document"
+
+
 def read_span_file(path: str | os.PathLike[str]) -> SpanSet:
     """Every span in a file, grouped by trace; raises :class:`OtelImportError`."""
     import ijson
@@ -471,8 +507,7 @@ def read_span_file(path: str | os.PathLike[str]) -> SpanSet:
         except DuplicateKeyError as exc:
             raise OtelImportError(f"$: {duplicate_key_message(exc.key)}") from None
         except ijson.JSONError as exc:
-            reason = str(exc).splitlines()[0][:200] if str(exc) else "incomplete"
-            raise OtelImportError(f"$: not valid JSON: {reason}") from None
+            raise OtelImportError(f"$: not valid JSON: {_parser_reason(exc)}") from None
         except (UnicodeDecodeError, RecursionError) as exc:
             raise OtelImportError(f"$: not valid JSON: {type(exc).__name__}") from None
         except OSError as exc:
