@@ -221,6 +221,12 @@ def _agent_edges(build: _Build) -> None:
         if event["type"] == "spawn":
             lane = build.lanes.get(event["to"], [])
             at = bisect_left(keys.get(event["to"], []), (item.start, -1))
+            # An earlier run of the same agent may return at this very instant: not ours.
+            own = event["id"].removesuffix(".spawn") + ".return"
+            while at < len(lane) and lane[at].event["type"] == "return":
+                if lane[at].event["id"] == own:
+                    break
+                at += 1
             if at < len(lane):
                 build.edges.append(_edge(item, lane[at], "spawn"))
         elif event["type"] == "return" and event["id"].endswith(".return"):
