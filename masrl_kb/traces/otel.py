@@ -262,7 +262,10 @@ def _decision_events(build: _Build, decisions: list[Decision]) -> None:
     """Each decision as an ``orchestrator_decision`` event, wired to the events it reads and
     enables. Added after the lane edges: a decision is no step of an agent's own work."""
     ids = {e.event["id"]: e for e in build.events}
+    done = _finished_steps(build)
     for decision in decisions:
+        if not decision.inputs:
+            _add_cause(decision, done)
         event = {"id": decision.key, "type": "orchestrator_decision", "agent": decision.agent}
         event["decision"] = decision.decision
         event["rule"] = decision.rule
@@ -276,6 +279,28 @@ def _decision_events(build: _Build, decisions: list[Decision]) -> None:
         build.events.append(item)
         build.edges += [_edge(ids[src], item, kind) for src, kind in decision.inputs]
         build.edges += [_edge(item, ids[dst], kind) for dst, kind in decision.outputs]
+
+
+def _finished_steps(build: _Build) -> dict[str, tuple[list[int], list[str]]]:
+    """Per agent, its own calls' end times (sorted) and event ids."""
+    steps = sorted(build.made.steps.values(), key=lambda s: (s.end_ns, s.start_ns))
+    done: dict[str, tuple[list[int], list[str]]] = {}
+    for step in steps:
+        ends, ids = done.setdefault(step.agent, ([], []))
+        ends.append(step.end_ns)
+        ids.append(step.event_id)
+    return done
+
+
+def _add_cause(decision: Decision, done: dict[str, tuple[list[int], list[str]]]) -> None:
+    """A decision with nothing to read follows its agent's latest call finished by then."""
+    ends, ids = done.get(decision.agent, ([], []))
+    at = bisect_right(ends, decision.t_ns)
+    enabled = {dst for dst, _ in decision.outputs}
+    while at > 0 and ids[at - 1] in enabled:
+        at -= 1
+    if at > 0:
+        decision.inputs.append((ids[at - 1], "causal"))
 
 
 def _root_attrs(spans: list[Span]) -> dict[str, Any]:
