@@ -78,6 +78,15 @@ def _text_value(key: str, value: object) -> str:
     if key == "agent_time":
         items = [f"{a} {t['busy_s']:g}/{t['idle_s']:g}" for a, t in value.items()]  # type: ignore[union-attr]
         return "busy/idle s: " + _shorten(items)
+    if key == "decision_latency":
+        items = [
+            f"{d} {v['events']} (mean {v['mean_s']:g} s, max {v['max_s']:g} s)"
+            if v["mean_s"] is not None
+            else f"{d} {v['events']}"
+            for d, v in value.items()  # type: ignore[union-attr]
+            if v["events"]
+        ]
+        return ", ".join(items) or "none"
     if key == "communication":
         items = [f"{p['from']} -> {p['to']} {p['events']}" for p in value]  # type: ignore[union-attr]
         return _shorten(items) or "none"
