@@ -428,3 +428,26 @@ def test_import_error_is_a_value_error_with_a_line(tmp_path: Path) -> None:
         import_otel_file(spans)
     assert info.value.line == 2
     assert "start_time" in str(info.value)
+
+
+def test_the_docs_table_names_every_rule_and_attribute() -> None:
+    from masrl_kb.kb.paths import find_root
+    from masrl_kb.traces import conventions
+    from masrl_kb.traces.decisions import RULES
+
+    text = (find_root() / "docs" / "trace-decisions.md").read_text(encoding="utf-8")
+    rows = {line for line in text.splitlines() if line.startswith("| O")}
+    for rule, kind in RULES.items():
+        assert any(f"`{rule}`" in row and row.startswith(f"| {kind} ") for row in rows), rule
+    for name in conventions.READ_ATTRIBUTES:
+        assert f"`{name}`" in text, name
+    assert "trace-decisions.md" in (find_root() / "mkdocs.yml").read_text(encoding="utf-8")
+
+
+def test_every_decision_made_is_the_kind_its_rule_makes(tmp_path: Path) -> None:
+    from masrl_kb.traces.decisions import RULES
+
+    for record, _ in SCENARIOS.values():
+        doc = imported(record(GenAI), "otlp-hex", tmp_path)
+        for decision, rule, *_ in decisions(doc):
+            assert RULES[rule] == decision

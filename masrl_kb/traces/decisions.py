@@ -28,6 +28,18 @@ from dataclasses import dataclass, field
 from masrl_kb.traces import conventions as conv
 from masrl_kb.traces.spans import Span
 
+# Every rule and the decision it makes (docs/trace-decisions.md has one row per rule).
+RULES = {
+    "child-agent-span": "O1",
+    "create-agent-span": "O1",
+    "agent-span-of-existing-agent": "O2",
+    "handoff-tool": "O2",
+    "span-link": "O3",
+    "links-from-agents": "O4",
+    "after-child-agents": "O4",
+    "stop-tool": "O5",
+    "root-agent-end": "O5",
+}
 # Agent names that mark the planner, executor and critic roles of that topology.
 ROLE_WORDS = (("plan",), ("exec", "worker", "actor", "coder", "solver"), ("critic", "review"))
 
