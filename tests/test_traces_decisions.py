@@ -377,7 +377,9 @@ def test_cli_unknown_trace_id_lists_the_ids_in_the_file(
 ) -> None:
     spans, trace_id = _spans_file(tmp_path)
     out = tmp_path / "run.json"
-    assert run(["trace", "import", "otel", str(spans), "--trace-id", "ab" * 16, "-o", str(out)]) == 2
+    assert (
+        run(["trace", "import", "otel", str(spans), "--trace-id", "ab" * 16, "-o", str(out)]) == 2
+    )
     err = capsys.readouterr().err
     assert err == f"{spans}: $: no spans of trace {'ab' * 16}; the file holds {trace_id}\n"
     assert not out.exists()

@@ -530,8 +530,9 @@ def choose_trace(spans: SpanSet, trace_id: str | None) -> tuple[list[Span], str,
     if not spans.by_trace:
         raise OtelImportError("$: no spans (expected resourceSpans[].scopeSpans[].spans[])")
     ids = list(spans.by_trace)
-    shown = ", ".join(ids[:SHOWN_IDS]) + (f" and {len(ids) - SHOWN_IDS} more" if
-                                         len(ids) > SHOWN_IDS else "")
+    shown = ", ".join(ids[:SHOWN_IDS]) + (
+        f" and {len(ids) - SHOWN_IDS} more" if len(ids) > SHOWN_IDS else ""
+    )
     if trace_id is None:
         if len(ids) > 1:
             raise OtelImportError(
