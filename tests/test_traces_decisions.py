@@ -369,6 +369,7 @@ def test_cli_short_out_option_hex_trace_id_and_topology_override(
     assert doc["topology"] == "swarm"
     assert doc["meta"]["otel"]["topology"]["inferred"] == "centralized"
     assert "4 decisions, topology swarm" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.json", "spans.json"]  # no temp
     assert run(["trace", "validate", str(out)]) == 0
 
 

@@ -87,6 +87,9 @@ def _text_value(key: str, value: object) -> str:
             if v["events"]
         ]
         return ", ".join(items) or "none"
+    if key == "tokens_by_agent":
+        items = [f"{a} {t:g}" for a, t in value.items()]  # type: ignore[union-attr]
+        return _shorten(items) or "none"
     if key == "communication":
         items = [f"{p['from']} -> {p['to']} {p['events']}" for p in value]  # type: ignore[union-attr]
         return _shorten(items) or "none"
@@ -115,13 +118,33 @@ def metrics_text(results: dict[str, dict]) -> str:
     return "\n\n".join(blocks)
 
 
-def _write_text(path: str, text: str) -> bool:
+# Larger imports are written without indentation: json indents only in pure Python.
+INDENT_LIMIT = 10_000
+
+
+def _write_atomic(path: str, chunks: Iterable[str]) -> bool:
+    """Write ``chunks`` to a temporary file beside ``path``, then move it into place."""
+    target = Path(path)
     try:
-        Path(path).write_text(text, encoding="utf-8")
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
+        try:
+            os.fchmod(fd, 0o666 & ~_umask())  # as a plain open() would have made it
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.writelines(chunks)
+            os.replace(tmp, target)
+        except BaseException:
+            os.unlink(tmp)
+            raise
     except OSError as exc:
         print(f"error: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
         return False
     return True
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def cmd_metrics(args: argparse.Namespace) -> int:
@@ -151,7 +174,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     if args.html and results:
         from masrl_kb.traces.timeline import timeline_page
 
-        if not _write_text(args.html, timeline_page(docs, results)):
+        if not _write_atomic(args.html, [timeline_page(docs, results)]):
             return 1
         print(f"wrote {args.html}", file=sys.stderr)
     return 1 if failed else 0
@@ -172,32 +195,10 @@ def cmd_synth(args: argparse.Namespace) -> int:
     if args.out is None:
         print(text)
         return 0
-    if not _write_text(args.out, text + "\n"):
+    if not _write_atomic(args.out, [text, "\n"]):
         return 1
     print(f"wrote {args.out}: {args.steps} events, {args.agents} agents", file=sys.stderr)
     return 0
-
-
-# Larger imports are written without indentation: json indents only in pure Python.
-INDENT_LIMIT = 10_000
-
-
-def _write_atomic(path: str, chunks: Iterable[str]) -> bool:
-    """Write ``chunks`` to a temporary file beside ``path``, then move it into place."""
-    target = Path(path)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.writelines(chunks)
-            os.replace(tmp, target)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-    except OSError as exc:
-        print(f"error: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
-        return False
-    return True
 
 
 def _trace_json(doc: dict) -> Iterable[str]:
@@ -314,7 +315,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     synth.add_argument("--agents", type=_positive_int, required=True, metavar="N")
     synth.add_argument("--steps", type=_positive_int, required=True, metavar="M")
-    synth.add_argument("--out", metavar="FILE", help="write here instead of standard output")
+    synth.add_argument("-o", "--out", metavar="FILE", help="write here instead of standard output")
     synth.add_argument("--seed", type=int, default=0, metavar="S")
     synth.set_defaults(func=cmd_synth)
 
