@@ -123,17 +123,21 @@ def _decision(kind: str, rule: str, agent: str, span: Span, to: str | None) -> D
 
 def _tool_decisions(spans: list[Span], made: SpanEvents) -> list[Decision]:
     out = []
+    kinds: dict[str, tuple[str | None, bool]] = {}  # tool name -> (hand-off target, stops)
     for span in spans:
         step = made.steps.get(span.span_id)
         if span.op != conv.EXECUTE_TOOL or step is None:
             continue
         tool = conv.tool_label(span.attrs, span.name)
-        target = conv.handoff_target(tool)
+        kind = kinds.get(tool)
+        if kind is None:
+            kind = kinds[tool] = (conv.handoff_target(tool), conv.stop_tool(tool))
+        target, stops = kind
         if target is not None:
             decision = _decision("O2", "handoff-tool", step.agent, span, target)
             decision.outputs.append((step.event_id, "causal"))
             out.append(decision)
-        elif conv.stop_tool(tool):
+        elif stops:
             decision = _decision("O5", "stop-tool", step.agent, span, None)
             decision.t_ns = span.end_ns
             decision.inputs.append((step.event_id, "causal"))
