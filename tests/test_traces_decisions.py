@@ -454,3 +454,27 @@ def test_every_decision_made_is_the_kind_its_rule_makes(tmp_path: Path) -> None:
         doc = imported(record(GenAI), "otlp-hex", tmp_path)
         for decision, rule, *_ in decisions(doc):
             assert RULES[rule] == decision
+
+
+def test_hostile_openinference_values_are_warned_about_or_kept(tmp_path: Path, capsys) -> None:
+    run_ = Run(OpenInference)
+    with run_.agent("solo\x1b[2J", 0, 3) as agent:
+        bad_tokens = {
+            OpenInference.KIND: "llm",  # lower case still reads as LLM
+            SpanAttributes.LLM_TOKEN_COUNT_PROMPT: -5,
+            SpanAttributes.LLM_TOKEN_COUNT_COMPLETION: "12",
+        }
+        with run_.span("c", 0, 1, agent, bad_tokens):
+            pass
+        with run_.span("odd", 1, 2, agent, {OpenInference.KIND: "EVIL\x07"}):
+            pass
+    path = tmp_path / "spans.json"
+    path.write_text(LAYOUTS["json-lines"](run_), encoding="utf-8")
+    assert run(["trace", "import", "openinference", str(path)]) == 0
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    [call] = [e for e in doc["events"] if e["type"] == "message"]
+    assert call["agent"] == "solo\x1b[2J" and "tokens" not in call
+    assert [s["name"] for s in doc["meta"]["otel"]["unmapped_spans"]] == ["odd"]
+    assert err.count("is not a token count; ignored") == 2
+    assert all(line.isprintable() for line in err.splitlines())
