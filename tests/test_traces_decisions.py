@@ -478,3 +478,31 @@ def test_hostile_openinference_values_are_warned_about_or_kept(tmp_path: Path, c
     assert [s["name"] for s in doc["meta"]["otel"]["unmapped_spans"]] == ["odd"]
     assert err.count("is not a token count; ignored") == 2
     assert all(line.isprintable() for line in err.splitlines())
+
+
+def test_json_lines_are_checked_at_every_level_and_name_the_line(tmp_path: Path) -> None:
+    record = centralized(GenAI)
+    good = json.dumps(otlp_json(record.exporter.get_finished_spans()))
+    bad = json.dumps({"resourceSpans": [{"scopeSpans": "oops"}]})
+    path = tmp_path / "spans.jsonl"
+    path.write_text(f"{good}\n\n{bad}\n", encoding="utf-8")
+    with pytest.raises(OtelImportError) as info:
+        import_otel_file(path)
+    assert (info.value.line, str(info.value)) == (
+        3,
+        "$.resourceSpans[0].scopeSpans: expected an array",
+    )
+
+
+def test_a_file_of_two_traces_needs_a_trace_id(tmp_path: Path, capsys) -> None:
+    first, second = centralized(GenAI), debate(GenAI)
+    lines = [_console(first, one_line=True), _console(second, one_line=True)]
+    path = tmp_path / "two.jsonl"
+    path.write_text("".join(lines), encoding="utf-8")
+    ids = [f"{r.exporter.get_finished_spans()[0].context.trace_id:032x}" for r in (first, second)]
+    assert run(["trace", "import", "otel", str(path)]) == 2
+    assert f"the file holds 2 traces ({ids[0]}, {ids[1]}); choose one" in capsys.readouterr().err
+    b64 = base64.b64encode(bytes.fromhex(ids[1])).decode("ascii")
+    assert run(["trace", "import", "otel", str(path), "--trace-id", b64]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["trace_id"], doc["topology"]) == (ids[1], "debate")
