@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -46,7 +47,8 @@ def test_hostile_input_is_handled_cleanly(name: str, capsys: pytest.CaptureFixtu
     for line in err.splitlines():
         assert len(line) <= MAX_LINE
         assert line.isprintable()
-        assert line.startswith(f"{path}: ") or line.endswith("file(s)")
+        # "FILE: ..." or, for a line-oriented file, "FILE:LINE: ..."
+        assert re.match(rf"{re.escape(str(path))}(:\d+)?: ", line) or line.endswith("file(s)")
     if out:
         json.loads(out)  # standard output, when there is any, is JSON
 

@@ -207,12 +207,30 @@ def test_unlabelled_decisions_and_reported_metrics() -> None:
     metrics = trace_metrics(doc)
     assert metrics["decisions"] == NO_DECISIONS | {"O5": 1, "unlabelled": 1}
     assert metrics["reported"] == {"task_success": 1, "protocol_overhead": 0.25}
+    # the unlabelled one is not an O1-O5; the O5 has no edge in, so it is counted, not timed
+    assert metrics["decision_latency"]["O5"] == {"events": 1, "mean_s": None, "max_s": None}
+
+
+def test_decision_latency_is_the_wait_after_the_latest_input() -> None:
+    events = [
+        {"id": "a", "t": 0, "t_end": 2, "type": "message", "agent": "x", "to": "o", "tokens": 5},
+        {"id": "b", "t": 0, "t_end": 3.5, "type": "message", "agent": "y", "to": "o"},
+        {"id": "c", "t": 4, "type": "orchestrator_decision", "agent": "o", "decision": "O4"},
+        {"id": "d", "t": 6, "type": "orchestrator_decision", "agent": "o", "decision": "O4"},
+        {"id": "e", "t": 6, "t_end": 7, "type": "message", "agent": "x", "tokens": 2.5},
+    ]
+    edges = [{"src": s, "dst": d, "type": "aggregate"} for s, d in ("ac", "bc", "cd")]
+    metrics = trace_metrics(_tiny(events, edges))
+    # c waits 0.5 s after b (the later of a and b), d 2 s after c
+    assert metrics["decision_latency"]["O4"] == {"events": 2, "mean_s": 1.25, "max_s": 2.0}
+    assert metrics["decision_latency"]["O1"] == {"events": 0, "mean_s": None, "max_s": None}
+    assert metrics["tokens_by_agent"] == {"x": 7.5}
 
 
 def test_metric_keys_are_the_documented_ones() -> None:
-    keys = ["events", "agents", "events_by_type", "decisions", "has_stop_decision"]
-    keys += ["max_fanout", "spawn_depth", "total_work_s", "critical_path_s"]
-    keys += ["parallel_speedup", "tokens", "wall_clock_s"]
+    keys = ["events", "agents", "events_by_type", "decisions", "decision_latency"]
+    keys += ["has_stop_decision", "max_fanout", "spawn_depth", "total_work_s", "critical_path_s"]
+    keys += ["parallel_speedup", "tokens", "tokens_by_agent", "wall_clock_s"]
     keys += ["critical_path", "agent_time", "communication", "reported"]
     assert list(METRIC_KEYS) == keys
     assert list(trace_metrics(load_examples()["swarm"])) == keys

@@ -213,7 +213,8 @@ def imported(rec: Recorder, tmp_path: Path) -> tuple[dict, dict]:
 def test_fan_out(tmp_path: Path) -> None:
     rec = fan_out()
     doc, m = imported(rec, tmp_path)
-    assert (m["events"], m["agents"]) == (12, 4)  # 6 model/tool spans, 3 spawns, 3 returns
+    # 6 model/tool spans, 3 spawns, 3 returns; decisions: 3 O1, one O4, one O5
+    assert (m["events"], m["agents"]) == (17, 4)
     assert (m["max_fanout"], m["spawn_depth"]) == (3, 1)
     # work: plan 1 + w1 1 + 3 + w2 3 + w3 2 + aggregate 1
     assert m["total_work_s"] == 11.0
@@ -249,13 +250,14 @@ def test_fan_out(tmp_path: Path) -> None:
 def test_debate(tmp_path: Path) -> None:
     rec = debate()
     doc, m = imported(rec, tmp_path)
-    assert (m["events"], m["agents"], m["max_fanout"], m["spawn_depth"]) == (11, 3, 2, 1)
+    # 11 span events; decisions: 2 O1, 5 O3 (each reply), the judge's O4, O5
+    assert (m["events"], m["agents"], m["max_fanout"], m["spawn_depth"]) == (20, 3, 2, 1)
     # The six turns answer each other in one chain, then the judge: no parallelism.
     assert m["total_work_s"] == m["critical_path_s"] == 7.0
     assert m["parallel_speedup"] == 1.0
-    # Both debaters' spans cover 0-6; con's was exported first, so it was spawned first.
+    # The chain starts at the decision to spawn pro (O1), whose first turn opens the debate.
     assert [rec.label(e) for e in m["critical_path"]] == [
-        "spawn con",
+        "O1 pro",
         "spawn pro",
         "pro.r1",
         "con.r1",
@@ -370,7 +372,7 @@ def _raw_span(span_id: str, start: object = "0", end: object = "1000000000", **e
     ("doc", "message"),
     [
         ({"resourceSpans": "x"}, "$.resourceSpans: expected an array"),
-        ({}, "$: no spans (expected resourceSpans[].scopeSpans[].spans[])"),
+        ({}, "$: no spans (expected resourceSpans[].scopeSpans[].spans[]"),
         (
             _spans_doc(_raw_span("01", start="5", end="4")),
             "the span ends (4) before it starts (5)",
@@ -426,6 +428,6 @@ def test_cli_import_then_validate(tmp_path: Path, capsys: pytest.CaptureFixture[
     capsys.readouterr()
     bad = tmp_path / "bad.json"
     bad.write_text('{"resourceSpans": 3}', encoding="utf-8")
-    assert run(["trace", "import", "otel", str(bad)]) == 1
+    assert run(["trace", "import", "otel", str(bad)]) == 2
     err = capsys.readouterr().err
     assert err == f"{bad}: $.resourceSpans: expected an array\n"

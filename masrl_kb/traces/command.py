@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from masrl_kb.traces.validate import Inspection, inspect_file, printable, shorten
@@ -75,6 +78,18 @@ def _text_value(key: str, value: object) -> str:
     if key == "agent_time":
         items = [f"{a} {t['busy_s']:g}/{t['idle_s']:g}" for a, t in value.items()]  # type: ignore[union-attr]
         return "busy/idle s: " + _shorten(items)
+    if key == "decision_latency":
+        items = [
+            f"{d} {v['events']} (mean {v['mean_s']:g} s, max {v['max_s']:g} s)"
+            if v["mean_s"] is not None
+            else f"{d} {v['events']}"
+            for d, v in value.items()  # type: ignore[union-attr]
+            if v["events"]
+        ]
+        return ", ".join(items) or "none"
+    if key == "tokens_by_agent":
+        items = [f"{a} {t:g}" for a, t in value.items()]  # type: ignore[union-attr]
+        return _shorten(items) or "none"
     if key == "communication":
         items = [f"{p['from']} -> {p['to']} {p['events']}" for p in value]  # type: ignore[union-attr]
         return _shorten(items) or "none"
@@ -103,13 +118,33 @@ def metrics_text(results: dict[str, dict]) -> str:
     return "\n\n".join(blocks)
 
 
-def _write_text(path: str, text: str) -> bool:
+# Larger imports are written without indentation: json indents only in pure Python.
+INDENT_LIMIT = 10_000
+
+
+def _write_atomic(path: str, chunks: Iterable[str]) -> bool:
+    """Write ``chunks`` to a temporary file beside ``path``, then move it into place."""
+    target = Path(path)
     try:
-        Path(path).write_text(text, encoding="utf-8")
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
+        try:
+            os.fchmod(fd, 0o666 & ~_umask())  # as a plain open() would have made it
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.writelines(chunks)
+            os.replace(tmp, target)
+        except BaseException:
+            os.unlink(tmp)
+            raise
     except OSError as exc:
         print(f"error: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
         return False
     return True
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def cmd_metrics(args: argparse.Namespace) -> int:
@@ -139,7 +174,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     if args.html and results:
         from masrl_kb.traces.timeline import timeline_page
 
-        if not _write_text(args.html, timeline_page(docs, results)):
+        if not _write_atomic(args.html, [timeline_page(docs, results)]):
             return 1
         print(f"wrote {args.html}", file=sys.stderr)
     return 1 if failed else 0
@@ -160,31 +195,73 @@ def cmd_synth(args: argparse.Namespace) -> int:
     if args.out is None:
         print(text)
         return 0
-    if not _write_text(args.out, text + "\n"):
+    if not _write_atomic(args.out, [text, "\n"]):
         return 1
     print(f"wrote {args.out}: {args.steps} events, {args.agents} agents", file=sys.stderr)
     return 0
 
 
+def _trace_json(doc: dict) -> Iterable[str]:
+    indent = 1 if len(doc["events"]) <= INDENT_LIMIT else None
+    separators = None if indent else (",", ":")
+    encoder = json.JSONEncoder(indent=indent, separators=separators, allow_nan=False)
+    yield from encoder.iterencode(doc, _one_shot=True)
+    yield "\n"
+
+
 def cmd_import_otel(args: argparse.Namespace) -> int:
-    """Map an OTLP JSON file of GenAI spans to a trace; exit 1 if it cannot be mapped."""
+    """Map a file of OpenTelemetry spans to a trace; exit 2 if it cannot be mapped."""
     from masrl_kb.traces.otel import OtelImportError, import_otel_file
 
     try:
-        doc, warnings = import_otel_file(args.file, args.trace_id, args.task_id)
+        doc, warnings = import_otel_file(args.file, args.trace_id, args.task_id, args.topology)
     except OtelImportError as exc:
-        print(shorten(f"{args.file}: {exc}"), file=sys.stderr)
-        return 1
+        place = f"{args.file}:{exc.line}" if exc.line is not None else args.file
+        print(shorten(f"{place}: {exc}"), file=sys.stderr)
+        return USAGE_ERROR
     for warning in warnings:
         print(printable(f"{args.file}: warning: {warning}"), file=sys.stderr)
-    text = json.dumps(doc, indent=1, allow_nan=False)
     if args.out is None:
-        print(text)
+        sys.stdout.writelines(_trace_json(doc))
         return 0
-    if not _write_text(args.out, text + "\n"):
+    if not _write_atomic(args.out, _trace_json(doc)):
         return 1
-    print(f"wrote {args.out}: {len(doc['events'])} events", file=sys.stderr)
+    decisions = sum(e["type"] == "orchestrator_decision" for e in doc["events"])
+    print(
+        printable(
+            f"wrote {args.out}: {len(doc['events'])} events, {decisions} decisions, "
+            f"topology {doc['topology']}"
+        ),
+        file=sys.stderr,
+    )
     return 0
+
+
+def _import_parser(sources: argparse._SubParsersAction, name: str, about: str) -> None:
+    from masrl_kb.traces.schema import topology_ids
+
+    parser = sources.add_parser(
+        name,
+        help=about,
+        description=(
+            "Read spans (OTLP JSON, JSON lines, or the SDK console exporter's output; GenAI or "
+            "OpenInference attributes) and write a trace with its O1-O5 decisions."
+        ),
+    )
+    parser.add_argument("file", metavar="FILE")
+    parser.add_argument("-o", "--out", metavar="OUT", help="write here instead of standard output")
+    parser.add_argument(
+        "--trace-id", metavar="ID", help="the trace to take (hex, as OTel tools show it)"
+    )
+    parser.add_argument(
+        "--task-id", default="unknown", metavar="ID", help="the trace's task_id (unknown)"
+    )
+    parser.add_argument(
+        "--topology",
+        choices=[t for t in topology_ids() if t != "unknown"],
+        help="set the topology instead of inferring it from the decisions",
+    )
+    parser.set_defaults(func=cmd_import_otel)
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
@@ -230,25 +307,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     importer = commands.add_parser("import", help="convert spans from other tools to a trace")
     sources = importer.add_subparsers(dest="source", metavar="SOURCE", required=True)
-    otel = sources.add_parser(
-        "otel",
-        help="OpenTelemetry spans (OTLP JSON, GenAI semantic conventions)",
-        description="Read OTLP JSON (resourceSpans/scopeSpans/spans) and write a trace.",
-    )
-    otel.add_argument("file", metavar="FILE")
-    otel.add_argument("--out", metavar="OUT", help="write here instead of standard output")
-    otel.add_argument("--trace-id", metavar="ID", help="the OpenTelemetry trace to take")
-    otel.add_argument(
-        "--task-id", default="unknown", metavar="ID", help="the trace's task_id (unknown)"
-    )
-    otel.set_defaults(func=cmd_import_otel)
+    _import_parser(sources, "otel", "OpenTelemetry spans (GenAI semantic conventions)")
+    _import_parser(sources, "openinference", "OpenInference spans (the same reader)")
 
     synth = commands.add_parser(
         "synth", help="write a valid synthetic trace (one step = one event)"
     )
     synth.add_argument("--agents", type=_positive_int, required=True, metavar="N")
     synth.add_argument("--steps", type=_positive_int, required=True, metavar="M")
-    synth.add_argument("--out", metavar="FILE", help="write here instead of standard output")
+    synth.add_argument("-o", "--out", metavar="FILE", help="write here instead of standard output")
     synth.add_argument("--seed", type=int, default=0, metavar="S")
     synth.set_defaults(func=cmd_synth)
 

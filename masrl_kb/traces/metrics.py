@@ -3,8 +3,9 @@ explains a run (per-agent busy and idle time, communication per agent pair, deci
 
 from __future__ import annotations
 
+import math
 from collections import Counter
-from itertools import accumulate, islice, repeat
+from itertools import accumulate, compress, islice, repeat
 from operator import itemgetter, le, sub
 
 from masrl_kb.traces.graph import adjacency, depth, heaviest_path
@@ -23,6 +24,7 @@ METRIC_KEYS = (
     "agents",
     "events_by_type",
     "decisions",
+    "decision_latency",
     "has_stop_decision",
     "max_fanout",
     "spawn_depth",
@@ -30,6 +32,7 @@ METRIC_KEYS = (
     "critical_path_s",
     "parallel_speedup",
     "tokens",
+    "tokens_by_agent",
     "wall_clock_s",
     "critical_path",
     "agent_time",
@@ -114,6 +117,52 @@ def _decision_counts(decisions: list[dict]) -> dict[str, int]:
     return dict.fromkeys([*decision_ids(), UNLABELLED], 0) | counts
 
 
+def decision_latency(
+    events: list[dict], positions: list[int], graph: TraceGraph
+) -> dict[str, dict[str, float | int | None]]:
+    """Per decision O1-O5: how many, and the mean and longest wait from the end of the
+    latest event a decision depends on (its edges in) to the decision itself. Decisions with
+    no edge in are counted but not timed."""
+    ready: dict[int, float] = {}
+    if positions:
+        # Pick the arcs into decisions at C speed: a trace has many more arcs than decisions.
+        is_decision = bytearray(len(events))
+        for pos in positions:
+            is_decision[pos] = 1
+        into = compress(range(len(graph.targets)), map(is_decision.__getitem__, graph.targets))
+        ends, sources, targets = graph.ends, graph.sources, graph.targets
+        for j in into:
+            dst, end = targets[j], ends[sources[j]]
+            if end > ready.get(dst, -math.inf):
+                ready[dst] = end
+    waits: dict[str, list[float]] = {d: [] for d in decision_ids()}
+    counts = dict.fromkeys(decision_ids(), 0)
+    for pos in positions:
+        label = events[pos].get("decision")
+        if label not in counts:
+            continue
+        counts[label] += 1
+        if pos in ready:
+            waits[label].append(max(graph.starts[pos] - ready[pos], 0.0))
+    return {
+        d: {
+            "events": counts[d],
+            "mean_s": round(sum(w) / len(w), DIGITS) if w else None,
+            "max_s": round(max(w), DIGITS) if w else None,
+        }
+        for d, w in waits.items()
+    }
+
+
+def tokens_by_agent(events: list[dict]) -> dict[str, float]:
+    """The events' own ``tokens`` summed per acting agent (agents without any left out)."""
+    counts = list(map(dict.get, events, repeat("tokens")))
+    totals: dict[str, float] = {}
+    for event, tokens in compress(zip(events, counts, strict=True), counts):
+        totals[event["agent"]] = totals.get(event["agent"], 0) + tokens
+    return totals
+
+
 def trace_metrics(doc: dict, graph: TraceGraph | None = None) -> dict:
     """The metrics of a trace that passed validation (keys in :data:`METRIC_KEYS` order).
 
@@ -130,11 +179,14 @@ def trace_metrics(doc: dict, graph: TraceGraph | None = None) -> dict:
     by_type = dict.fromkeys(event_types(), 0) | Counter(types)
     of_type: dict[str, list[dict]] = {kind: [] for kind in ("spawn", "orchestrator_decision")}
     addressed = []
-    for event, kind in zip(events, types, strict=True):
+    decision_positions = []
+    for pos, (event, kind) in enumerate(zip(events, types, strict=True)):
         if kind in ADDRESSED:
             addressed.append(event)
         if kind in of_type:
             of_type[kind].append(event)
+            if kind == "orchestrator_decision":
+                decision_positions.append(pos)
     spawns = of_type["spawn"]
     decisions = _decision_counts(of_type["orchestrator_decision"])
     spawners = Counter(e["agent"] for e in spawns)
@@ -151,6 +203,7 @@ def trace_metrics(doc: dict, graph: TraceGraph | None = None) -> dict:
         "agents": len(agents),
         "events_by_type": by_type,
         "decisions": decisions,
+        "decision_latency": decision_latency(events, decision_positions, graph),
         "has_stop_decision": decisions[STOP_DECISION] > 0,
         "max_fanout": max(spawners.values(), default=0),
         "spawn_depth": spawn_depth(spawns),
@@ -158,6 +211,7 @@ def trace_metrics(doc: dict, graph: TraceGraph | None = None) -> dict:
         "critical_path_s": critical,
         "parallel_speedup": round(work / critical, DIGITS) if critical > 0 else None,
         "tokens": doc["costs"]["tokens"],
+        "tokens_by_agent": tokens_by_agent(events),
         "wall_clock_s": doc["costs"]["wall_clock_s"],
         "critical_path": [events[i]["id"] for i in path],
         "agent_time": _agent_time(actors, starts, ends),

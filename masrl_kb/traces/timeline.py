@@ -12,12 +12,15 @@ import math
 
 # A million bars would make a page no browser can draw; the critical path is always kept.
 MAX_BARS = 20_000
+# Bars are labelled with their span names only in timelines of at most this many events.
+MAX_LABELS = 2_000
 ROW_H = 22
 LABEL_W = 160
 PLOT_W = 960
 AXIS_H = 28
 LABEL_CHARS = 22
 TICKS = 8
+CHAR_W = 6.5  # average width of an 11px character, to fit labels in bars
 COLOURS = {
     "orchestrator_decision": "#7b61ff",
     "spawn": "#2e86de",
@@ -31,12 +34,15 @@ COLOURS = {
     "safety_event": "#c8d6e5",
 }
 CRITICAL = "#d63031"
+DECISION_NAMES = {"O1": "spawn", "O2": "delegate", "O3": "communicate", "O4": "aggregate"}
+DECISION_NAMES["O5"] = "stop"
 STYLE = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 2rem; color: #222; }
 h2 { margin-top: 2.5rem; }
 table { border-collapse: collapse; margin: .5rem 0 1rem; }
 td, th { border: 1px solid #ccc; padding: 2px 8px; text-align: left; }
 svg text { font: 11px system-ui, sans-serif; fill: #333; }
+svg text.bar { fill: #fff; pointer-events: none; }
 .lane { fill: #f4f4f4; }
 .crit { stroke: #000; stroke-width: 1; }
 .legend span { display: inline-block; margin-right: 1rem; }
@@ -63,13 +69,36 @@ def _shown_events(doc: dict, critical: set[str]) -> list[dict]:
     return kept + others[: max(room, 0)]
 
 
-def _ticks(span: float) -> list[float]:
-    """Round tick positions (1, 2 or 5 times a power of ten apart), about TICKS of them."""
+def _ticks(t0: float, t1: float) -> list[float]:
+    """Round tick times (multiples of 1, 2 or 5 times a power of ten) from ``t0`` to ``t1``,
+    about TICKS of them; the first is the first multiple at or after ``t0``."""
+    span = t1 - t0
     if span <= 0:
-        return [0.0]
-    power = 10 ** math.floor(math.log10(span / TICKS))
+        return [t0]
+    power = 10.0 ** math.floor(math.log10(span / TICKS))
     step = next(m * power for m in (1, 2, 5, 10) if span / (m * power) <= TICKS)
-    return [i * step for i in range(int(span / step) + 1)]
+    first = math.ceil(t0 / step - 1e-9)
+    last = math.floor(t1 / step + 1e-9)
+    # Rounded to the step's own precision, so 0.30000000000000004 prints as 0.3.
+    digits = max(0, -math.floor(math.log10(step))) + 1
+    return [round(k * step, digits) for k in range(first, last + 1)]
+
+
+def _bar_label(event: dict) -> str:
+    """What a bar says: the span name, else the tool, the decision or the type."""
+    for key in ("name", "tool", "decision"):
+        value = event.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return event["type"]
+
+
+def _fit(text: str, width: float) -> str | None:
+    """``text`` cut to what fits in ``width`` pixels, or None when not even a letter does."""
+    room = int(width // CHAR_W)
+    if room < 2:
+        return None
+    return text if len(text) <= room else text[: room - 1] + "\u2026"
 
 
 def timeline_svg(doc: dict, metrics: dict) -> tuple[str, int]:
@@ -95,11 +124,11 @@ def timeline_svg(doc: dict, metrics: dict) -> tuple[str, int]:
             f'<text x="4" y="{y + ROW_H - 7}"><title>{esc(agent)}</title>{esc(_label(agent))}'
             "</text>"
         )
-    for tick in _ticks(t1 - t0):
-        x = LABEL_W + tick * scale
+    for tick in _ticks(t0, t1):
+        x = LABEL_W + (tick - t0) * scale
         parts.append(
             f'<line x1="{x:.1f}" y1="{AXIS_H - 6}" x2="{x:.1f}" y2="{height}" stroke="#ddd"/>'
-            f'<text x="{x:.1f}" y="{AXIS_H - 10}" text-anchor="middle">{t0 + tick:g} s</text>'
+            f'<text x="{x:.1f}" y="{AXIS_H - 10}" text-anchor="middle">{tick:g} s</text>'
         )
     for event in events:
         start, end = event["t"], event.get("t_end", event["t"])
@@ -110,13 +139,18 @@ def timeline_svg(doc: dict, metrics: dict) -> tuple[str, int]:
         colour = CRITICAL if on_path else COLOURS.get(event["type"], "#999")
         extra = ' class="crit"' if on_path else ""
         tip = f"{event['id']} {event['type']} {start:g}-{end:g} s"
-        for key in ("decision", "tool", "to"):
+        for key in ("name", "decision", "rule", "tool", "to"):
             if key in event:
                 tip += f" {key}={event[key]}"
         parts.append(
             f'<rect{extra} x="{x:.2f}" y="{y}" width="{w:.2f}" height="{ROW_H - 8}" '
             f'fill="{colour}"><title>{esc(tip)}</title></rect>'
         )
+        label = _fit(_bar_label(event), w - 4) if len(events) <= MAX_LABELS else None
+        if label is not None:
+            parts.append(
+                f'<text class="bar" x="{x + 2:.2f}" y="{y + ROW_H - 12}">{esc(label)}</text>'
+            )
     parts.append("</svg>")
     return "".join(parts), len(events)
 
@@ -133,12 +167,34 @@ def _summary_table(metrics: dict) -> str:
 
 
 def _agent_table(metrics: dict) -> str:
-    head = "<tr><th>agent</th><th>busy (s)</th><th>idle (s)</th></tr>"
+    tokens = metrics.get("tokens_by_agent") or {}
+    head = "<tr><th>agent</th><th>busy (s)</th><th>idle (s)</th><th>tokens</th></tr>"
     rows = "".join(
-        f"<tr><td>{esc(a)}</td><td>{esc(t['busy_s'])}</td><td>{esc(t['idle_s'])}</td></tr>"
+        f"<tr><td>{esc(a)}</td><td>{esc(t['busy_s'])}</td><td>{esc(t['idle_s'])}</td>"
+        f"<td>{esc(_number(tokens.get(a, 0)))}</td></tr>"
         for a, t in metrics["agent_time"].items()
     )
     return f"<table>{head}{rows}</table>"
+
+
+def _number(value: float) -> str:
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,}"
+
+
+def _decision_table(metrics: dict) -> str:
+    """Per decision O1-O5: how many, and the wait from its latest input (mean, longest)."""
+    latency = metrics.get("decision_latency") or {}
+    head = "<tr><th>decision</th><th>events</th><th>mean wait (s)</th><th>max wait (s)</th></tr>"
+    rows = "".join(
+        f"<tr><td>{esc(d)} {esc(DECISION_NAMES.get(d, ''))}</td><td>{esc(v['events'])}</td>"
+        f"<td>{esc(_or_dash(v['mean_s']))}</td><td>{esc(_or_dash(v['max_s']))}</td></tr>"
+        for d, v in latency.items()
+    )
+    return f"<table>{head}{rows}</table>"
+
+
+def _or_dash(value: object) -> object:
+    return "\u2013" if value is None else value
 
 
 def _legend() -> str:
@@ -164,7 +220,8 @@ def timeline_page(docs: dict[str, dict], results: dict[str, dict]) -> str:
             f"<p>trace <code>{esc(doc['trace_id'])}</code>, task "
             f"<code>{esc(doc['task_id'])}</code>; the critical path has "
             f"{len(metrics['critical_path']):,} event(s).</p>"
-            f"{_summary_table(metrics)}{note}{svg}<h3>Busy and idle time</h3>"
+            f"{_summary_table(metrics)}{note}{svg}<h3>Decisions</h3>"
+            f"{_decision_table(metrics)}<h3>Agents: busy and idle time, tokens</h3>"
             f"{_agent_table(metrics)}</section>"
         )
     return (

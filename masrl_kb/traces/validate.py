@@ -247,6 +247,20 @@ def _repeated_key_position(text: str) -> tuple[int, int] | None:
     return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
 
 
+def parse_json(text: str) -> Any:
+    """Parse JSON text, refusing repeated keys (:class:`DuplicateKeyError`), NaN, Infinity
+    and numbers too large for a float (``ValueError``)."""
+    return _loads(text)
+
+
+def duplicate_key_message(key: str) -> str:
+    """The message for an object that repeats ``key``."""
+    return (
+        f"not valid JSON: the key {json.dumps(key)} appears twice in one object "
+        "(only one value can count)"
+    )
+
+
 def _duplicate_message(text: str, key: str) -> str:
     where = ""
     if len(text) <= LOCATE_LIMIT_BYTES:

@@ -1,0 +1,561 @@
+"""Reading OpenTelemetry spans from a file, whatever layout the exporter wrote.
+
+Three layouts are read, told apart by their first bytes and first keys:
+
+* OTLP JSON (``resourceSpans`` / ``scopeSpans`` / ``spans``), one document or several
+  concatenated, streamed with :mod:`ijson` so a million spans never sit in memory as raw JSON;
+* JSON lines: one OTLP document or one span per line (the collector's file exporter, or the
+  SDK's ``ConsoleSpanExporter`` with a one-line formatter), read a line at a time so each
+  error names its line;
+* the SDK's ``ConsoleSpanExporter`` default output: pretty-printed span objects one after the
+  other (``context.trace_id``, ``parent_id``, ISO 8601 times, plain attributes).
+
+Trace and span ids come out as lower-case hex whatever the file used (hex, ``0x`` hex, or the
+base64 that protobuf's generic JSON mapping writes for bytes).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import math
+import os
+import re
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import IO, Any
+
+from masrl_kb.traces.validate import (
+    MAX_FILE_BYTES,
+    DuplicateKeyError,
+    duplicate_key_message,
+    parse_json,
+)
+
+MAX_NS = 2**64 - 1
+MAX_DEPTH = 32  # nesting of attribute values (arrays, key-value lists)
+LINE_LIMIT = 64 * 1024**2  # a longer first line is read as one streamed document
+SNIFF_EVENTS = 100_000  # the first keys of the first top-level value decide
+SHOWN_IDS = 5
+TRACE_ID_BYTES = 16
+SPAN_ID_BYTES = 8
+SPANS_PREFIX = "resourceSpans.item.scopeSpans.item.spans.item"
+RESOURCE_PREFIX = "resourceSpans.item.resource"
+_HEX = re.compile(r"(?:0x)?([0-9a-fA-F]{2,64})")
+_PLAIN_HEX = re.compile(r"[0-9a-fA-F]+")
+_BASE64 = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+class OtelImportError(ValueError):
+    """The file is not span data this importer can map (one line, names the place)."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+@dataclass(slots=True)
+class Span:
+    """The parts of one span the mapping reads (ids are lower-case hex)."""
+
+    span_id: str
+    parent_id: str | None
+    name: str
+    start_ns: int
+    end_ns: int
+    attrs: dict[str, Any]
+    links: list[str]
+    seq: int
+    op: str | None = None  # the GenAI operation (also read from an OpenInference span kind)
+    agent: str | None = None  # the agent this span belongs to (its own, for agent spans)
+    agent_span: str | None = None  # the nearest agent span enclosing it (not itself)
+    parent_agent: str | None = None  # for agent spans: the agent that started it
+    parent_agent_span: str | None = None  # for agent spans: the span id of that agent
+    usage_below: bool = False
+
+
+@dataclass
+class SpanSet:
+    """The spans of every trace in a file, and the resource attributes seen per trace."""
+
+    by_trace: dict[str, list[Span]] = field(default_factory=dict)
+    resources: dict[str, dict] = field(default_factory=dict)
+    seq: int = 0
+
+    def add(self, span: Span, trace_id: str, resource: dict | None) -> None:
+        self.by_trace.setdefault(trace_id, []).append(span)
+        if resource is not None:
+            self.resources.setdefault(trace_id, resource)
+        self.seq += 1
+
+
+# ------------------------------------------------------------------ values
+
+
+def _list(value: object, where: str) -> list:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise OtelImportError(f"{where}: expected an array")
+    return value
+
+
+def _dict(value: object, where: str) -> dict:
+    if not isinstance(value, dict):
+        raise OtelImportError(f"{where}: expected an object")
+    return value
+
+
+def hex_id(value: object, where: str, size: int) -> str:
+    """A trace or span id as lower-case hex: from hex (``0x`` allowed) or base64 of ``size``
+    bytes; anything else is an error naming ``where``."""
+    if not isinstance(value, str) or not value:
+        raise OtelImportError(f"{where}: expected an id (hex or base64), got {_kind(value)}")
+    if len(value) == 2 * size and _PLAIN_HEX.fullmatch(value):
+        return value.lower()  # the common case, as OTLP/JSON writes ids
+    match = _HEX.fullmatch(value)
+    if match and len(match.group(1)) % 2 == 0:
+        return match.group(1).lower()
+    if len(value) <= 4 * size and _BASE64.fullmatch(value):
+        text = value.rstrip("=").replace("-", "+").replace("_", "/")
+        try:
+            raw = base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
+        except (binascii.Error, ValueError):
+            raw = b""
+        if len(raw) == size:
+            return raw.hex()
+    shown = value[:40] + ("..." if len(value) > 40 else "")
+    raise OtelImportError(f"{where}: {shown!r} is neither a hex id nor base64 of {size} bytes")
+
+
+def _kind(value: object) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def whole_number(value: object, where: str, high: int = 2**63 - 1) -> int:
+    """An integer written as a JSON number or a decimal string (OTLP writes 64-bit ones so)."""
+    if value.__class__ is str and value.isascii() and value.isdigit() and len(value) <= 20:
+        number = int(value)  # the common case: a decimal string of nanoseconds
+        if number <= high:
+            return number
+    if isinstance(value, int) and not isinstance(value, bool):
+        text = str(value)
+    elif isinstance(value, str):
+        text = value
+    else:
+        raise OtelImportError(f"{where}: {str(value)[:40]!r} is not a whole number")
+    digits = text[1:] if text.startswith("-") else text
+    if not digits.isdigit() or not digits.isascii() or len(digits) > 20:
+        raise OtelImportError(f"{where}: {text[:40]!r} is not a whole number")
+    number = int(text)
+    if not -high - 1 <= number <= high:
+        raise OtelImportError(f"{where}: {text} is out of range")
+    return number
+
+
+def _too_deep(where: str) -> OtelImportError:
+    # The path of a deep value is as long as the nesting: name the attribute it is in.
+    cut = where.find(".values")
+    return OtelImportError(
+        f"{where[:cut] if cut > 0 else where}: attribute values nested deeper than {MAX_DEPTH}"
+    )
+
+
+def any_value(value: object, where: str, depth: int = 0) -> Any:
+    """The plain value of an OTLP ``AnyValue`` (``{"stringValue": ...}`` and the like)."""
+    if depth > MAX_DEPTH:
+        raise _too_deep(where)
+    value = _dict(value, where)
+    if not value:
+        return None
+    if len(value) != 1:
+        raise OtelImportError(f"{where}: an attribute value has exactly one field")
+    [(kind, inner)] = value.items()
+    if kind == "stringValue" and isinstance(inner, str):
+        return inner
+    if kind == "boolValue" and isinstance(inner, bool):
+        return inner
+    if kind == "intValue" and isinstance(inner, int | str) and not isinstance(inner, bool):
+        return whole_number(inner, where)
+    if kind == "doubleValue":
+        return _double(inner, where)
+    if kind == "bytesValue" and isinstance(inner, str):
+        try:
+            return base64.b64encode(base64.b64decode(inner, validate=True)).decode("ascii")
+        except (binascii.Error, ValueError):
+            raise OtelImportError(f"{where}: bytesValue is not base64") from None
+    if kind == "arrayValue":
+        values = _list(_dict(inner, where).get("values"), where + ".values")
+        return [any_value(v, f"{where}.values[{i}]", depth + 1) for i, v in enumerate(values)]
+    if kind == "kvlistValue":
+        return attributes(_dict(inner, where).get("values"), where + ".values", depth + 1)
+    raise OtelImportError(f"{where}: unknown attribute value {str(kind)[:40]!r}")
+
+
+def _double(value: object, where: str) -> float:
+    # ijson gives Decimal unless asked for floats; OTLP may also write "NaN"/"Infinity".
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise OtelImportError(f"{where}: doubleValue is not a number")
+    if not math.isfinite(value):
+        raise OtelImportError(f"{where}: doubleValue is not a finite number")
+    return value
+
+
+def attributes(value: object, where: str, depth: int = 0) -> dict[str, Any]:
+    """An OTLP ``attributes`` list as a mapping (a repeated key keeps the last value)."""
+    result: dict[str, Any] = {}
+    for i, item in enumerate(_list(value, where)):
+        # The common case first: {"key": "...", "value": {"stringValue": "..."}}.
+        if isinstance(item, dict) and len(item) == 2:
+            key, inner = item.get("key"), item.get("value")
+            if key.__class__ is str and isinstance(inner, dict) and len(inner) == 1:
+                text = inner.get("stringValue")
+                if text.__class__ is str:
+                    result[key] = text
+                    continue
+        item = _dict(item, f"{where}[{i}]")
+        key = item.get("key")
+        if not isinstance(key, str):
+            raise OtelImportError(f"{where}[{i}].key: expected a string")
+        result[key] = any_value(item.get("value", {}), f"{where}[{i}].value", depth)
+    return result
+
+
+def plain_attributes(value: object, where: str, depth: int = 0) -> dict[str, Any]:
+    """The console exporter's attributes: a plain JSON object of plain values."""
+    result = {}
+    for key, item in _dict(value, where).items() if value is not None else ():
+        result[key] = _plain(item, f"{where}.{key}", depth)
+    return result
+
+
+def _plain(value: object, where: str, depth: int) -> Any:
+    if depth > MAX_DEPTH:
+        raise OtelImportError(f"{where.split('.')[0]}: attribute values nested too deep")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise OtelImportError(f"{where}: not a finite number")
+    if isinstance(value, list):
+        return [_plain(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(value)]
+    if isinstance(value, dict):
+        return plain_attributes(value, where, depth + 1)
+    return value
+
+
+# ------------------------------------------------------------------ one span
+
+
+def otlp_span(raw: object, where: str, seq: int) -> tuple[Span, str]:
+    """One span of an OTLP document and its trace id."""
+    raw = _dict(raw, where)
+    trace_id = hex_id(raw.get("traceId"), where + ".traceId", TRACE_ID_BYTES)
+    parent = raw.get("parentSpanId") or None
+    start = whole_number(raw.get("startTimeUnixNano"), where + ".startTimeUnixNano", MAX_NS)
+    end = whole_number(raw.get("endTimeUnixNano"), where + ".endTimeUnixNano", MAX_NS)
+    links = []
+    for i, link in enumerate(_list(raw.get("links"), where + ".links")):
+        lwhere = f"{where}.links[{i}]"
+        link = _dict(link, lwhere)
+        other = link.get("traceId")
+        if other is None or hex_id(other, lwhere + ".traceId", TRACE_ID_BYTES) == trace_id:
+            links.append(hex_id(link.get("spanId"), lwhere + ".spanId", SPAN_ID_BYTES))
+    span = Span(
+        span_id=hex_id(raw.get("spanId"), where + ".spanId", SPAN_ID_BYTES),
+        parent_id=hex_id(parent, where + ".parentSpanId", SPAN_ID_BYTES) if parent else None,
+        name=_name(raw.get("name")),
+        start_ns=start,
+        end_ns=end,
+        attrs=attributes(raw.get("attributes"), where + ".attributes"),
+        links=links,
+        seq=seq,
+    )
+    _check_times(span, where)
+    return span, trace_id
+
+
+def _name(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _check_times(span: Span, where: str) -> None:
+    if span.start_ns < 0 or span.end_ns < span.start_ns:
+        raise OtelImportError(
+            f"{where}: the span ends ({span.end_ns}) before it starts ({span.start_ns})"
+        )
+
+
+def iso_ns(value: object, where: str) -> int:
+    """Nanoseconds since the epoch of an ISO 8601 time (the console exporter's times)."""
+    if not isinstance(value, str) or len(value) > 64:
+        raise OtelImportError(f"{where}: expected an ISO 8601 time")
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        raise OtelImportError(f"{where}: {value[:40]!r} is not an ISO 8601 time") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    micros = (moment - _EPOCH) // _MICROSECOND
+    if micros < 0:
+        raise OtelImportError(f"{where}: {value!r} is before 1970")
+    return micros * 1000
+
+
+_MICROSECOND = datetime(1970, 1, 1, 0, 0, 0, 1, tzinfo=UTC) - _EPOCH
+
+
+def console_span(raw: object, where: str, seq: int) -> tuple[Span, str, dict]:
+    """One span as ``ReadableSpan.to_json()`` writes it, its trace id and its resource."""
+    raw = _dict(raw, where)
+    context = _dict(raw.get("context"), where + ".context")
+    trace_id = hex_id(context.get("trace_id"), where + ".context.trace_id", TRACE_ID_BYTES)
+    parent = raw.get("parent_id")
+    links = []
+    for i, link in enumerate(_list(raw.get("links"), where + ".links")):
+        lwhere = f"{where}.links[{i}].context"
+        lctx = _dict(_dict(link, f"{where}.links[{i}]").get("context"), lwhere)
+        if hex_id(lctx.get("trace_id"), lwhere + ".trace_id", TRACE_ID_BYTES) == trace_id:
+            links.append(hex_id(lctx.get("span_id"), lwhere + ".span_id", SPAN_ID_BYTES))
+    resource = _dict(raw.get("resource", {}), where + ".resource")
+    span = Span(
+        span_id=hex_id(context.get("span_id"), where + ".context.span_id", SPAN_ID_BYTES),
+        parent_id=hex_id(parent, where + ".parent_id", SPAN_ID_BYTES) if parent else None,
+        name=_name(raw.get("name")),
+        start_ns=iso_ns(raw.get("start_time"), where + ".start_time"),
+        end_ns=iso_ns(raw.get("end_time"), where + ".end_time"),
+        attrs=plain_attributes(raw.get("attributes"), where + ".attributes"),
+        links=links,
+        seq=seq,
+    )
+    _check_times(span, where)
+    return span, trace_id, plain_attributes(resource.get("attributes"), where + ".resource")
+
+
+def _add_document(spans: SpanSet, doc: object, where: str) -> None:
+    """An OTLP document or a console span, already parsed (one JSON line)."""
+    doc = _dict(doc, where)
+    if "context" in doc:
+        span, trace_id, resource = console_span(doc, where, spans.seq)
+        spans.add(span, trace_id, resource)
+        return
+    if "resourceSpans" not in doc:
+        raise OtelImportError(
+            f"{where}: no spans (expected resourceSpans[].scopeSpans[].spans[], or a span "
+            "with a context)"
+        )
+    for r, block in enumerate(_list(doc.get("resourceSpans"), where + ".resourceSpans")):
+        rwhere = f"{where}.resourceSpans[{r}]"
+        block = _dict(block, rwhere)
+        resource = _dict(block.get("resource", {}), rwhere + ".resource")
+        attrs = attributes(resource.get("attributes"), rwhere + ".resource.attributes")
+        for s, scope in enumerate(_list(block.get("scopeSpans"), rwhere + ".scopeSpans")):
+            swhere = f"{rwhere}.scopeSpans[{s}]"
+            for k, raw in enumerate(_list(_dict(scope, swhere).get("spans"), swhere + ".spans")):
+                span, trace_id = otlp_span(raw, f"{swhere}.spans[{k}]", spans.seq)
+                spans.add(span, trace_id, attrs)
+
+
+# ------------------------------------------------------------------ files
+
+
+def open_file(path: str | os.PathLike[str]) -> IO[bytes]:
+    """A regular, not-too-large file opened for reading; symlinks and devices are refused."""
+    try:
+        info = os.lstat(path)
+        if stat.S_ISLNK(info.st_mode):
+            raise OSError(0, "it is a symbolic link (give the file it points to)")
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(0, "not a regular file")
+        if info.st_size > MAX_FILE_BYTES:
+            raise OSError(0, f"larger than {MAX_FILE_BYTES // 1024**3} GiB")
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+        return os.fdopen(os.open(path, flags), "rb")
+    except OSError as exc:
+        raise OtelImportError(f"cannot read the file: {exc.strerror or exc}") from None
+
+
+def _noting_dict(found: list[str]) -> type[dict]:
+    """A dict type that notes each key set twice in ``found``. It cannot raise: the
+    streaming parser's C code does not check for an error from setting a key."""
+
+    class NotingDict(dict):
+        __slots__ = ()
+
+        def __setitem__(self, key: str, value: Any) -> None:
+            if key in self:
+                found.append(key)
+            dict.__setitem__(self, key, value)
+
+    return NotingDict
+
+
+def _strict_loads(line: bytes) -> Any:
+    return parse_json(line.decode("utf-8"))
+
+
+def _first_line_document(handle: IO[bytes]) -> bool:
+    """Whether the file is JSON lines: a first line that is a whole JSON object, and more."""
+    first = handle.readline(LINE_LIMIT)
+    more = handle.read(4096)
+    handle.seek(0)
+    if not first.endswith(b"\n") or not more.strip():
+        return False
+    try:
+        return isinstance(_strict_loads(first), dict)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return False
+
+
+def read_lines(handle: IO[bytes], spans: SpanSet) -> None:
+    """JSON lines: each non-blank line one OTLP document or one span."""
+    for number, line in enumerate(handle, start=1):
+        if not line.strip():
+            continue
+        try:
+            doc = _strict_loads(line)
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            raise OtelImportError(f"$: {_json_reason(exc)}", number) from None
+        try:
+            _add_document(spans, doc, "$")
+        except OtelImportError as exc:
+            raise OtelImportError(str(exc), number) from None
+        except RecursionError:
+            raise OtelImportError("$: nested too deeply", number) from None
+
+
+def _json_reason(exc: Exception) -> str:
+    if isinstance(exc, DuplicateKeyError):
+        return duplicate_key_message(exc.key)
+    if isinstance(exc, json.JSONDecodeError):
+        return f"not valid JSON: {exc.msg} (column {exc.colno})"
+    text = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+    return f"not valid JSON: {text}"
+
+
+def _sniff(handle: IO[bytes]) -> str:
+    """``otlp`` or ``console`` (or ``console-array``), from the first keys of the file."""
+    import ijson
+
+    try:
+        events = ijson.parse(handle, multiple_values=True)
+        for n, (prefix, event, value) in enumerate(events):
+            if n == 0 and event == "start_array":
+                return "console-array"
+            if prefix == "" and event == "map_key":
+                if value == "resourceSpans":
+                    _expect_array(next(events, None), "$.resourceSpans")
+                    return "otlp"
+                if value == "context":
+                    return "console"
+            if n > SNIFF_EVENTS or (prefix == "" and event == "end_map"):
+                break
+    finally:
+        handle.seek(0)
+    raise OtelImportError(
+        "$: neither OTLP JSON (resourceSpans) nor OpenTelemetry console spans (context)"
+    )
+
+
+def _expect_array(event: tuple | None, where: str) -> None:
+    if event is None or event[1] not in ("start_array", "null"):
+        raise OtelImportError(f"{where}: expected an array")
+
+
+def _items(handle: IO[bytes], prefix: str) -> Iterator[Any]:
+    """The values at ``prefix``; a value holding an object that repeats a key is refused."""
+    import ijson
+
+    found: list[str] = []
+    values = ijson.items(
+        handle, prefix, use_float=True, multiple_values=True, map_type=_noting_dict(found)
+    )
+    for value in values:
+        if found:
+            raise DuplicateKeyError(found[0])
+        yield value
+
+
+def read_stream(handle: IO[bytes], spans: SpanSet) -> None:
+    """One JSON document (or several one after the other), streamed."""
+    layout = _sniff(handle)
+    if layout == "otlp":
+        for k, raw in enumerate(_items(handle, SPANS_PREFIX)):
+            span, trace_id = otlp_span(raw, f"span {k}", spans.seq)
+            spans.add(span, trace_id, None)
+        # Spans carry no index back to their resourceSpans block when streamed: the
+        # resources are read in a second pass and stand for the file.
+        handle.seek(0)
+        merged: dict = {}
+        for r, resource in enumerate(_items(handle, RESOURCE_PREFIX)):
+            where = f"$.resourceSpans[{r}].resource"
+            merged.update(attributes(_dict(resource, where).get("attributes"), where))
+        spans.resources = dict.fromkeys(spans.by_trace, merged)
+        return
+    prefix = "item" if layout == "console-array" else ""
+    for k, raw in enumerate(_items(handle, prefix)):
+        span, trace_id, resource = console_span(raw, f"span {k}", spans.seq)
+        spans.add(span, trace_id, resource)
+
+
+def _parser_reason(exc: Exception) -> str:
+    """The first line of the streaming parser's message (it may come as bytes)."""
+    reason = exc.args[0] if exc.args else ""
+    if isinstance(reason, bytes):
+        reason = reason.decode("utf-8", "replace")
+    lines = str(reason).strip().splitlines()
+    return lines[0][:200] if lines else "incomplete document"
+
+
+def read_span_file(path: str | os.PathLike[str]) -> SpanSet:
+    """Every span in a file, grouped by trace; raises :class:`OtelImportError`."""
+    import ijson
+
+    spans = SpanSet()
+    with open_file(path) as handle:
+        try:
+            if _first_line_document(handle):
+                read_lines(handle, spans)
+            else:
+                read_stream(handle, spans)
+        except DuplicateKeyError as exc:
+            raise OtelImportError(f"$: {duplicate_key_message(exc.key)}") from None
+        except ijson.JSONError as exc:
+            raise OtelImportError(f"$: not valid JSON: {_parser_reason(exc)}") from None
+        except (UnicodeDecodeError, RecursionError) as exc:
+            raise OtelImportError(f"$: not valid JSON: {type(exc).__name__}") from None
+        except OSError as exc:
+            raise OtelImportError(f"cannot read the file: {exc.strerror or exc}") from None
+    return spans
+
+
+def read_span_document(doc: object) -> SpanSet:
+    """The spans of an already parsed OTLP document (or console span)."""
+    spans = SpanSet()
+    try:
+        _add_document(spans, doc, "$")
+    except RecursionError:
+        raise OtelImportError("$: nested too deeply") from None
+    return spans
+
+
+def choose_trace(spans: SpanSet, trace_id: str | None) -> tuple[list[Span], str, dict]:
+    """The spans of one trace (``trace_id`` as hex or base64, or the only one in the file)."""
+    if not spans.by_trace:
+        raise OtelImportError("$: no spans (expected resourceSpans[].scopeSpans[].spans[])")
+    ids = list(spans.by_trace)
+    shown = ", ".join(ids[:SHOWN_IDS]) + (
+        f" and {len(ids) - SHOWN_IDS} more" if len(ids) > SHOWN_IDS else ""
+    )
+    if trace_id is None:
+        if len(ids) > 1:
+            raise OtelImportError(
+                f"$: the file holds {len(ids)} traces ({shown}); choose one with --trace-id"
+            )
+        chosen = ids[0]
+    else:
+        chosen = hex_id(trace_id.strip(), "--trace-id", TRACE_ID_BYTES)
+        if chosen not in spans.by_trace:
+            raise OtelImportError(f"$: no spans of trace {chosen}; the file holds {shown}")
+    return spans.by_trace[chosen], chosen, spans.resources.get(chosen, {})
