@@ -35,6 +35,8 @@ _EXPORTS = {
     "value_counts": "masrl_kb.query.frames",
     "evaluations": "masrl_kb.query.frames",
     "benchmark_matrix": "masrl_kb.query.frames",
+    "authors": "masrl_kb.query.authors",
+    "coauthors": "masrl_kb.query.authors",
     "agreement": "masrl_kb.query.agreement",
     "disagreements": "masrl_kb.query.agreement",
     "readings": "masrl_kb.query.agreement",

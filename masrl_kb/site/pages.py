@@ -33,6 +33,7 @@ from masrl_kb.site.about import (
     downloads_page,
     traces_page,
 )
+from masrl_kb.site.author_pages import authors_page
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import Context, load_context
 from masrl_kb.site.crosstabs import cell_pages, crosstab_pages
@@ -63,6 +64,7 @@ def all_pages(ctx: Context, downloads: dict[str, str]) -> Iterator[Page]:
     yield cite_page(ctx)
     yield traces_page(ctx)
     yield agreement_page(ctx)
+    yield authors_page(ctx)
     yield evaluations_page(ctx)
     yield from paper_pages(ctx)
     yield from cell_pages(ctx)

@@ -29,6 +29,7 @@ EVALUATIONS = "evaluations/"
 PROTOCOL = "protocol/"
 ROUNDS = "rounds/"
 SINCE = "since-survey/"
+AUTHORS = "authors/"
 DECISION_AXES = ("decision", "decision_learned")
 
 
@@ -39,6 +40,11 @@ def source_path(url: str) -> str:
 
 def paper(key: str) -> str:
     return f"papers/{key}/"
+
+
+def author_anchor(name: str) -> str:
+    """An author's section on the authors index (stable across builds)."""
+    return "a-" + slug(name)
 
 
 def taxonomy_axis(axis: str) -> str | None:
