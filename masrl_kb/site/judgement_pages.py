@@ -31,6 +31,7 @@ def agreement_page(ctx: Context) -> Page:
         {
             "readers": r.readers,
             "axis": r.axis,
+            "axis_label": urls.reading_axis_label(ctx, r.axis),
             "n": int(r.n),
             "agreement": f"{r.agreement:.0%}",
             "kappa": _figure(r.kappa),
@@ -39,7 +40,14 @@ def agreement_page(ctx: Context) -> Page:
         for r in table.itertuples()
     ]
     differ = [
-        {"readers": d.readers, "axis": d.axis, "key": d.key, "first": d.first, "second": d.second}
+        {
+            "readers": d.readers,
+            "axis": d.axis,
+            "axis_label": urls.reading_axis_label(ctx, d.axis),
+            "key": d.key,
+            "first": urls.reading_label(ctx, d.axis, d.first),
+            "second": urls.reading_label(ctx, d.axis, d.second),
+        }
         for d in disagreements(table=ctx.readings).itertuples()
     ]
     return page.show(

@@ -353,23 +353,9 @@ def other_readings(ctx: Context, key: str) -> dict:
         "axes": axes,
         "record": record,
         "rows": rows,
-        "axis_label": lambda a: READING_LABELS.get(a) or ctx.tax[READING_AXES[a]].label,
-        "label": lambda a, v: reading_label(ctx, a, v),
+        "axis_label": lambda a: urls.reading_axis_label(ctx, a),
+        "label": lambda a, v: urls.reading_label(ctx, a, v),
     }
-
-
-# Column heads of the other-readings table that are not a taxonomy axis's label.
-READING_LABELS = {"credit_strict": "Strict credit", "is_rl": "Uses RL"}
-
-
-def reading_label(ctx: Context, axis: str, value: object) -> str:
-    """A reader's value as the site labels it (yes/no for flags, taxonomy labels)."""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    name = READING_AXES.get(axis)
-    if name and isinstance(value, str) and value in ctx.tax[name].ids:
-        return ctx.tax[name].label_of(value)
-    return str(value)
 
 
 def paper_pages(ctx: Context) -> Iterator[Page]:
