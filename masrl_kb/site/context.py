@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -119,6 +120,15 @@ class Context:
         for row in self.evaluations.to_dict("records"):
             grouped[row["paper"]].append(row)
         return dict(grouped)
+
+    @cached_property
+    def coverage(self) -> dt.date:
+        """The last day the pool covers: the end of the latest screening round, else the
+        survey's cut-off (the pool has not been screened past it)."""
+        from masrl_kb.kb.rounds import load_rounds
+
+        ends = [r.until for r in load_rounds(self.root)]
+        return max(ends, default=dt.date.fromisoformat(SURVEY["cutoff"]))
 
     @cached_property
     def bibtex(self) -> str:

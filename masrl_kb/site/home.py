@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from masrl_kb.site import urls
-from masrl_kb.site.charts import decision_chart, year_chart
+from masrl_kb.site.charts import decision_chart, learned_chart, year_chart
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import SURVEY, Context
 from masrl_kb.site.gaps import HEADLINES, headline_numbers
@@ -35,6 +35,7 @@ def home_page(ctx: Context) -> Page:
         broken=broken,
         year_chart=year_chart(page, ctx),
         decision_chart=decision_chart(page, ctx),
+        learned_chart=learned_chart(page, ctx),
         explore=EXPLORE,
         repo=ctx.repo_url,
         suggest=suggest_link(ctx),
