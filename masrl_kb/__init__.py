@@ -34,6 +34,7 @@ _EXPORTS = {
     "tag_matrix": "masrl_kb.query.frames",
     "value_counts": "masrl_kb.query.frames",
     "evaluations": "masrl_kb.query.frames",
+    "results": "masrl_kb.query.frames",
     "benchmark_matrix": "masrl_kb.query.frames",
     "authors": "masrl_kb.query.authors",
     "coauthors": "masrl_kb.query.authors",
