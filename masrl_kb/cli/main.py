@@ -69,49 +69,125 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if os.environ.get("GITHUB_ACTIONS") and report.problems:
         _print_problem_annotations(report.problems)
     print(report.summary(), file=sys.stderr if report.problems else sys.stdout)
+    if report.problems:
+        _print_unfinished(args.root)
     return 0 if report.ok else 1
 
 
-def cmd_stats(args: argparse.Namespace) -> int:
-    from masrl_kb.query.frames import crosstab, load_pool
+def _print_unfinished(root) -> None:
+    """Name the drafts among the problems: what the preview build would leave out."""
+    from masrl_kb.kb.drafts import split_drafts
+    from masrl_kb.kb.records import read_records
 
-    papers, exclusions = load_pool(args.root, as_of=args.as_of)
-    if args.as_of:
-        print(f"as of {args.as_of.isoformat()} (records added or screened by then)")
+    _, drafts = split_drafts(read_records(root))
+    if drafts:
+        from masrl_kb.kb.text import strip_controls
+
+        names = strip_controls(", ".join(d.path for d in drafts))
+        print(f"unfinished drafts ({len(drafts)}): {names}", file=sys.stderr)
+
+
+def _print_drafts(drafts) -> None:
+    """Name the drafts a command left out (records still holding TODO fields)."""
+    if not len(drafts):
+        return
+    print(f"\ndrafts left out ({len(drafts)}): records with TODO fields, see `{PROG} validate`")
+    from masrl_kb.kb.text import strip_controls
+
+    for row in drafts.itertuples():
+        title = f" {row.title}" if row.title else ""
+        line = strip_controls(f"{row.path}:{title} (unfinished: {', '.join(row.unfinished)})")
+        # record text is a stranger's: no terminal escapes, no screenful from one record
+        print(f"  {line if len(line) <= MAX_MESSAGE else line[: MAX_MESSAGE - 3] + '...'}")
+
+
+def _coverage_line(root, as_of) -> str:
+    from masrl_kb.query.views import pool_coverage, survey_baseline
+
+    if as_of:
+        return f"as of {as_of.isoformat()} (records added or screened by then)"
+    covers, baseline = pool_coverage(root), survey_baseline(root)
+    if covers is None:
+        return "the whole pool (no protocol.yaml baseline, no screening round)"
+    return f"today's pool, covering papers up to {covers} (the survey's pool: as of {baseline})"
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    from masrl_kb.query.frames import crosstab, load_drafts, load_pool
+
+    papers, exclusions = load_pool(args.root, as_of=args.as_of, drafts="exclude")
+    print(_coverage_line(args.root, args.as_of))
     print(f"pooled papers: {len(papers)}")
     print(f"excluded records: {len(exclusions)}")
     print(f"audited records: {len(papers) + len(exclusions)}")
     for rows, cols in STATS_TABLES:
         print(f"\n{rows} x {cols}")
         print(crosstab(rows, cols, papers=papers).to_string())
+    _print_drafts(load_drafts(args.root))
     return 0
 
 
-def cmd_claims(args: argparse.Namespace) -> int:
-    from masrl_kb.query.claims import claims_frame, evaluate_claims
+def _claims_header(root) -> str:
+    from masrl_kb.query.views import pool_coverage, survey_baseline
 
-    results = evaluate_claims(root=args.root)
-    frame = claims_frame(results)
-    width = max(len(c) for c in frame["id"])
-    for row, result in zip(frame.itertuples(), results, strict=True):
-        status = "holds " if row.holds else "BROKEN"
-        print(
-            f"{status}  {row.id:<{width}}  value {row.value:>3}  expected {row.expected:<5}  "
-            f"{row.statement}"
-        )
-        if result.keys and (result.claim.group or len(result.keys) <= CLAIM_KEYS_SHOWN):
-            print(f"{'':8}{'':<{width}}  papers: {', '.join(result.keys)}")
+    baseline = survey_baseline(root)
+    if baseline is None:
+        return "claims checked on the whole pool (no protocol.yaml baseline)"
+    return (
+        f"claims checked in the survey's pool (as of {baseline}); where today's pool "
+        f"(covering papers up to {pool_coverage(root)}) gives another value, it follows"
+    )
+
+
+def _print_claim(row, view, width: int) -> None:
+    """One claim: its survey's-view line, its papers, and today's value when it differs."""
+    status = "holds " if row.holds else "BROKEN"
+    print(
+        f"{status}  {row.id:<{width}}  value {row.survey:>3}  expected {row.expected:<5}  "
+        f"{row.statement}"
+    )
+    keys = view.survey.keys
+    if keys and (view.claim.group or len(keys) <= CLAIM_KEYS_SHOWN):
+        print(f"{'':8}{'':<{width}}  papers: {', '.join(keys)}")
+    if row.moved:
+        today = "holds" if row.holds_today else "BROKEN"
+        movers = ", ".join(view.papers + view.exclusions) or "none"
+        print(f"{'':8}{'':<{width}}  today {row.today} ({today}); moved by: {movers}")
+
+
+def cmd_claims(args: argparse.Namespace) -> int:
+    from masrl_kb.query.frames import load_drafts, load_pool
+    from masrl_kb.query.views import claim_views, claim_views_frame
+
+    papers, exclusions = load_pool(args.root, drafts="exclude")
+    views = claim_views(papers=papers, exclusions=exclusions, root=args.root)
+    frame = claim_views_frame(views)
+    print(_claims_header(args.root))
+    width = max(len(c) for c in frame["id"]) if len(frame) else 0
+    for row, view in zip(frame.itertuples(), views, strict=True):
+        _print_claim(row, view, width)
     broken = int((~frame["holds"]).sum())
-    print(f"{len(frame) - broken} of {len(frame)} claims hold")
+    moved = int(frame["moved"].sum())
+    print(f"{len(frame) - broken} of {len(frame)} claims hold in the survey's pool", end="")
+    print(f"; {moved} value(s) differ today" if moved else "")
+    _print_drafts(load_drafts(args.root))
     return 1 if args.check and broken else 0
 
 
 def cmd_build(args: argparse.Namespace) -> int:
     from masrl_kb.site import build_site
 
-    if cmd_validate(args) != 0:
+    if args.preview:
+        from masrl_kb.query.frames import load_drafts, load_pool
+
+        load_pool(args.root, drafts="exclude")  # the finished records must be valid
+        drafts = load_drafts(args.root)
+        print(f"preview: {len(drafts)} draft(s) left out; the release build refuses them")
+        _print_drafts(drafts)
+    elif cmd_validate(args) != 0:
         return 1
-    return build_site(args.root, strict=not args.no_strict, site_dir=args.site_dir)
+    strict = not args.no_strict
+    return build_site(args.root, strict=strict, site_dir=args.site_dir, preview=args.preview)
 
 
 # ---------------------------------------------------------------- parser
@@ -137,13 +213,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--as-of", type=iso_date, help="the pool as it stood on YYYY-MM-DD")
     p.set_defaults(func=cmd_stats)
 
-    p = sub.add_parser("claims", help="re-check the survey's claims on the current records")
-    p.add_argument("--check", action="store_true", help="exit 1 when a claim does not hold")
+    p = sub.add_parser(
+        "claims", help="re-check the survey's claims in the survey's pool, today's value beside"
+    )
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="exit 1 when a claim does not hold in the survey's pool (its baseline)",
+    )
     p.set_defaults(func=cmd_claims)
 
     p = sub.add_parser("build", help="validate, then build the site with mkdocs --strict")
     p.add_argument("--site-dir", default=None, help="output folder (default: site/)")
     p.add_argument("--no-strict", action="store_true", help="let MkDocs warnings pass")
+    p.add_argument(
+        "--preview",
+        action="store_true",
+        help="build on the finished records, drafts (TODO fields) left out under a banner",
+    )
     p.set_defaults(func=cmd_build)
 
     _register_groups(sub)

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 import pandas as pd
 
 from masrl_kb.kb.benchmarks import read_benchmarks
+from masrl_kb.kb.drafts import check_mode, split_drafts
 from masrl_kb.kb.fields import EXCLUSION_FIELDS, PAPER_FIELDS, TAG_FIELDS
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.records import RecordSet, read_records
@@ -50,6 +51,17 @@ def _categorical(values: Iterable[object], ids: list[str]) -> pd.Categorical:
 
 def _valid_records(root: PathLike):
     records = read_records(root)
+    return records, _checked(records)
+
+
+def _finished_records(root: PathLike):
+    """The records without their drafts (checked), the taxonomy and the drafts left out."""
+    records, left_out = split_drafts(read_records(root))
+    return records, _checked(records), left_out
+
+
+def _checked(records: RecordSet) -> Taxonomy:
+    """The taxonomy, once every record of ``records`` has passed validation."""
     try:
         tax = load_taxonomy(records.root)
     except TaxonomyError as err:
@@ -57,7 +69,7 @@ def _valid_records(root: PathLike):
     problems = validate_records(records, tax)
     if problems:
         raise InvalidRecordsError(problems)
-    return records, tax
+    return tax
 
 
 def _without_lines(value: object) -> object:
@@ -144,7 +156,9 @@ def _paper_frame(rows: list[dict], tax: Taxonomy) -> pd.DataFrame:
     return frame.set_index("key").sort_index()
 
 
-def load_papers(root: PathLike = None, as_of: DateLike = None) -> pd.DataFrame:
+def load_papers(
+    root: PathLike = None, as_of: DateLike = None, drafts: str = "error"
+) -> pd.DataFrame:
     """One row per pooled paper, indexed by ``key``.
 
     Tag columns are ordered categoricals in taxonomy order (unused values
@@ -153,31 +167,57 @@ def load_papers(root: PathLike = None, as_of: DateLike = None) -> pd.DataFrame:
     present / learned. ``as_of`` (a date) keeps the pool as it stood that day:
     papers ``added`` on or before it. Raises :class:`InvalidRecordsError` on
     invalid records.
+
+    ``drafts``: what to do with records still holding ``TODO`` placeholders
+    (written by ``add`` or ``screen decide``). ``"error"`` (the default) treats
+    them as invalid, like ``validate`` and the release build; ``"exclude"``
+    leaves them out and returns the finished records (:func:`load_drafts`
+    lists what was left out).
     """
-    return load_pool(root, as_of=as_of)[0]
+    return load_pool(root, as_of=as_of, drafts=drafts)[0]
 
 
-def load_pool(root: PathLike = None, as_of: DateLike = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def load_pool(
+    root: PathLike = None, as_of: DateLike = None, drafts: str = "error"
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(load_papers(), load_exclusions())`` from one read and validation.
 
     ``as_of``: papers added and exclusions screened on or before that date only.
+    ``drafts``: ``"error"`` or ``"exclude"``, as for :func:`load_papers`.
     """
-    papers, exclusions = _built_pool(root)
+    papers, exclusions = _built_pool(root, check_mode(drafts))
     return (papers, exclusions) if as_of is None else pool_as_of(papers, exclusions, as_of)
 
 
-def _built_pool(root: PathLike) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Both frames: as kept for an unchanged valid pool, else built from the records."""
+def _built_pool(root: PathLike, drafts: str = "error") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Both frames: as kept for an unchanged valid pool, else built from the records.
+
+    Frames are kept only for a pool without drafts, so a kept pool serves both modes.
+    """
     base = find_root(root)
     key = pool_key(base)
     kept = read_frames(base, key) if key is not None else None
     if kept is not None:
         return kept
-    records, tax = _valid_records(base)
+    if drafts == "exclude":
+        records, tax, left_out = _finished_records(base)
+    else:
+        (records, tax), left_out = _valid_records(base), []
     papers, exclusions = _papers_table(records, tax), _exclusions_table(records, tax)
-    if key is not None:
+    if key is not None and not left_out:
         write_frames(base, key, papers, exclusions)
     return papers, exclusions
+
+
+DRAFT_COLUMNS = ["path", "kind", "id", "title", "unfinished"]
+
+
+def load_drafts(root: PathLike = None) -> pd.DataFrame:
+    """The records still holding ``TODO`` placeholders, one row each (path, kind,
+    id, title, unfinished fields): what ``load_papers(drafts="exclude")`` leaves out."""
+    _, found = split_drafts(read_records(root))
+    rows = [[d.path, d.kind, d.id, d.title, list(d.unfinished)] for d in found]
+    return pd.DataFrame(rows, columns=DRAFT_COLUMNS)
 
 
 def pool_as_of(
@@ -230,12 +270,15 @@ def _paper_columns(tax: Taxonomy) -> list[str]:
     return columns
 
 
-def load_exclusions(root: PathLike = None, as_of: DateLike = None) -> pd.DataFrame:
+def load_exclusions(
+    root: PathLike = None, as_of: DateLike = None, drafts: str = "error"
+) -> pd.DataFrame:
     """One row per excluded record, indexed by ``id``; tags are categoricals.
 
-    ``as_of``: only the records screened on or before that date.
+    ``as_of``: only the records screened on or before that date; ``drafts`` as
+    for :func:`load_papers`.
     """
-    return load_pool(root, as_of=as_of)[1]
+    return load_pool(root, as_of=as_of, drafts=drafts)[1]
 
 
 def _exclusions_table(records: RecordSet, tax: Taxonomy) -> pd.DataFrame:

@@ -31,6 +31,8 @@ LEGACY_SIGNS = ("sitemap.xml", "search/search_index.json")
 SHOWN_FOREIGN = 5
 # Silence the theme's and plugins' end-of-life banners: they are not about this site.
 QUIET = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
+# Set for a preview build: the page generator leaves drafts out instead of refusing them.
+ENV_PREVIEW = "MASRL_KB_PREVIEW"
 
 
 class SiteDirError(ValueError):
@@ -49,13 +51,16 @@ def build_site(
     root: str | os.PathLike[str] | None = None,
     strict: bool = True,
     site_dir: str | os.PathLike[str] | None = None,
+    preview: bool = False,
 ) -> int:
     """Run ``mkdocs build`` (``--strict`` by default) for a data root; return its exit code.
 
     The data root reaches the page generator through ``MASRL_KB_ROOT``; the
     site goes to ``site_dir`` (default ``<root>/site``), replaced only when
     the build succeeds. Raises :class:`SiteDirError` before building when
-    ``site_dir`` holds files a previous build did not create.
+    ``site_dir`` holds files a previous build did not create. ``preview``
+    builds on the finished records, leaving drafts out under a banner that
+    lists them; a release build (the default) refuses drafts.
     """
     data_root = find_root(root).resolve()
     config = config_file(data_root)
@@ -65,7 +70,8 @@ def build_site(
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.building-", dir=target.parent))
     try:
-        code = run_mkdocs(_command(config, staging, strict), data_root, config.parent)
+        command = _command(config, staging, strict)
+        code = run_mkdocs(command, data_root, config.parent, preview)
         if code == 0:
             write_marker(staging)
             swap_in(staging, target)
@@ -80,9 +86,12 @@ def _command(config: Path, out: Path, strict: bool) -> list[str]:
     return [*command, "--strict"] if strict else command
 
 
-def run_mkdocs(command: list[str], data_root: Path, cwd: Path) -> int:
+def run_mkdocs(command: list[str], data_root: Path, cwd: Path, preview: bool = False) -> int:
     """MkDocs in a child process; its exit code."""
     env = {**os.environ, ENV_ROOT: str(data_root), **QUIET}
+    env.pop(ENV_PREVIEW, None)  # only --preview makes a preview, never a stray variable
+    if preview:
+        env[ENV_PREVIEW] = "1"
     # The config's own folder as cwd keeps its relative paths (docs/, scripts/) resolvable.
     return subprocess.run(command, env=env, cwd=cwd, check=False).returncode
 

@@ -16,7 +16,14 @@ from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.rules import CROSSTAB_PAIRS
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
 from masrl_kb.query.claims import CLAIMS_FILE, ClaimResult, evaluate_claims
-from masrl_kb.query.frames import axis_mask, axis_values, crosstab, load_pool
+from masrl_kb.query.frames import (
+    DRAFT_COLUMNS,
+    axis_mask,
+    axis_values,
+    crosstab,
+    load_drafts,
+    load_pool,
+)
 
 # The survey this knowledge base curates (facts about the source, not counts).
 SURVEY = {
@@ -94,6 +101,9 @@ class Context:
     # (strict tables count strict papers only). Computed once; gaps and totals reuse it.
     spots: dict[tuple[Cross, str], dict[str, list[int]]] = field(default_factory=dict)
     repo_url: str = ""
+    # Records left out of a preview build (masrl-kb build --preview); empty otherwise.
+    drafts: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=DRAFT_COLUMNS))
+    preview: bool = False
 
     def row(self, key: str) -> dict:
         """One paper's fields as a plain dict (pandas row access is slow in loops)."""
@@ -122,15 +132,6 @@ class Context:
         return dict(grouped)
 
     @cached_property
-    def coverage(self) -> dt.date:
-        """The last day the pool covers: the end of the latest screening round, else the
-        survey's cut-off (the pool has not been screened past it)."""
-        from masrl_kb.kb.rounds import load_rounds
-
-        ends = [r.until for r in load_rounds(self.root)]
-        return max(ends, default=dt.date.fromisoformat(SURVEY["cutoff"]))
-
-    @cached_property
     def bibtex(self) -> str:
         """BibTeX of the whole pool, rendered once per build (downloads and paper pages)."""
         return to_bibtex(self.papers)
@@ -148,6 +149,37 @@ class Context:
             for key, row in zip(self.papers.index, self.rows.values(), strict=True)
         }
 
+    @cached_property
+    def baseline(self) -> dt.date:
+        """The survey's cut-off (the clone's protocol.yaml for a bare data root)."""
+        from masrl_kb.site.protocol_pages import site_protocol
+
+        return site_protocol(self).baseline
+
+    @cached_property
+    def coverage(self) -> dt.date:
+        """The date the live pool covers (:func:`masrl_kb.query.views.pool_coverage`)."""
+        from masrl_kb.query.views import pool_coverage
+
+        return pool_coverage(self.root, self.baseline)
+
+    @cached_property
+    def survey(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """Papers and exclusions in the survey's view (as of the baseline)."""
+        from masrl_kb.query.views import survey_view
+
+        return survey_view(self.papers, self.exclusions, self.root, self.baseline)
+
+    @cached_property
+    def claim_views(self) -> list | None:
+        """Each claim in the survey's view and today's (None without claims.yaml)."""
+        from masrl_kb.query.views import claim_views
+
+        if self.claims is None:
+            return None
+        claims = [r.claim for r in self.claims]
+        return claim_views(claims, self.papers, self.exclusions, self.root, self.baseline)
+
     def source_file(self, name: str) -> Path | None:
         """A repository file from the data root, else from the package clone."""
         for folder in (self.root, CLONE):
@@ -156,14 +188,20 @@ class Context:
         return None
 
 
-def load_context(root: object = None, site_url: str = "") -> Context:
-    """Load records, taxonomy and claims once and compute every cross-tab."""
+def load_context(root: object = None, site_url: str = "", drafts: str = "error") -> Context:
+    """Load records, taxonomy and claims once and compute every cross-tab.
+
+    ``drafts="exclude"`` (a preview build) leaves records with ``TODO`` fields out
+    and lists them in ``ctx.drafts``; ``"error"`` (a release build) refuses them.
+    """
     root_path = find_root(root)
-    papers, exclusions = load_pool(root_path)
+    papers, exclusions = load_pool(root_path, drafts=drafts)
     claims = None
     if (root_path / CLAIMS_FILE).is_file():  # a bare data root may carry no claims
         claims = evaluate_claims(papers=papers, exclusions=exclusions, root=root_path)
     ctx = Context(root_path, load_taxonomy(root_path), papers, exclusions, claims, site_url)
+    if drafts == "exclude":
+        ctx.preview, ctx.drafts = True, load_drafts(root_path)
     ctx.rows = papers.to_dict("index")
     _fill_cells(ctx)
     return ctx

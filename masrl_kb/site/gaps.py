@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from masrl_kb.kb.rules import NA
-from masrl_kb.query.claims import ClaimResult
 from masrl_kb.query.frames import select
+from masrl_kb.query.views import ClaimViews
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import CROSSTABS, Context, Cross
@@ -131,28 +131,53 @@ HEADLINES = (
 )
 
 
-def measure(ctx: Context, where: str) -> pd.DataFrame:
-    """The papers a headline query selects."""
-    return select(where, papers=ctx.papers)
+def measure(ctx: Context, where: str, papers: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The papers a headline query selects (today's pool unless ``papers`` is given)."""
+    return select(where, papers=ctx.papers if papers is None else papers)
 
 
-def group_claims(ctx: Context, gap: Headline) -> list[ClaimResult]:
-    """The claims of the headline's group, in claims.yaml order."""
-    return [r for r in ctx.claims or [] if gap.group and r.claim.group == gap.group]
+def group_claims(ctx: Context, gap: Headline) -> list[ClaimViews]:
+    """The claims of the headline's group in both views, in claims.yaml order."""
+    return [v for v in ctx.claim_views or [] if gap.group and v.claim.group == gap.group]
 
 
-def headline_numbers(ctx: Context, gap: Headline) -> list[tuple[str, str]]:
-    """(label, count) pairs: the group's claims when it has one, else its measures."""
+def _number(label: str, survey: str, today: str, movers: list[str]) -> dict:
+    return {
+        "label": label,
+        "survey": survey,
+        "today": today,
+        "moved": survey != today,
+        "movers": movers,
+    }
+
+
+def headline_numbers(ctx: Context, gap: Headline) -> list[dict]:
+    """One entry per number: label, its value in the survey's view and today's,
+    whether it moved and the papers that moved it. The group's claims when it
+    has one, else its measures."""
     if gap.group:
-        return [(r.claim.label or r.claim.id, r.shown_value) for r in group_claims(ctx, gap)]
-    return [(label, str(len(measure(ctx, where)))) for label, where in gap.measures]
+        return [
+            _number(
+                v.claim.label or v.claim.id,
+                v.survey.shown_value,
+                v.today.shown_value,
+                list(v.papers),
+            )
+            for v in group_claims(ctx, gap)
+        ]
+    out = []
+    for label, where in gap.measures:
+        now, then = measure(ctx, where), measure(ctx, where, ctx.survey[0])
+        movers = sorted(set(now.index) ^ set(then.index))
+        out.append(_number(label, str(len(then)), str(len(now)), movers))
+    return out
 
 
 def headline(ctx: Context, gap: Headline) -> dict:
     """One headline gap: its numbers, claims, the papers filling it and who comes closest."""
     members = list(measure(ctx, gap.members).index)
     layers = group_claims(ctx, gap)
-    claims = [r for r in ctx.claims or [] if r.claim.id in gap.claims]
+    claims = [v for v in ctx.claim_views or [] if v.claim.id in gap.claims]
     closest = []
     for label, where in gap.closest:
         keys = [k for k in measure(ctx, where).index if k not in members]
@@ -278,6 +303,8 @@ def gaps_page(ctx: Context) -> Page:
     return page.show(
         "gaps.md",
         ctx=ctx,
+        baseline=ctx.baseline.isoformat(),
+        coverage=ctx.coverage.isoformat(),
         near=NEAR_EMPTY,
         headlines=[headline(ctx, gap) for gap in HEADLINES],
         tables=[gap_table(ctx, broad, variant) for broad, variant in SURVEY_TABLES],

@@ -14,6 +14,7 @@ EXPLORE = (
     (urls.PAPERS, "Papers", "the whole pool, filterable by any tag, year and text"),
     (urls.TAXONOMY, "Taxonomy", "each axis's values with definitions, counts and papers"),
     (urls.EXCLUSIONS, "Exclusions", "the screening flow and the records left out"),
+    (urls.SINCE, "Since the survey", "papers added after the cut-off, cells and claims they moved"),
     (urls.NEW, "What's new", "records by the day they were added, with an Atom feed"),
     (urls.DOWNLOADS, "Downloads", "the pool as CSV, JSON and BibTeX"),
 )
@@ -22,7 +23,8 @@ EXPLORE = (
 def home_page(ctx: Context) -> Page:
     page = Page(urls.HOME, "Home", meta={"hide": ["navigation"]})
     newest = ctx.papers["added"].max()
-    broken = sum(not r.holds for r in ctx.claims) if ctx.claims is not None else 0
+    views = ctx.claim_views
+    broken = sum(not v.survey.holds for v in views) if views is not None else 0
     return page.show(
         "home.md",
         ctx=ctx,
@@ -31,8 +33,13 @@ def home_page(ctx: Context) -> Page:
         pooled=len(ctx.papers),
         excluded=len(ctx.exclusions),
         gaps=[(gap, headline_numbers(ctx, gap)) for gap in HEADLINES],
-        claims=ctx.claims,
+        claims=views,
         broken=broken,
+        broken_today=sum(not v.today.holds for v in views) if views is not None else 0,
+        survey_pooled=len(ctx.survey[0]),
+        survey_excluded=len(ctx.survey[1]),
+        baseline=ctx.baseline.isoformat(),
+        coverage=ctx.coverage.isoformat(),
         year_chart=year_chart(page, ctx),
         decision_chart=decision_chart(page, ctx),
         learned_chart=learned_chart(page, ctx),

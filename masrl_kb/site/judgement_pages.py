@@ -86,7 +86,7 @@ def evaluations_page(ctx: Context) -> Page:
     most_used = (
         table.groupby(["benchmark", "label"])["paper"].nunique().sort_values(ascending=False)
     )
-    claims = [r for r in ctx.claims or [] if r.claim.group == EVALUATION_GROUP]
+    claims = [v for v in ctx.claim_views or [] if v.claim.group == EVALUATION_GROUP]
     # An unused benchmark would be an empty column in every row: it is named once instead.
     columns = _matrix_columns(ctx, table, matrix)
     unused = [c for c in columns if not c["users"]]

@@ -34,6 +34,7 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 from masrl_kb.kb.paths import ENV_ROOT
+from masrl_kb.site.build import ENV_PREVIEW
 from masrl_kb.site.context import load_context
 from masrl_kb.site.pages import edit_path, render_files
 from masrl_kb.site.templates import template_cache
@@ -68,7 +69,8 @@ def on_env(env: Environment, config: MkDocsConfig, files: Files) -> Environment:
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     """Add every generated page and download, read from the data root in ``MASRL_KB_ROOT``."""
-    ctx = load_context(os.environ.get(ENV_ROOT) or None, config.site_url or "")
+    drafts = "exclude" if os.environ.get(ENV_PREVIEW) == "1" else "error"
+    ctx = load_context(os.environ.get(ENV_ROOT) or None, config.site_url or "", drafts)
     ctx.repo_url = config.repo_url or ""
     if len(ctx.papers):
         # Reproducible builds: MkDocs dates the sitemap from SOURCE_DATE_EPOCH when set,

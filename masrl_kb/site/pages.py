@@ -44,20 +44,22 @@ from masrl_kb.site.home import home_page
 from masrl_kb.site.judgement_pages import agreement_page, evaluations_page
 from masrl_kb.site.paper_pages import paper_pages
 from masrl_kb.site.protocol_pages import protocol_page
-from masrl_kb.site.round_pages import rounds_page, since_survey_page
+from masrl_kb.site.round_pages import rounds_page
 from masrl_kb.site.taxonomy_pages import taxonomy_pages
+from masrl_kb.site.view_pages import claims_page, since_page, with_view_notes
 
 
 def all_pages(ctx: Context, downloads: dict[str, str]) -> Iterator[Page]:
     """Every Markdown page, section pages first."""
     yield home_page(ctx)
     yield gaps_page(ctx)
+    yield claims_page(ctx)
     yield from crosstab_pages(ctx)
     yield from taxonomy_pages(ctx)
     yield exclusions_page(ctx)
     yield protocol_page(ctx)
     yield rounds_page(ctx)
-    yield since_survey_page(ctx)
+    yield since_page(ctx)
     yield new_page(ctx)
     yield downloads_page(ctx, downloads)
     yield contribute_page(ctx)
@@ -80,7 +82,8 @@ def site_files(root: object = None, site_url: str = "", repo_url: str = "") -> d
 def render_files(ctx: Context) -> dict[str, str]:
     """Every generated file of one loaded context."""
     downloads = download_files(ctx)
-    files = {urls.source_path(p.url): p.render() for p in all_pages(ctx, downloads)}
+    pages = (with_view_notes(ctx, p) for p in all_pages(ctx, downloads))
+    files = {urls.source_path(p.url): p.render() for p in pages}
     files.update(downloads)
     files[urls.FEED] = atom_feed(ctx)
     return files

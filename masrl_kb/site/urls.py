@@ -31,6 +31,7 @@ PROTOCOL = "protocol/"
 ROUNDS = "rounds/"
 SINCE = "since-survey/"
 AUTHORS = "authors/"
+CLAIMS = "claims/"
 DECISION_AXES = ("decision", "decision_learned")
 
 

@@ -1,0 +1,246 @@
+"""Two views of the pool: the survey's (as of its baseline) and today's.
+
+The survey's view is the pool as it stood on ``protocol.yaml``'s
+``survey.baseline`` (its cut-off, 2026-05-04): papers ``added`` and exclusions
+``screened`` by that day. It stays exactly reproducible, and ``claims.yaml``'s
+expected values are checked there. Today's view (the live pool) is the
+default everywhere else. These functions say what differs between the two:
+
+>>> papers, exclusions = load_pool()
+>>> survey_papers, survey_exclusions = survey_view(papers, exclusions)
+>>> pool_coverage()                        # the date the live pool covers
+>>> new_papers(papers)                      # added after the baseline, with their round
+>>> moved_cells(papers)                     # cross-tab cells whose count differs
+>>> [v for v in claim_views() if v.moved]   # claims whose value differs
+
+The command line (``stats``, ``claims``) and the site's pages call the same
+functions.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+import pandas as pd
+
+from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.protocol import PROTOCOL_FILE, load_protocol
+from masrl_kb.kb.rounds import load_rounds
+from masrl_kb.kb.rules import crosstab_list
+from masrl_kb.query.claims import Claim, ClaimResult, evaluate_claims, load_claims
+from masrl_kb.query.frames import cell_papers, crosstab, load_pool, pool_as_of
+from masrl_kb.query.lang import select_rows
+
+PathLike = str | os.PathLike[str] | None
+Frames = tuple[pd.DataFrame, pd.DataFrame]
+NEW_PAPER_COLUMNS = ["title", "added", "round", "url"]
+MOVED_CELL_COLUMNS = [
+    "rows",
+    "row_value",
+    "cols",
+    "col_value",
+    "strict",
+    "survey",
+    "today",
+    "change",
+    "papers",
+]
+
+
+def survey_baseline(root: PathLike = None) -> dt.date | None:
+    """The survey's cut-off (``protocol.yaml`` ``survey.baseline``); None for a data
+    root without a protocol (a bare root has no survey to compare with)."""
+    if not (find_root(root) / PROTOCOL_FILE).is_file():
+        return None
+    return load_protocol(root).baseline
+
+
+def _baseline(root: PathLike, baseline: dt.date | None) -> dt.date | None:
+    return survey_baseline(root) if baseline is None else baseline
+
+
+def pool_coverage(root: PathLike = None, baseline: dt.date | None = None) -> dt.date | None:
+    """The date the live pool covers: the end of the latest screening round's window
+    (``screening/*/round.yaml``), never earlier than the baseline; the baseline
+    when no round exists; None when there is neither."""
+    base = _baseline(root, baseline)
+    ends = [r.until for r in load_rounds(root)]
+    if base is not None:
+        ends.append(base)
+    return max(ends) if ends else None
+
+
+def survey_view(
+    papers: pd.DataFrame | None = None,
+    exclusions: pd.DataFrame | None = None,
+    root: PathLike = None,
+    baseline: dt.date | None = None,
+) -> Frames:
+    """``(papers, exclusions)`` as they stood on the survey's baseline.
+
+    Without a baseline (no ``protocol.yaml``) the pool is returned as it is.
+    """
+    if papers is None or exclusions is None:
+        papers, exclusions = load_pool(root)
+    base = _baseline(root, baseline)
+    return (papers, exclusions) if base is None else pool_as_of(papers, exclusions, base)
+
+
+def round_of_papers(root: PathLike = None) -> dict[str, str]:
+    """Paper key -> id of the screening round whose decisions brought it in."""
+    found: dict[str, str] = {}
+    for rnd in load_rounds(root):
+        for d in rnd.decided.values():
+            if d["decision"] == "include":
+                found.setdefault(PurePosixPath(d["record"]).stem, rnd.id)
+    return found
+
+
+def new_papers(
+    papers: pd.DataFrame | None = None, root: PathLike = None, baseline: dt.date | None = None
+) -> pd.DataFrame:
+    """Papers added after the baseline, newest first: title, added, round (the round
+    that brought the paper in, None when it was added by hand) and url. Empty
+    without a baseline (no ``protocol.yaml``): nothing to compare with."""
+    papers = load_pool(root)[0] if papers is None else papers
+    base = _baseline(root, baseline)
+    later = papers.iloc[:0] if base is None else papers[papers["added"] > pd.Timestamp(base)]
+    rounds = round_of_papers(root)
+    frame = later[["title", "added", "url"]].copy()
+    # object dtype: a paper added by hand has None, not a missing-string NaN
+    frame["round"] = pd.Series(
+        [rounds.get(k) for k in frame.index], index=frame.index, dtype=object
+    )
+    order = sorted(frame.index, key=lambda k: (-frame.at[k, "added"].value, k))
+    return frame.loc[order, NEW_PAPER_COLUMNS]
+
+
+def moved_cells(
+    papers: pd.DataFrame | None = None,
+    root: PathLike = None,
+    baseline: dt.date | None = None,
+    crosstabs: list[tuple[str, str, bool]] | None = None,
+) -> pd.DataFrame:
+    """Every cross-tab cell whose count differs between the survey's view and today's.
+
+    One row per cell: the two axes and values, ``strict``, the ``survey`` and
+    ``today`` counts, ``change`` and ``papers`` (the keys in one view's cell and
+    not the other's). ``crosstabs``: ``(rows, cols, strict)`` triples, by
+    default every cross-tab the site shows.
+    """
+    papers = load_pool(root)[0] if papers is None else papers
+    base = _baseline(root, baseline)
+    then = papers if base is None else papers[papers["added"] <= pd.Timestamp(base)]
+    rows = []
+    for rows_axis, cols_axis, strict in crosstabs or crosstab_list():
+        now = crosstab(rows_axis, cols_axis, strict=strict, papers=papers)
+        before = crosstab(rows_axis, cols_axis, strict=strict, papers=then)
+        before = before.reindex(index=now.index, columns=now.columns, fill_value=0)
+        for rv in now.index:
+            for cv in now.columns:
+                old, new = int(before.at[rv, cv]), int(now.at[rv, cv])
+                if old == new:
+                    continue
+                cell = (rows_axis, rv, cols_axis, cv, strict)
+                movers = set(cell_papers(*cell[:4], strict=strict, papers=papers).index)
+                movers ^= set(cell_papers(*cell[:4], strict=strict, papers=then).index)
+                rows.append([rows_axis, rv, cols_axis, cv, strict, old, new, new - old])
+                rows[-1].append(sorted(movers))
+    return pd.DataFrame(rows, columns=MOVED_CELL_COLUMNS)
+
+
+# ---------------------------------------------------------------- claims
+
+
+@dataclass(frozen=True)
+class ClaimViews:
+    """One claim in both views: checked in the survey's, shown beside today's."""
+
+    survey: ClaimResult
+    today: ClaimResult
+    papers: tuple[str, ...]  # pooled papers behind the difference
+    exclusions: tuple[str, ...]  # exclusion records behind the difference
+
+    @property
+    def claim(self) -> Claim:
+        return self.survey.claim
+
+    @property
+    def moved(self) -> bool:
+        """The value a reader sees differs (a count, or the denominator of "N of M")."""
+        return self.survey.shown_value != self.today.shown_value
+
+
+def _movers(claim: Claim, now: pd.DataFrame, then: pd.DataFrame) -> tuple[str, ...]:
+    """Rows of ``now`` not in ``then`` that count toward the claim's value or total."""
+    fresh = now.loc[now.index.difference(then.index)]
+    if not claim.where or not len(fresh):
+        return tuple(sorted(map(str, fresh.index)))
+    keys: set[str] = set()
+    for query in (claim.where, claim.of):
+        if query:
+            keys |= set(map(str, select_rows(fresh, query).index))
+    return tuple(sorted(keys))
+
+
+def _claim_movers(claim: Claim, today: Frames, survey: Frames) -> tuple[tuple, tuple]:
+    tables = {"papers": (0,), "exclusions": (1,), "audited": (0, 1)}[claim.table]
+    found = [_movers(claim, today[i], survey[i]) if i in tables else () for i in (0, 1)]
+    return found[0], found[1]
+
+
+def claim_views(
+    claims: list[Claim] | None = None,
+    papers: pd.DataFrame | None = None,
+    exclusions: pd.DataFrame | None = None,
+    root: PathLike = None,
+    baseline: dt.date | None = None,
+) -> list[ClaimViews]:
+    """Every claim of ``claims.yaml`` evaluated in the survey's view and today's."""
+    claims = load_claims(root) if claims is None else claims
+    if papers is None or exclusions is None:
+        papers, exclusions = load_pool(root)
+    survey = survey_view(papers, exclusions, root, baseline)
+    then = evaluate_claims(claims, papers=survey[0], exclusions=survey[1], root=root)
+    now = evaluate_claims(claims, papers=papers, exclusions=exclusions, root=root)
+    out = []
+    for old, new in zip(then, now, strict=True):
+        movers = _claim_movers(new.claim, (papers, exclusions), survey)
+        moved = old.shown_value != new.shown_value
+        out.append(ClaimViews(old, new, *(movers if moved else ((), ()))))
+    return out
+
+
+def moved_claims(
+    claims: list[Claim] | None = None,
+    papers: pd.DataFrame | None = None,
+    exclusions: pd.DataFrame | None = None,
+    root: PathLike = None,
+    baseline: dt.date | None = None,
+) -> list[ClaimViews]:
+    """The claims whose value differs between the survey's view and today's."""
+    return [v for v in claim_views(claims, papers, exclusions, root, baseline) if v.moved]
+
+
+def claim_views_frame(views: list[ClaimViews]) -> pd.DataFrame:
+    """Claims in both views as a table: id, statement, expected, survey, today,
+    holds (in the survey's view, where claims.yaml's expected values apply),
+    holds_today and moved."""
+    columns = ["id", "statement", "expected", "survey", "today", "holds", "holds_today", "moved"]
+    rows = [
+        [
+            v.claim.id,
+            v.claim.statement,
+            f"{v.claim.op} {v.survey.expected_value}",
+            v.survey.shown_value,
+            v.today.shown_value,
+            v.survey.holds,
+            v.today.holds,
+            v.moved,
+        ]
+        for v in views
+    ]
+    return pd.DataFrame(rows, columns=columns)
