@@ -49,6 +49,11 @@ def author_anchor(name: str) -> str:
     return "a-" + slug(name)
 
 
+def benchmark(bid: str) -> str:
+    """A benchmark's page (every benchmark a paper reports on, pooled or not)."""
+    return f"benchmarks/{slug(bid)}/"
+
+
 def taxonomy_axis(axis: str) -> str | None:
     """The taxonomy page an axis is described on (None for year)."""
     if axis in DECISION_AXES:
