@@ -270,8 +270,17 @@
     });
   }
 
+  // The theme's table wrappers scroll sideways on narrow screens: keyboard users must be
+  // able to focus them to scroll (axe: scrollable-region-focusable).
+  function focusableScrollers() {
+    document.querySelectorAll(".md-typeset__scrollwrap, .kb-scroll").forEach(function (box) {
+      if (!box.hasAttribute("tabindex")) box.setAttribute("tabindex", "0");
+    });
+  }
+
   function setup() {
     markWide();
+    focusableScrollers();
     var facets = document.querySelector("[data-kb-facets]");
     // Phones: the tag filters fold behind their summary so the table comes first.
     if (facets && window.matchMedia("(max-width: 44.9375em)").matches &&
@@ -285,6 +294,16 @@
       init(panel, table);
     }
   }
+
+  // Search: "arXiv:2508.03680" is how papers cite an id, but the search syntax reads
+  // "arxiv:" as a field name. Drop the prefix before the theme's search sees the query
+  // (a capturing listener runs before the theme's own).
+  document.addEventListener("input", function (event) {
+    var box = event.target;
+    if (!box || !box.classList || !box.classList.contains("md-search__input")) return;
+    var plain = box.value.replace(/^\s*arxiv\s*:\s*/i, "");
+    if (plain !== box.value) box.value = plain;
+  }, true);
 
   // Material's instant navigation swaps pages without a reload: re-run on
   // each page it shows; fall back to DOMContentLoaded without Material.
