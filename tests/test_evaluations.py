@@ -1,4 +1,5 @@
-"""Releases and evaluations: the query functions, the matrix page and the paper pages."""
+"""Releases and evaluations: the query functions, the evaluations and benchmark pages, and
+the paper pages."""
 
 from __future__ import annotations
 
@@ -61,39 +62,69 @@ def test_matrix_puts_pooled_benchmarks_first_then_the_most_used(papers) -> None:
     assert all(counts[b] >= counts.drop(shown).max() for b in shown)
 
 
-def test_each_matrix_cell_links_exactly_its_papers(site, papers) -> None:
-    elements = parse(page(site, "evaluations/"))
-    table = evaluations(papers)
-    rows = with_attr(elements, "data-paper")
-    assert rows, "the matrix lists papers"
-    marked: dict[str, set[str]] = {}
+def _tables(elements) -> dict[str, set[str]]:
+    """Each benchmark section's papers (data-benchmark section, data-paper rows)."""
+    listed: dict[str, set[str]] = {}
     current = None
     for e in elements:
-        if "data-paper" in e.attrs:
-            current = e.get("data-paper")
-        elif e.tag == "td" and "data-benchmark" in e.attrs and current:
-            marked.setdefault(e.get("data-benchmark"), set()).add(current)
-    headers = [
-        e.get("data-benchmark") for e in elements if e.tag == "th" and e.get("data-benchmark")
-    ]
-    for bench in headers:
-        expected = set(table.loc[table["benchmark"] == bench, "key"])
-        assert marked.get(bench, set()) == expected, bench
-    html = page(site, "evaluations/").read_text()
-    for key in set().union(*marked.values()):
-        assert f'href="../papers/{key}/"' in html
+        if e.tag == "section" and "data-benchmark" in e.attrs:
+            current = listed.setdefault(e.get("data-benchmark"), set())
+        elif e.tag == "tr" and "data-paper" in e.attrs and current is not None:
+            current.add(e.get("data-paper"))
+    return listed
 
 
-def test_matrix_shows_used_benchmarks_and_names_the_unused_pooled_ones(site, papers) -> None:
+def test_each_benchmark_table_lists_exactly_its_papers(site, papers) -> None:
+    table = evaluations(papers)
+    listed = _tables(parse(page(site, "evaluations/")))
+    assert listed, "the page has benchmark tables"
+    for bench, keys in listed.items():
+        assert keys == set(table.loc[table["benchmark"] == bench, "key"]), bench
+    native = set(table.loc[table["multi_agent_native"], "benchmark"])
+    assert native <= set(listed), "every multi-agent-native benchmark has its table"
+
+
+def test_pooled_benchmarks_are_tabled_when_used_and_named_when_not(site, papers) -> None:
     html = page(site, "evaluations/").read_text()
-    headers = set(re.findall(r'<th scope="col" class="kb-rot" data-benchmark="([^"]+)"', html))
+    tabled = set(_tables(parse(page(site, "evaluations/"))))
     line = re.search(r'<p class="kb-unused">(.*?)</p>', html, re.S)
     named = set(re.findall(r'href="\.\./papers/([^/"]+)/"', line.group(1))) if line else set()
     used = set(evaluations(papers)["benchmark"])
-    assert headers <= used
+    assert tabled <= used
     for key in papers.index[papers["category"] == "benchmark"]:
-        assert (key in headers) == (key in used), key
+        assert (key in tabled) == (key in used), key
         assert (key in named) == (key not in used), key
+
+
+def test_every_used_benchmark_has_a_page_listing_its_papers(site, papers) -> None:
+    table = evaluations(papers)
+    for bench, rows in table.groupby("benchmark"):
+        elements = parse(page(site, f"benchmarks/{bench}/"))
+        keys = {e.get("data-paper") for e in with_attr(elements, "data-paper")}
+        assert keys == set(rows["key"]), bench
+
+
+def test_recorded_results_appear_with_their_source(site, papers) -> None:
+    from masrl_kb.query.frames import results
+
+    values = results(papers)
+    assert len(values), "the records hold sourced results"
+    for r in values.itertuples():
+        html = page(site, f"benchmarks/{r.benchmark}/").read_text()
+        row = re.search(
+            rf'<tr data-paper="{re.escape(r.key)}">(?:(?!</tr>).)*?'
+            rf"<strong>{re.escape(_html(r.value))}</strong>(?:(?!</tr>).)*?</tr>",
+            html,
+            re.S,
+        )
+        assert row, (r.key, r.benchmark, r.value)
+        assert f'href="{_html(r.source)}"' in row.group(0)
+
+
+def _html(text: str) -> str:
+    from markupsafe import escape
+
+    return str(escape(text))
 
 
 def test_evaluation_claims_are_on_the_gaps_page(site) -> None:

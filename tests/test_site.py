@@ -94,6 +94,8 @@ def _heat_cells(site: Path, cross) -> dict[tuple[str, str], tuple[int, str | Non
 @pytest.mark.parametrize("cross", all_crosses(), ids=lambda c: c.slug)
 def test_crosstab_cells_equal_the_api_and_link_to_exactly_their_papers(site, papers, cross):
     table = crosstab(cross.rows, cross.cols, strict=cross.strict, papers=papers)
+    if cross.cols == "year":  # a year with no paper is no gap: the page leaves it out
+        table = table.loc[:, table.sum() > 0]
     cells = _heat_cells(site, cross)
     assert len(cells) == table.size
     base = site_urls.crosstab(cross)
@@ -330,7 +332,9 @@ def test_crosstab_totals_count_each_paper_once(site, papers, cross) -> None:
         return set(select_axis(subset, axis, value))
 
     row_sets = [members(cross.rows, rv) for rv in table.index]
-    order = sorted(table.columns) if cross.cols == "year" else list(table.columns)
+    order = list(table.columns)
+    if cross.cols == "year":  # oldest first, and only years with a paper
+        order = sorted(c for c in table.columns if table[c].sum())
     col_sets = [members(cross.cols, cv) for cv in order]
     assert rows == [len(s) for s in row_sets]
     assert cols == [len(s) for s in col_sets]

@@ -9,12 +9,13 @@ on one page of each kind, so the whole file stays near a minute.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 
-from masrl_kb.query.frames import cell_papers, load_exclusions, load_papers, select
+from masrl_kb.query.frames import cell_papers, evaluations, load_exclusions, load_papers, select
 from masrl_kb.site import urls as site_urls
 from masrl_kb.site.context import Cross, all_crosses
 from tests.test_site_support import KEY, build_hostile_site, real_site, serve
@@ -122,6 +123,14 @@ def page_kinds() -> dict[str, str]:
         "traces": site_urls.TRACES,
         "cite": site_urls.CITE,
         "contribute": site_urls.CONTRIBUTE,
+        "evaluations": site_urls.EVALUATIONS,
+        "benchmark": site_urls.benchmark(evaluations(papers=papers)["benchmark"].iloc[0]),
+        "agreement": site_urls.AGREEMENT,
+        "authors": site_urls.AUTHORS,
+        "claims": site_urls.CLAIMS,
+        "since": site_urls.SINCE,
+        "rounds": site_urls.ROUNDS,
+        "protocol": site_urls.PROTOCOL,
     }
 
 
@@ -321,19 +330,171 @@ def test_search_finds_papers_by_first_author_surname(page, base_url) -> None:
         _search(page, surname, f"/papers/{key}/")
 
 
-AXE_PAGES = ("home", "crosstab", "papers", "paper", "gaps", "exclusions")
-
-
-@pytest.mark.parametrize("kind", AXE_PAGES)
-def test_no_serious_accessibility_violation_in_our_markup(page, base_url, kind) -> None:
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_no_serious_accessibility_violation_on_any_kind_of_page(browser, base_url, scheme) -> None:
+    """axe on the whole page, the theme's header, navigation, search and footer included."""
     from axe_playwright_python.sync_playwright import Axe
 
-    page.goto(base_url + page_kinds()[kind])
-    # Our markup is the page content; the theme's header, navigation and footer are Material's.
-    results = Axe().run(page, context={"include": [[".md-content"]]})
-    serious = [
-        (v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3])
-        for v in results.response["violations"]
-        if v["impact"] in ("serious", "critical")
-    ]
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+    context.route("**/*", lambda r: r.continue_() if _local(r) else r.abort())
+    opened = context.new_page()
+    found = []
+    try:
+        for kind, url in page_kinds().items():
+            opened.goto(base_url + url)
+            results = Axe().run(opened)
+            found += [
+                (kind, v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3])
+                for v in results.response["violations"]
+                if v["impact"] in ("serious", "critical")
+            ]
+    finally:
+        context.close()
+    assert not found, found
+
+
+def _local(route) -> bool:
+    return route.request.url.startswith("http://127.0.0.1")
+
+
+@pytest.mark.parametrize("kind", ["home", "papers", "paper", "agreement"])
+def test_no_serious_accessibility_violation_on_a_phone(phone, base_url, kind) -> None:
+    from axe_playwright_python.sync_playwright import Axe
+
+    phone.goto(base_url + page_kinds()[kind])
+    violations = Axe().run(phone).response["violations"]
+    serious = [(v["id"], v["impact"]) for v in violations if v["impact"] in ("serious", "critical")]
     assert not serious, serious
+
+
+# ---------------------------------------------------------------- readers' paths (issue 20)
+
+
+def test_unknown_url_parameters_are_ignored(page, base_url) -> None:
+    papers = load_papers()
+    methods = select('category == "rl_method"', papers=papers)
+    for query, expected in (
+        ("?utm_source=newsletter&fbclid=abc123", len(papers)),
+        ("?category=rl_method&utm_medium=social&gclid=x", len(methods)),
+    ):
+        page.goto(base_url + site_urls.PAPERS + query)
+        page.wait_for_function(
+            f"document.querySelector('[data-kb-shown]').textContent == '{expected}'"
+        )
+        assert page.locator("tr[data-key]:visible").count() == expected
+
+
+def test_the_filtered_view_downloads_as_csv_and_bibtex(page, base_url) -> None:
+    import csv
+    import io
+
+    papers = load_papers()
+    wanted = select('category == "benchmark"', papers=papers)
+    page.goto(base_url + site_urls.PAPERS + "?category=benchmark")
+    with page.expect_download() as got:
+        page.locator('[data-kb-download="csv"]').click()
+    rows = list(csv.DictReader(io.StringIO(Path(got.value.path()).read_text())))
+    assert sorted(r["key"] for r in rows) == sorted(wanted.index)
+    with page.expect_download() as got:
+        page.locator('[data-kb-download="bibtex"]').click()
+    bib = Path(got.value.path()).read_text()
+    cites = sorted(re.findall(r"^@\w+\{([^,]+),", bib, re.M))
+    assert cites == sorted(str(papers.at[k, "bibtex_key"]) for k in wanted.index)
+
+
+@pytest.mark.parametrize(("width", "height"), [(390, 844), (1280, 800)])
+def test_first_screen_has_the_coverage_date_suggest_and_findings(browser, base_url, width, height):
+    from masrl_kb.query.views import pool_coverage
+
+    context = browser.new_context(viewport={"width": width, "height": height})
+    opened = context.new_page()
+    try:
+        opened.goto(base_url)
+        for selector in ("[data-kb-coverage]", ".kb-first a.kb-action", "[data-kb-finding]"):
+            box = opened.locator(selector).first.bounding_box()
+            assert box and box["y"] + box["height"] <= height, (selector, box)
+        coverage = opened.locator("[data-kb-coverage]").first.inner_text()
+        assert coverage == pool_coverage().isoformat()
+        assert "Suggest a paper" in opened.locator(".kb-first a.kb-action").inner_text()
+        _shot(opened, f"home-first-{width}")
+    finally:
+        context.close()
+
+
+def test_agreement_figures_fit_a_phone_without_splitting_words(phone, base_url) -> None:
+    phone.goto(base_url + site_urls.AGREEMENT)
+    tables = phone.locator("table.kb-agreement")
+    assert tables.count() > 0
+    for i in range(tables.count()):
+        table = tables.nth(i)
+        assert table.evaluate("t => t.scrollWidth <= t.parentElement.clientWidth + 1")
+        last = table.locator("thead th").last.bounding_box()
+        assert last["x"] + last["width"] <= 390, "kappa and alpha stay on screen"
+        # Every cell's text fits on its line: no axis name broken inside a word.
+        broken = table.evaluate(
+            "t => [...t.querySelectorAll('td, th')].filter(c => {"
+            " const r = document.createRange(); r.selectNodeContents(c);"
+            " const size = parseFloat(getComputedStyle(c).fontSize);"
+            " return c.textContent.trim().indexOf(' ') < 0"
+            "   && r.getBoundingClientRect().height > 1.8 * size;"
+            "}).map(c => c.textContent)"
+        )
+        assert not broken, broken
+
+
+def _accented_author() -> tuple[str, str]:
+    """(the accent-free surname, a key of their paper) for an author with accents."""
+    from masrl_kb.query.authors import authors, fold
+
+    table = authors()
+    for name, key in zip(table["author"], table["key"], strict=True):
+        surname = name.split(",")[0].strip()
+        if fold(surname) != surname.casefold() and len(surname) > 3:
+            return fold(surname), key
+    pytest.fail("the pool has an author whose name carries an accent")
+
+
+def test_search_folds_accents_and_reads_arxiv_versions(page, base_url) -> None:
+    papers = load_papers()
+    plain, key = _accented_author()
+    page.goto(base_url)
+    _search(page, plain, f"/papers/{key}/")
+    arxiv = papers["arxiv_id"].dropna()
+    key, number = arxiv.index[0], arxiv.iloc[0]
+    for probe in (f"{number}v2", f"arXiv:{number}"):
+        page.locator(".md-search__input").fill("")
+        _search(page, probe, f"/papers/{key}/")
+
+
+def test_the_authors_index_lists_papers_and_coauthors(page, base_url) -> None:
+    from masrl_kb.query.authors import authors
+
+    table = authors()
+    name = table["author"].value_counts().index[0]  # the author with the most papers
+    page.goto(base_url + site_urls.AUTHORS)
+    entry = page.locator("li[id]", has=page.locator("strong", has_text=name)).first
+    links = entry.locator("a[href*='papers/']").evaluate_all("a => a.map(x => x.href)")
+    expected = set(table.loc[table["author"] == name, "key"])
+    assert {h.rstrip("/").rsplit("/", 1)[-1] for h in links} == expected
+
+
+def test_paper_page_puts_links_by_the_title_and_folds_long_author_lists(page, base_url) -> None:
+    papers = load_papers()
+    long = papers[papers["authors"].map(len) > 10]
+    assert len(long), "the pool has a paper with more than ten authors"
+    key = long.index[0]
+    page.goto(base_url + site_urls.paper(key))
+    actions = page.locator(".kb-actions a.kb-action").all_inner_texts()
+    assert actions[:1] == ["Cite"] and ("PDF" in actions) == isinstance(
+        papers.at[key, "arxiv_id"], str
+    )
+    h1 = page.locator("h1").bounding_box()
+    bar = page.locator(".kb-actions").bounding_box()
+    assert 0 <= bar["y"] - (h1["y"] + h1["height"]) < 40, "the links sit right under the title"
+    fold = page.locator("details.kb-more-authors")
+    assert fold.evaluate("d => d.open") is False
+    assert (
+        len(papers.at[key, "authors"])
+        and f"show all {len(papers.at[key, 'authors'])} authors" in fold.inner_text()
+    )
+    _shot(page, "paper-long-authors")

@@ -9,13 +9,16 @@
 (function () {
   "use strict";
 
-  function readState() {
+  // Only the table's own parameters filter: a shared link's tracking tags
+  // (utm_source, fbclid, ...) or a stale parameter must never empty the table.
+  function readState(known) {
     var state = { include: {}, exclude: {}, q: "", sort: "" };
     new URLSearchParams(window.location.search).forEach(function (value, name) {
       if (name === "text") { state.q = value; return; }
       if (name === "sort") { state.sort = value; return; }
       var bucket = name.charAt(0) === "-" ? state.exclude : state.include;
       var key = name.replace(/^-/, "");
+      if (!known[key]) return;
       value.split(",").filter(Boolean).forEach(function (v) {
         (bucket[key] = bucket[key] || []).push(v);
       });
@@ -104,8 +107,83 @@
     rows.forEach(function (row) { body.appendChild(row); });
   }
 
+  // The filter parameters this table knows: one per chip group, plus its data-* columns.
+  function knownParams(panel) {
+    var known = {};
+    panel.querySelectorAll(".kb-chip").forEach(function (chip) {
+      known[chip.getAttribute("data-param")] = true;
+    });
+    (panel.getAttribute("data-kb-params") || "").split(" ").forEach(function (name) {
+      if (name) known[name] = true;
+    });
+    return known;
+  }
+
+  // A minimal RFC 4180 reader: our own CSV, quoted cells may hold commas and newlines.
+  function parseCsv(text) {
+    var rows = [], row = [], cell = "", quoted = false;
+    for (var i = 0; i < text.length; i++) {
+      var c = text.charAt(i);
+      if (quoted) {
+        if (c === '"' && text.charAt(i + 1) === '"') { cell += '"'; i++; }
+        else if (c === '"') quoted = false;
+        else cell += c;
+      } else if (c === '"') quoted = true;
+      else if (c === ",") { row.push(cell); cell = ""; }
+      else if (c === "\n" || c === "\r") {
+        if (c === "\r" && text.charAt(i + 1) === "\n") i++;
+        row.push(cell); rows.push(row); row = []; cell = "";
+      } else cell += c;
+    }
+    if (cell || row.length) { row.push(cell); rows.push(row); }
+    return rows;
+  }
+
+  function csvLine(cells) {
+    return cells.map(function (v) {
+      return /[",\r\n]/.test(v) ? '"' + v.replace(/"/g, '""') + '"' : v;
+    }).join(",") + "\r\n";
+  }
+
+  function save(name, text, type) {
+    var link = document.createElement("a");
+    link.href = URL.createObjectURL(new Blob([text], { type: type }));
+    link.download = name;
+    document.body.appendChild(link);
+    link.click();
+    window.setTimeout(function () { URL.revokeObjectURL(link.href); link.remove(); }, 0);
+  }
+
+  // The rows shown now, as the site's own CSV (same columns) or BibTeX (same entries).
+  function download(link, rows) {
+    var keys = {};
+    rows.forEach(function (row) { if (!row.hidden) keys[row.getAttribute("data-key")] = true; });
+    var kind = link.getAttribute("data-kb-download");
+    var csvUrl = link.getAttribute("data-csv");
+    fetch(csvUrl).then(function (r) { return r.text(); }).then(function (text) {
+      var table = parseCsv(text);
+      var head = table[0], at = head.indexOf("key"), bib = head.indexOf("bibtex_key");
+      var kept = table.slice(1).filter(function (cells) { return keys[cells[at]]; });
+      if (kind === "csv") {
+        save("papers-view.csv", [head].concat(kept).map(csvLine).join(""), "text/csv");
+        return;
+      }
+      var cites = {};
+      kept.forEach(function (cells) { cites[cells[bib]] = true; });
+      return fetch(link.getAttribute("href")).then(function (r) { return r.text(); })
+        .then(function (bibtex) {
+          var entries = bibtex.split(/\n(?=@)/).filter(function (entry) {
+            var m = /^@\w+\{([^,]+),/.exec(entry.trim());
+            return m && cites[m[1]];
+          });
+          save("papers-view.bib", entries.map(function (e) { return e.trim() + "\n"; })
+            .join("\n"), "application/x-bibtex");
+        });
+    });
+  }
+
   function init(panel, table) {
-    var state = readState();
+    var state = readState(knownParams(panel));
     var input = panel.querySelector("[data-kb-q]");
     var chips = panel.querySelectorAll(".kb-chip");
     var rows = Array.prototype.slice.call(table.tBodies[0].rows);
@@ -176,6 +254,12 @@
       button.textContent = "Link copied";
       window.setTimeout(function () { button.textContent = "Copy link"; }, 1500);
     });
+    panel.querySelectorAll("[data-kb-download]").forEach(function (link) {
+      link.addEventListener("click", function (event) {
+        event.preventDefault();
+        download(link, rows);
+      });
+    });
     apply();
   }
 
@@ -186,8 +270,17 @@
     });
   }
 
+  // The theme's table wrappers scroll sideways on narrow screens: keyboard users must be
+  // able to focus them to scroll (axe: scrollable-region-focusable).
+  function focusableScrollers() {
+    document.querySelectorAll(".md-typeset__scrollwrap, .kb-scroll").forEach(function (box) {
+      if (!box.hasAttribute("tabindex")) box.setAttribute("tabindex", "0");
+    });
+  }
+
   function setup() {
     markWide();
+    focusableScrollers();
     var facets = document.querySelector("[data-kb-facets]");
     // Phones: the tag filters fold behind their summary so the table comes first.
     if (facets && window.matchMedia("(max-width: 44.9375em)").matches &&
@@ -201,6 +294,16 @@
       init(panel, table);
     }
   }
+
+  // Search: "arXiv:2508.03680" is how papers cite an id, but the search syntax reads
+  // "arxiv:" as a field name. Drop the prefix before the theme's search sees the query
+  // (a capturing listener runs before the theme's own).
+  document.addEventListener("input", function (event) {
+    var box = event.target;
+    if (!box || !box.classList || !box.classList.contains("md-search__input")) return;
+    var plain = box.value.replace(/^\s*arxiv\s*:\s*/i, "");
+    if (plain !== box.value) box.value = plain;
+  }, true);
 
   // Material's instant navigation swaps pages without a reload: re-run on
   // each page it shows; fall back to DOMContentLoaded without Material.

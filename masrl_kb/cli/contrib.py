@@ -9,6 +9,7 @@ default data root) says which knowledge base they act on.
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -206,6 +207,23 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------- release
+
+
+def cmd_release(args: argparse.Namespace) -> int:
+    from masrl_kb.contrib.release import ReleaseError, release
+
+    root = _root(args)
+    try:
+        written = release(args.version, args.date or dt.date.today(), root)
+    except ReleaseError as err:
+        _err(str(err))
+        return 2
+    for path in written:
+        print(f"wrote {_relative(path, root)}")
+    return 0
+
+
 # ---------------------------------------------------------------- check-links
 
 
@@ -306,6 +324,19 @@ def register(sub) -> None:
     p = sub.add_parser("schema", help="write the JSON Schemas under schema/ (editor support)")
     p.add_argument("--check", action="store_true", help="exit 1 when a schema file is stale")
     p.set_defaults(func=cmd_schema)
+
+    p = sub.add_parser(
+        "release",
+        help="stamp a citable version into CITATION.cff and write .zenodo.json",
+        description="Set CITATION.cff's version and date-released and write .zenodo.json "
+        "(Zenodo's metadata, counts computed from the records). The release workflow runs "
+        "it, then tags vVERSION; Zenodo archives the tagged release and mints its DOI.",
+    )
+    p.add_argument("version", help="MAJOR.MINOR.PATCH, not older than the current one")
+    from masrl_kb.cli.screen import iso_date  # light: argparse and datetime only
+
+    p.add_argument("--date", type=iso_date, help="release date YYYY-MM-DD (default: today)")
+    p.set_defaults(func=cmd_release)
 
     p = sub.add_parser("check-links", help="request every record's links (needs the network)")
     p.add_argument("--timeout", type=float, default=15.0, help="seconds per request (15)")

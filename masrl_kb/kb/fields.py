@@ -59,6 +59,14 @@ ARTIFACT_FIELDS: tuple[Field, ...] = (
     Field("provisional", "text", "Why no primary source is cited yet (shown as a badge).", False),
 )
 
+RESULT_FIELDS: tuple[Field, ...] = (
+    Field("metric", "text", "The metric as the paper names it (success rate, win rate...)."),
+    Field("value", "text", "The reported value with its unit, as printed (e.g. '71.3%')."),
+    Field("setting", "text", "What produced it: the trained model, team size, split."),
+    Field("where", "text", "Table or figure of the source that prints the value."),
+    Field("source", "url", "The paper or repository page the value was read from."),
+)
+
 EVALUATION_FIELDS: tuple[Field, ...] = (
     Field(
         "benchmark",
@@ -69,6 +77,13 @@ EVALUATION_FIELDS: tuple[Field, ...] = (
     Field("metric", "text", "The metric reported (accuracy, pass@1, success rate...)."),
     Field("multi_agent_native", "bool", "The setting scores the team, not only an answer."),
     Field("note", "text", "What the setting was, when it matters (a split, a mode).", False),
+    Field(
+        "results",
+        "objects",
+        "Values the paper reports on this benchmark, each with its source.",
+        False,
+        sub=RESULT_FIELDS,
+    ),
 )
 
 NO_EVALUATION_FIELDS: tuple[Field, ...] = (

@@ -525,6 +525,23 @@ def evaluations(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd
     return pd.DataFrame(rows, columns=EVALUATION_COLUMNS)
 
 
+RESULT_COLUMNS = ["key", "benchmark", "metric", "value", "setting", "where", "source"]
+
+
+def results(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.DataFrame:
+    """One row per reported value: the paper's ``key``, the benchmark, and the value's
+    ``metric``, ``value`` (as printed), ``setting``, ``where`` and ``source`` URL.
+    Evaluations without a recorded value have no row (see :func:`evaluations`)."""
+    papers = load_papers(root) if papers is None else papers
+    rows = [
+        [key, e["benchmark"], *(r[c] for c in RESULT_COLUMNS[2:])]
+        for key, entries in zip(papers.index, papers["evaluated_on"], strict=True)
+        for e in (entries if isinstance(entries, list) else [])
+        for r in e.get("results") or []
+    ]
+    return pd.DataFrame(rows, columns=RESULT_COLUMNS)
+
+
 def benchmark_matrix(
     papers: pd.DataFrame | None = None,
     root: PathLike = None,

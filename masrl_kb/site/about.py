@@ -143,10 +143,20 @@ def cite_page(ctx: Context) -> Page:
         page.show("missing.md", name="CITATION.cff")
         return page
     text = source.read_text(encoding="utf-8")
+    cff = yaml.safe_load(text)
     survey = f"https://arxiv.org/abs/{SURVEY['arxiv_id']}"
-    page.show("cite.md", survey=survey, arxiv_id=SURVEY["arxiv_id"])
+    page.show(
+        "cite.md",
+        survey=survey,
+        arxiv_id=SURVEY["arxiv_id"],
+        version=str(cff.get("version", "")),
+        released=str(cff.get("date-released", "")),
+        coverage=ctx.coverage.isoformat(),
+        papers=len(ctx.papers),
+        exclusions=len(ctx.exclusions),
+    )
     page.add(
-        _fence("\n\n".join(cff_bibtex(yaml.safe_load(text))), "bibtex"),
+        _fence("\n\n".join(cff_bibtex(cff)), "bibtex"),
         "## CITATION.cff",
         "<p>The repository's citation file:</p>",
         _fence(text, "yaml"),

@@ -51,54 +51,120 @@ def _y_axis(ticks: list[int], scale: float) -> list[str]:
     return parts
 
 
-def year_chart(page: Page, ctx: Context) -> Markup:
-    """Stacked bars: papers per year, one colour per category."""
-    table = crosstab("category", "year", papers=ctx.papers)
-    years = list(table.columns)
-    totals = table.sum(axis=0)
+# Years shown one bar each; older papers share one "earlier" bar.
+RECENT_YEARS = 8
+
+
+def _recent(table, last: int | None):
+    """``table`` (rows x years) cut to the last RECENT_YEARS years with a paper, older
+    years summed into one "≤YYYY" column; column labels as text."""
+    years = [y for y in sorted(table.columns) if table[y].sum()]
     if not years:
-        return Markup('<p class="kb-dim">No papers.</p>')
-    ticks = _ticks(int(totals.max()))
+        return table.iloc[:, :0], []
+    end = max(years[-1], last or years[-1])
+    first = end - RECENT_YEARS + 1
+    shown = table[[y for y in range(first, end + 1) if y in table.columns]].copy()
+    older = [y for y in years if y < first]
+    if older:
+        shown.insert(0, f"≤{older[-1]}", table[older].sum(axis=1))
+    return shown, [str(c) for c in shown.columns]
+
+
+def _stacked_years(table, names: list[str], partial: str | None, title: str, tid: str) -> str:
+    """An SVG of stacked bars per year; ``partial`` names the year still under way."""
+    totals = table.sum(axis=0)
+    ticks = _ticks(int(totals.max()) if len(totals) else 0)
     scale = (HEIGHT - PAD_TOP - PAD_BOTTOM) / max(ticks[-1], 1)
-    slot = (WIDTH - PAD_LEFT - PAD_RIGHT) / len(years)
+    slot = (WIDTH - PAD_LEFT - PAD_RIGHT) / max(len(table.columns), 1)
     parts = _y_axis(ticks, scale)
-    label_every = max(1, round(len(years) / 12))
-    for i, year in enumerate(years):
-        x = PAD_LEFT + i * slot
-        y = HEIGHT - PAD_BOTTOM
-        for j, category in enumerate(table.index):
-            n = int(table.at[category, year])
+    for i, year in enumerate(table.columns):
+        x, y = PAD_LEFT + i * slot, HEIGHT - PAD_BOTTOM
+        label = str(year)
+        mark = " kb-partial" if label == partial else ""
+        for j, name in enumerate(names):
+            n = int(table.iloc[j][year])
             if n:
                 h = n * scale
                 y -= h
-                tip = f"{year} · {ctx.tax['category'].label_of(category)}: {n}"
+                tip = f"{label}{' (so far)' if mark else ''} · {name}: {n}"
                 parts.append(
-                    f'<rect class="kb-c{j}" x="{x + slot * 0.15:.1f}" y="{y:.1f}" '
-                    f'width="{slot * 0.7:.1f}" height="{h:.1f}"><title>{esc(tip)}'
-                    "</title></rect>"
+                    f'<rect class="kb-c{j}{mark}" x="{x + slot * 0.15:.1f}" y="{y:.1f}" '
+                    f'width="{slot * 0.7:.1f}" height="{h:.1f}"><title>{esc(tip)}</title></rect>'
                 )
-        if i % label_every == 0 or i == len(years) - 1:
-            parts.append(
-                f'<text class="kb-tick" x="{x + slot / 2:.1f}" '
-                f'y="{HEIGHT - PAD_BOTTOM + 16}" text-anchor="middle">{year}</text>'
-            )
+        parts.append(
+            f'<text class="kb-tick" x="{x + slot / 2:.1f}" y="{HEIGHT - PAD_BOTTOM + 18}" '
+            f'text-anchor="middle">{esc(label)}{"*" if mark else ""}</text>'
+        )
+    return (
+        f'<svg class="kb-chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
+        f'aria-labelledby="{tid}"><title id="{tid}">{esc(title)}</title>{"".join(parts)}</svg>'
+    )
+
+
+def _partial_note(partial: str | None, covered: str) -> str:
+    if not partial:
+        return ""
+    return (
+        f'<p class="kb-note kb-partial-note">* {esc(partial)} so far: the pool covers papers '
+        f"up to {esc(covered)}, so its bar is still growing.</p>"
+    )
+
+
+def partial_year(ctx: Context) -> tuple[str | None, str]:
+    """The year still under way at the pool's coverage date (None on 31 December)."""
+    covered = ctx.coverage
+    return (None if (covered.month, covered.day) == (12, 31) else str(covered.year)), (
+        covered.isoformat()
+    )
+
+
+def year_chart(page: Page, ctx: Context) -> Markup:
+    """Stacked bars: papers per year, one colour per category."""
+    partial, covered = partial_year(ctx)
+    table, years = _recent(crosstab("category", "year", papers=ctx.papers), ctx.coverage.year)
+    if not years:
+        return Markup('<p class="kb-dim">No papers.</p>')
+    names = [ctx.tax["category"].label_of(c) for c in table.index]
+    svg = _stacked_years(table, names, partial, "Papers per year by category", "kb-year-title")
     legend = "".join(
         f'<span class="kb-key-item"><span class="kb-swatch kb-c{j}"></span>'
         f"{link(page.url, urls.value('category', c), ctx.tax['category'].label_of(c))}</span>"
         for j, c in enumerate(table.index)
     )
-    svg = (
-        f'<svg class="kb-chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
-        'aria-labelledby="kb-year-title"><title id="kb-year-title">Papers per year by '
-        f"category</title>{''.join(parts)}</svg>"
-    )
-    head = ["Year", *[ctx.tax["category"].label_of(c) for c in table.index], "All"]
+    totals = table.sum(axis=0)
     rows = [
-        [y, *[int(table.at[c, y]) for c in table.index], int(totals[y])] for y in years if totals[y]
+        [y, *[int(v) for v in table[c]], int(totals[c])]
+        for y, c in zip(years, table.columns, strict=True)
+        if totals[c]
     ]
     return Markup(
         f'<figure class="kb-figure">{svg}<figcaption class="kb-legend">{legend}'
-        f"</figcaption></figure>{_fallback('Papers per year by category', head, rows)}"
+        f"</figcaption></figure>{_partial_note(partial, covered)}"
+        f"{_fallback('Papers per year by category', ['Year', *names, 'All'], rows)}"
+    )
+
+
+def learned_chart(page: Page, ctx: Context) -> Markup:
+    """Stacked bars: per year, the papers that learn each decision O1..O5."""
+    partial, covered = partial_year(ctx)
+    ids = list(ctx.tax["decision"].ids)
+    raw = crosstab("decision_learned", "year", papers=ctx.papers).reindex(ids)
+    table, years = _recent(raw, ctx.coverage.year)
+    if not years or not int(table.to_numpy().sum()):
+        return Markup('<p class="kb-dim">No paper learns a decision yet.</p>')
+    names = [f"{d} {ctx.tax['decision'].label_of(d)}" for d in ids]
+    title = "Papers that learn each orchestration decision, by year"
+    svg = _stacked_years(table, names, partial, title, "kb-learned-title")
+    legend = "".join(
+        f'<span class="kb-key-item"><span class="kb-swatch kb-c{j}"></span>'
+        f"{link(page.url, urls.value('decision_learned', d), names[j])}</span>"
+        for j, d in enumerate(ids)
+    )
+    rows = [[y, *[int(v) for v in table[c]]] for y, c in zip(years, table.columns, strict=True)]
+    return Markup(
+        f'<figure class="kb-figure">{svg}<figcaption class="kb-legend">{legend}'
+        f"</figcaption></figure>{_partial_note(partial, covered)}"
+        f"{_fallback(title, ['Year', *names], rows)}"
     )
 
 
@@ -107,36 +173,31 @@ def decision_chart(page: Page, ctx: Context) -> Markup:
     ids = ctx.tax["decision"].ids
     counts = {d: value_counts(d, papers=ctx.papers) for d in ids}
     peak = max((int(c["present"] + c["learned"]) for c in counts.values()), default=0) or 1
-    labels = [f"{d} {ctx.tax['decision'].label_of(d)}" for d in ids]
-    # Room for the longest label at the tick font (about 7 px a character at 12 px).
-    row_h, width = 30, WIDTH
-    label_w = 16 + 7 * max((len(label) for label in labels), default=0)
-    bar_w = width - label_w - 150  # room after the bars for "n learned · n present"
+    # Each decision: its label and counts on one line, its bar under it across the
+    # chart, so phones (which enlarge the text) never clip a label.
+    row_h, width = 54, WIDTH
+    bar_w = width - PAD_RIGHT
     parts = []
     for i, did in enumerate(ids):
-        y = 8 + i * row_h
+        y = 4 + i * row_h
         learned, present = int(counts[did]["learned"]), int(counts[did]["present"])
         label = f"{did} {ctx.tax['decision'].label_of(did)}"
         parts.append(
-            f'<text class="kb-tick" x="{label_w - 8}" y="{y + 15}" '
-            f'text-anchor="end">{esc(label)}</text>'
+            f'<text class="kb-tick" x="0" y="{y + 16}">{esc(label)}: {learned} learned · '
+            f"{present} present</text>"
         )
-        x = label_w
+        x = 0.0
         for cls, n, word in (
             ("kb-learned-bar", learned, "learned"),
             ("kb-present-bar", present, "present"),
         ):
             w = bar_w * n / peak
             parts.append(
-                f'<rect class="{cls}" x="{x:.1f}" y="{y}" width="{w:.1f}" height="20">'
+                f'<rect class="{cls}" x="{x:.1f}" y="{y + 24}" width="{w:.1f}" height="18">'
                 f"<title>{esc(label)}: {n} {word}</title></rect>"
             )
             x += w
-        parts.append(
-            f'<text class="kb-tick" x="{x + 6:.1f}" y="{y + 15}">{learned} learned · '
-            f"{present} present</text>"
-        )
-    height = 16 + len(ids) * row_h
+    height = 8 + len(ids) * row_h
     svg = (
         f'<svg class="kb-chart" viewBox="0 0 {width} {height}" role="img" '
         'aria-labelledby="kb-dec-title"><title id="kb-dec-title">Orchestration decisions: '

@@ -124,6 +124,13 @@ class Context:
         return evaluations(self.papers, self.root)
 
     @cached_property
+    def results(self) -> pd.DataFrame:
+        """One row per reported value (:func:`masrl_kb.query.frames.results`)."""
+        from masrl_kb.query.frames import results
+
+        return results(self.papers, self.root)
+
+    @cached_property
     def evaluations_by_paper(self) -> dict[str, list[dict]]:
         """Each paper's rows of :attr:`evaluations`, grouped in one pass."""
         grouped: dict[str, list[dict]] = defaultdict(list)

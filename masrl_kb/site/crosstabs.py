@@ -62,8 +62,11 @@ def shade_peak(table: pd.DataFrame) -> int:
 
 
 def ordered_columns(cross: Cross, table: pd.DataFrame) -> list:
-    """Columns in taxonomy order; years ascending, as in the charts."""
-    return sorted(table.columns) if cross.cols == "year" else list(table.columns)
+    """Columns in taxonomy order; years ascending, as in the charts, and only years
+    with a paper (a year is not a taxonomy value, so an empty one is no gap)."""
+    if cross.cols != "year":
+        return list(table.columns)
+    return sorted(c for c in table.columns if table[c].sum())
 
 
 def _distinct(ctx: Context, cross: Cross, side: str, position: int) -> int:

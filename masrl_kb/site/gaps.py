@@ -131,6 +131,69 @@ HEADLINES = (
 )
 
 
+@dataclass(frozen=True)
+class Finding:
+    """A headline stated as one sentence: its number is a claim's, in both views."""
+
+    gap: str  # the headline it summarises (an anchor on the gaps page)
+    claim: str  # the claims.yaml id whose value it states
+    many: str  # what the number counts, after a plural number ("papers train ...")
+    one: str  # the same after the number 1 ("paper trains ...")
+
+    def text(self, value: int) -> str:
+        return self.one if value == 1 else self.many
+
+
+FINDINGS = (
+    Finding(
+        "o5-stop",
+        "o5-never-learned",
+        "papers train a dedicated stop decision (O5), by their own text",
+        "paper trains a dedicated stop decision (O5), by its own text",
+    ),
+    Finding(
+        "o5-stop",
+        "o5-learned-any",
+        "papers learn when to stop at all, counting end-to-end policies and released code",
+        "paper learns when to stop at all, counting end-to-end policies and released code",
+    ),
+    Finding(
+        "message-credit",
+        "message-credit-strict",
+        "papers compute credit for single messages",
+        "paper computes credit for single messages",
+    ),
+    Finding(
+        "orchestrator-credit",
+        "orchestrator-credit-estimator",
+        "papers estimate credit for the orchestrator's own decisions",
+        "paper estimates credit for the orchestrator's own decisions",
+    ),
+    Finding(
+        "tool-reward",
+        "r5-tool-reward-empty",
+        "papers reward tool use inside a team (R5)",
+        "paper rewards tool use inside a team (R5)",
+    ),
+    Finding(
+        "evaluation",
+        "rl-methods-ma-native-eval",
+        "RL methods report results on a benchmark that scores the team itself",
+        "RL method reports results on a benchmark that scores the team itself",
+    ),
+)
+
+
+def findings(ctx: Context) -> list[dict]:
+    """Each finding with its claim in both views and the papers behind today's value."""
+    views = {v.claim.id: v for v in ctx.claim_views or []}
+    return [
+        {"finding": f, "views": views[f.claim], "papers": list(views[f.claim].today.keys)}
+        for f in FINDINGS
+        if f.claim in views
+    ]
+
+
 def measure(ctx: Context, where: str, papers: pd.DataFrame | None = None) -> pd.DataFrame:
     """The papers a headline query selects (today's pool unless ``papers`` is given)."""
     return select(where, papers=ctx.papers if papers is None else papers)
@@ -307,6 +370,7 @@ def gaps_page(ctx: Context) -> Page:
         coverage=ctx.coverage.isoformat(),
         near=NEAR_EMPTY,
         headlines=[headline(ctx, gap) for gap in HEADLINES],
+        findings=findings(ctx),
         tables=[gap_table(ctx, broad, variant) for broad, variant in SURVEY_TABLES],
         inline_limit=INLINE_LIMIT,
     )

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from masrl_kb.site import urls
-from masrl_kb.site.charts import decision_chart, year_chart
+from masrl_kb.site.charts import decision_chart, learned_chart, year_chart
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import SURVEY, Context
-from masrl_kb.site.gaps import HEADLINES, headline_numbers
+from masrl_kb.site.gaps import HEADLINES, findings, headline_numbers
 from masrl_kb.site.paper_pages import suggest_link
 
 EXPLORE = (
@@ -33,6 +33,7 @@ def home_page(ctx: Context) -> Page:
         pooled=len(ctx.papers),
         excluded=len(ctx.exclusions),
         gaps=[(gap, headline_numbers(ctx, gap)) for gap in HEADLINES],
+        findings=findings(ctx),
         claims=views,
         broken=broken,
         broken_today=sum(not v.today.holds for v in views) if views is not None else 0,
@@ -42,6 +43,7 @@ def home_page(ctx: Context) -> Page:
         coverage=ctx.coverage.isoformat(),
         year_chart=year_chart(page, ctx),
         decision_chart=decision_chart(page, ctx),
+        learned_chart=learned_chart(page, ctx),
         explore=EXPLORE,
         repo=ctx.repo_url,
         suggest=suggest_link(ctx),

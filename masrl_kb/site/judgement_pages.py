@@ -8,16 +8,17 @@ out with templates, like every other page.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 from masrl_kb.kb.judgements import EVALUATED_CATEGORIES
 from masrl_kb.query.agreement import agreement, disagreements, reader_list
-from masrl_kb.query.frames import ARTIFACT_KINDS, benchmark_matrix
+from masrl_kb.query.frames import ARTIFACT_KINDS
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import Context
 
 EVALUATION_GROUP = "evaluation"
-OUTSIDE_SHOWN = 15  # most used benchmarks outside the pool shown as matrix columns
+OUTSIDE_SHOWN = 15  # most used benchmarks outside the pool that get a table of their own
 
 
 def _figure(value: float) -> str:
@@ -31,6 +32,7 @@ def agreement_page(ctx: Context) -> Page:
         {
             "readers": r.readers,
             "axis": r.axis,
+            "axis_label": urls.reading_axis_label(ctx, r.axis),
             "n": int(r.n),
             "agreement": f"{r.agreement:.0%}",
             "kappa": _figure(r.kappa),
@@ -39,7 +41,14 @@ def agreement_page(ctx: Context) -> Page:
         for r in table.itertuples()
     ]
     differ = [
-        {"readers": d.readers, "axis": d.axis, "key": d.key, "first": d.first, "second": d.second}
+        {
+            "readers": d.readers,
+            "axis": d.axis,
+            "axis_label": urls.reading_axis_label(ctx, d.axis),
+            "key": d.key,
+            "first": urls.reading_label(ctx, d.axis, d.first),
+            "second": urls.reading_label(ctx, d.axis, d.second),
+        }
         for d in disagreements(table=ctx.readings).itertuples()
     ]
     return page.show(
@@ -47,51 +56,64 @@ def agreement_page(ctx: Context) -> Page:
     )
 
 
-def _matrix_columns(ctx: Context, table, matrix) -> list[dict]:
-    labels = dict(zip(table["benchmark"], table["label"], strict=True))
-    urls_by_id = dict(zip(table["benchmark"], table["url"], strict=True))
-    native = table.groupby("benchmark")["multi_agent_native"].any().to_dict()
-    native.update(
-        {k: bool(v) for k, v in ctx.papers["multi_agent_native"].items() if isinstance(v, bool)}
-    )
-    columns = []
-    for bid in matrix.columns:
-        pooled = bid in ctx.papers.index
-        columns.append(
+def benchmark_groups(ctx: Context) -> list[dict]:
+    """Every benchmark a paper reports on: its name, link, whether it is pooled and
+    multi-agent-native, and one row per paper with the values recorded for it.
+    Multi-agent-native benchmarks first, then by how many papers use them."""
+    table = ctx.evaluations
+    values: dict[tuple[str, str], list[dict]] = {}
+    for r in ctx.results.to_dict("records"):
+        values.setdefault((r["key"], r["benchmark"]), []).append(r)
+    groups = []
+    for bid, rows in table.groupby("benchmark", sort=False):
+        first = rows.iloc[0]
+        entries = [
+            {"key": key, "metric": metric, "results": values.get((key, bid), [])}
+            for key, metric in sorted(zip(rows["key"], rows["metric"], strict=True))
+        ]
+        groups.append(
             {
                 "id": bid,
-                "label": ctx.row(bid)["title"] if pooled else labels.get(bid, bid),
-                "pooled": pooled,
-                "url": None if pooled else urls_by_id.get(bid),
-                "native": bool(native.get(bid, False)),
-                "users": int(matrix[bid].sum()),
+                "label": first["label"],
+                "url": None if first["pooled"] else first["url"],
+                "pooled": bool(first["pooled"]),
+                "native": bool(rows["multi_agent_native"].any()),
+                "papers": entries,
+                "with_values": sum(bool(e["results"]) for e in entries),
             }
         )
-    return columns
+    return sorted(groups, key=lambda g: (not g["native"], -len(g["papers"]), g["id"]))
 
 
 def evaluations_page(ctx: Context) -> Page:
     page = Page(urls.EVALUATIONS, "Evaluations", meta={"hide": ["navigation", "toc"]})
     table = ctx.evaluations
-    matrix = benchmark_matrix(ctx.papers, outside=OUTSIDE_SHOWN, table=table)
     methods = ctx.papers[ctx.papers["category"].isin(EVALUATED_CATEGORIES)]
-    most_used = table.groupby(["benchmark", "label"])["key"].nunique().sort_values(ascending=False)
     claims = [v for v in ctx.claim_views or [] if v.claim.group == EVALUATION_GROUP]
-    # An unused benchmark would be an empty column in every row: it is named once instead.
-    columns = _matrix_columns(ctx, table, matrix)
-    unused = [c for c in columns if not c["users"]]
-    columns = [c for c in columns if c["users"]]
+    groups = benchmark_groups(ctx)
+    pooled = set(ctx.papers.index[ctx.papers["category"] == "benchmark"])
+    # Benchmarks that get their own table here: pooled or native ones, and the most used.
+    shown = [g for g in groups if g["pooled"] or g["native"]]
+    others = [g for g in groups if g not in shown]
+    shown += others[:OUTSIDE_SHOWN]
     return page.show(
         "evaluations.md",
         ctx=ctx,
         claims=claims,
-        columns=columns,
-        unused=unused,
-        rows=[(key, [(c, int(matrix.at[key, c["id"]])) for c in columns]) for key in matrix.index],
-        most_used=[(bid, label, int(n)) for (bid, label), n in most_used.head(10).items()],
+        groups=sorted(shown, key=groups.index),
+        rest=others[OUTSIDE_SHOWN:],
+        unused=sorted(pooled - set(table["benchmark"])),
+        n_values=len(ctx.results),
         unevaluated=sorted(methods.index[methods["n_benchmarks"] == 0]),
         setting=ctx.tax["benchmark_setting"],
         releases=[
             (kind, int(methods[f"has_{kind}"].sum()), len(methods)) for kind in ARTIFACT_KINDS
         ],
     )
+
+
+def benchmark_pages(ctx: Context) -> Iterator[Page]:
+    """One page per benchmark a paper reports on: the papers, their values and sources."""
+    for group in benchmark_groups(ctx):
+        page = Page(urls.benchmark(group["id"]), group["label"], meta={"kb_lean": True})
+        yield page.show("benchmark.md", ctx=ctx, group=group)

@@ -124,13 +124,25 @@ def icon_stylesheet(icons: dict[str, str]) -> str:
     return "\n".join(rules) + "\n"
 
 
+# The theme's search dialog has no accessible name (axe: aria-dialog-name); name it.
+_SEARCH_DIALOG = '<div class="md-search" data-md-component="search" role="dialog">'
+_NAMED_DIALOG = _SEARCH_DIALOG.replace('role="dialog"', 'role="dialog" aria-label="Search"')
+
+
+def theme_fixes(html: str) -> str:
+    """What the theme's markup gets wrong for assistive technology, put right."""
+    return html.replace(_SEARCH_DIALOG, _NAMED_DIALOG, 1)
+
+
 def on_post_page(output: str, page: object, config: MkDocsConfig) -> str:
-    return masked_icons(compact(output), _icons)
+    return theme_fixes(masked_icons(compact(output), _icons))
 
 
 def on_post_template(output: str, template_name: str, config: MkDocsConfig) -> str:
     """The theme's own pages (404.html) get the same icons; sitemap.xml has none."""
-    return masked_icons(output, _icons) if template_name.endswith(".html") else output
+    if not template_name.endswith(".html"):
+        return output
+    return theme_fixes(masked_icons(output, _icons))
 
 
 def hold_regions(markdown: str) -> tuple[str, list[tuple[str, bool]]]:

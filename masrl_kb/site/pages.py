@@ -33,6 +33,7 @@ from masrl_kb.site.about import (
     downloads_page,
     traces_page,
 )
+from masrl_kb.site.author_pages import authors_page
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import Context, load_context
 from masrl_kb.site.crosstabs import cell_pages, crosstab_pages
@@ -40,7 +41,7 @@ from masrl_kb.site.exclusion_pages import exclusions_page
 from masrl_kb.site.feeds import atom_feed, new_page
 from masrl_kb.site.gaps import gaps_page
 from masrl_kb.site.home import home_page
-from masrl_kb.site.judgement_pages import agreement_page, evaluations_page
+from masrl_kb.site.judgement_pages import agreement_page, benchmark_pages, evaluations_page
 from masrl_kb.site.paper_pages import paper_pages
 from masrl_kb.site.protocol_pages import protocol_page
 from masrl_kb.site.round_pages import rounds_page
@@ -65,7 +66,9 @@ def all_pages(ctx: Context, downloads: dict[str, str]) -> Iterator[Page]:
     yield cite_page(ctx)
     yield traces_page(ctx)
     yield agreement_page(ctx)
+    yield authors_page(ctx)
     yield evaluations_page(ctx)
+    yield from benchmark_pages(ctx)
     yield from paper_pages(ctx)
     yield from cell_pages(ctx)
 

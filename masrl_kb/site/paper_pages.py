@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from urllib.parse import urlencode
 
@@ -11,11 +12,13 @@ from masrl_kb.kb.judgements import EVALUATED_CATEGORIES
 from masrl_kb.kb.provenance import provisional_notes
 from masrl_kb.kb.readings import KB_READER, READING_AXES
 from masrl_kb.query.agreement import paper_readings
+from masrl_kb.query.authors import fold
 from masrl_kb.query.frames import ARTIFACT_KINDS, value_counts
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import Context, broad_of, twin_of
 from masrl_kb.site.crosstabs import cell_count
+from masrl_kb.site.html import safe_url
 
 # Facets of the papers table: (URL parameter, axis). The JS reads the row's
 # data-<param> attribute, a space-separated list of value ids.
@@ -83,6 +86,22 @@ def author_line(row: dict) -> str:
     return "; ".join(row["authors"]) + (" and others" if row["authors_truncated"] else "")
 
 
+def folded_authors(row: dict, shown: int = 10) -> dict[str, object]:
+    """The first ``shown`` authors, and the rest for a "show all" fold."""
+    names = list(row["authors"])
+    more = " and others" if row["authors_truncated"] else ""
+    # Accent-free spellings of the names that have accents, indexed for search.
+    plain = "; ".join(fold(n) for n in names if fold(n) != n.casefold())
+    if len(names) <= shown:
+        return {"shown": "; ".join(names) + more, "rest": "", "total": len(names), "plain": plain}
+    return {
+        "shown": "; ".join(names[:shown]) + "; …",
+        "rest": "; ".join(names[shown:]) + more,
+        "total": len(names),
+        "plain": plain,
+    }
+
+
 def first_author(row: dict) -> str:
     """The first author's name, ``et al.`` when there are more."""
     names = row["authors"]
@@ -125,6 +144,22 @@ def newest_first(papers: pd.DataFrame) -> list[str]:
     return list(order.index)
 
 
+def one_line(summary: object, limit: int = 140) -> str:
+    """The summary's first sentence, cut at a word boundary within ``limit`` characters."""
+    text = " ".join(str(summary or "").split())
+    first = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
+    if len(first) <= limit:
+        return first
+    return first[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
+def code_url(row: dict) -> str | None:
+    """The released code's http(s) URL, if the record names one."""
+    artifacts = row["artifacts"] if isinstance(row["artifacts"], dict) else {}
+    code = artifacts.get("code")
+    return safe_url(code) or None if isinstance(code, str) else None
+
+
 def table_rows(ctx: Context) -> list[dict]:
     """One entry per paper for the papers table, newest first."""
     out = []
@@ -139,6 +174,9 @@ def table_rows(ctx: Context) -> list[dict]:
                 "authors": author_line(row),
                 "role": ctx.tax["pool_role"].label_of(row["pool_role"]),
                 "learned": sum(row[d] == "learned" for d in ctx.tax["decision"].ids),
+                "oneline": one_line(row["summary"]),
+                "arxiv": row["arxiv_id"] if isinstance(row["arxiv_id"], str) else None,
+                "code": code_url(row),
             }
         )
     return out
@@ -149,11 +187,15 @@ def papers_table_page(ctx: Context) -> Page:
     page = Page(
         urls.PAPERS, "Papers", meta={"hide": ["navigation", "toc"], "search": {"exclude": True}}
     )
+    rows = table_rows(ctx)
+    # Every data-* column filters (a shared link may name one with no chip); others are ignored.
+    params = [k for k in (rows[0]["data"] if rows else ()) if k not in ("key", "text")]
     return page.show(
         "papers.md",
         ctx=ctx,
         facets=facets(ctx),
-        rows=table_rows(ctx),
+        params=" ".join(params),
+        rows=rows,
         total=len(ctx.papers),
         suggest=suggest_link(ctx),
     )
@@ -258,7 +300,7 @@ def paper_page(ctx: Context, key: str) -> Page:
         ctx=ctx,
         key=key,
         row=row,
-        authors=author_line(row),
+        authors=folded_authors(row),
         arxiv=arxiv,
         links=links,
         tags=TAG_ROWS,
@@ -309,7 +351,13 @@ def other_readings(ctx: Context, key: str) -> dict:
         reader: {a: (row[a], row[a] == record[a]) for a in axes if isinstance(row[a], str | bool)}
         for reader, row in others.iterrows()
     }
-    return {"axes": axes, "record": record, "rows": rows}
+    return {
+        "axes": axes,
+        "record": record,
+        "rows": rows,
+        "axis_label": lambda a: urls.reading_axis_label(ctx, a),
+        "label": lambda a, v: urls.reading_label(ctx, a, v),
+    }
 
 
 def paper_pages(ctx: Context) -> Iterator[Page]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from masrl_kb.kb.readings import READING_AXES
 from masrl_kb.kb.rules import NA
 from masrl_kb.site.context import Context, Cross, broad_of
 from masrl_kb.site.html import slug
@@ -29,6 +30,7 @@ EVALUATIONS = "evaluations/"
 PROTOCOL = "protocol/"
 ROUNDS = "rounds/"
 SINCE = "since-survey/"
+AUTHORS = "authors/"
 CLAIMS = "claims/"
 DECISION_AXES = ("decision", "decision_learned")
 
@@ -40,6 +42,16 @@ def source_path(url: str) -> str:
 
 def paper(key: str) -> str:
     return f"papers/{key}/"
+
+
+def author_anchor(name: str) -> str:
+    """An author's section on the authors index (stable across builds)."""
+    return "a-" + slug(name)
+
+
+def benchmark(bid: str) -> str:
+    """A benchmark's page (every benchmark a paper reports on, pooled or not)."""
+    return f"benchmarks/{slug(bid)}/"
 
 
 def taxonomy_axis(axis: str) -> str | None:
@@ -130,3 +142,23 @@ def cell_title(ctx: Context, cross: Cross, row_value: object, col_value: object)
     return (
         f"{rows} × {cols} ({axis_label(ctx, cross.rows)} × {axis_label(ctx, cross.cols)}{reading})"
     )
+
+
+# Reading fields whose label is not their taxonomy axis's.
+READING_LABELS = {"credit_strict": "Strict credit", "is_rl": "Uses RL"}
+
+
+def reading_axis_label(ctx: Context, field: str) -> str:
+    """A reading field's display label ("Credit unit", "Strict credit")."""
+    axis = READING_AXES.get(field)
+    return READING_LABELS.get(field) or (ctx.tax[axis].label if axis else field)
+
+
+def reading_label(ctx: Context, field: str, value: object) -> str:
+    """A reader's value as the site labels it (yes/no for flags, taxonomy labels)."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    axis = READING_AXES.get(field)
+    if axis and isinstance(value, str) and value in ctx.tax[axis].ids:
+        return ctx.tax[axis].label_of(value)
+    return str(value)

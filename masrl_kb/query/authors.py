@@ -1,0 +1,49 @@
+"""Who wrote what: the pool by author, for the authors index and for pandas users.
+
+>>> import masrl_kb
+>>> papers = masrl_kb.load_papers()
+>>> by_author = masrl_kb.authors(papers=papers)        # one row per (author, paper)
+>>> masrl_kb.coauthors("Amato, Christopher", papers=papers)
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pandas as pd
+
+from masrl_kb.query.frames import load_papers
+from masrl_kb.query.lang import unknown_name
+
+
+def fold(text: str) -> str:
+    """Lower case without accents: "Tramèr" and "Tramer" fold to the same text."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+
+
+def authors(papers: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One row per (author, paper): ``author``, ``key``, ``position`` (1 = first), ``year``,
+    ``title``, and ``folded`` (the name without accents, for matching), sorted by author."""
+    pool = load_papers() if papers is None else papers
+    rows = [
+        (name, key, pos, int(row.year), row.title, fold(name))
+        for key, row in zip(pool.index, pool.itertuples(index=False), strict=True)
+        for pos, name in enumerate(row.authors, start=1)
+    ]
+    frame = pd.DataFrame(rows, columns=["author", "key", "position", "year", "title", "folded"])
+    return frame.sort_values(["folded", "author", "year", "key"], kind="stable").reset_index(
+        drop=True
+    )
+
+
+def coauthors(author: str, papers: pd.DataFrame | None = None) -> pd.Series:
+    """How many pooled papers ``author`` shares with each co-author, most first."""
+    table = authors(papers)
+    keys = table.loc[table["author"] == author, "key"]
+    if keys.empty:
+        names = sorted(table["author"].unique(), key=fold)
+        raise unknown_name(f"unknown author {author!r}", author, names, "authors in the pool")
+    shared = table[table["key"].isin(keys) & (table["author"] != author)]
+    counts = shared.groupby("author")["key"].nunique()
+    return counts.sort_values(ascending=False, kind="stable").rename("shared_papers")
