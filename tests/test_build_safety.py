@@ -80,7 +80,7 @@ def test_successful_build_replaces_the_previous_one(root: Path) -> None:
     assert leftovers(site.parent) == []
 
 
-def _interrupted(command: list[str], data_root: Path, cwd: Path) -> int:
+def _interrupted(command: list[str], data_root: Path, cwd: Path, preview: bool = False) -> int:
     out = Path(command[command.index("-d") + 1])
     (out / "index.html").write_text("half a site", encoding="utf-8")
     raise KeyboardInterrupt

@@ -9,6 +9,7 @@ by title, owl2025 by OpenReview id).
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 import os
 from pathlib import Path
@@ -396,3 +397,37 @@ def test_hostile_text_is_cleaned_not_echoed(kb: Path, tmp_path: Path, capsys) ->
     row = next(iter(_rows(kb).values()))
     assert row["title"] == "Agents [2JTeams of LLMs"  # the escape character is gone
     assert row["authors"] == "Evil , Mallory; Ghost, Casper"  # BEL became a space
+
+
+def test_an_empty_list_is_refused_unless_recorded_as_an_empty_search(tmp_path) -> None:
+    from masrl_kb.contrib.screening import ImportFileError, import_round
+
+    root = copy_kb(tmp_path / "kb")
+    empty = tmp_path / "none.csv"
+    empty.write_text("id,title,authors,date,url,abstract\n")
+    window = (dt.date(2026, 11, 1), dt.date(2026, 11, 30))
+    with pytest.raises(ImportFileError, match="--empty-ok"):
+        import_round(empty, "web_search", *window, root=root, today=dt.date(2026, 12, 1))
+    assert not (root / "screening").exists()
+    result = import_round(
+        empty, "web_search", *window, "searched by hand", root, dt.date(2026, 12, 1), True
+    )
+    assert result.round.counts["retrieved"] == 0
+    assert result.batch["identified"] == 0 and result.batch["query"] == "searched by hand"
+
+
+def test_a_candidate_matching_no_family_takes_the_family_its_search_used(tmp_path) -> None:
+    from masrl_kb.contrib.screening import import_round
+
+    root = copy_kb(tmp_path / "kb")
+    listed = tmp_path / "list.csv"
+    listed.write_text(
+        "id,title,authors,date,url,abstract\n"
+        '2611.00001,A Study Of Replay Buffers,"Doe, Jane",2026-11-02,'
+        "https://arxiv.org/abs/2611.00001,\n"
+    )
+    window = (dt.date(2026, 11, 1), dt.date(2026, 11, 30))
+    result = import_round(
+        listed, "web_search", *window, "credit assignment in LLM teams", root, dt.date(2026, 12, 1)
+    )
+    assert [e.families for e in result.candidates] == [["credit_assignment"]]

@@ -101,6 +101,7 @@ def cmd_screen_import(args: argparse.Namespace) -> int:
             args.until,
             query=args.query or "",
             root=args.root,
+            empty_ok=args.empty_ok,
         )
     except ImportFileError as err:
         print(str(err), file=sys.stderr)
@@ -212,6 +213,11 @@ def register(sub) -> None:
     p.add_argument("--since", required=True, type=iso_date, help="first day of the window")
     p.add_argument("--until", required=True, type=iso_date, help="last day of the window")
     p.add_argument("--query", help="the query or export the list came from")
+    p.add_argument(
+        "--empty-ok",
+        action="store_true",
+        help="record a list with no candidate (a search that found nothing)",
+    )
     p.set_defaults(func=cmd_screen_import)
 
     p = steps.add_parser(

@@ -184,8 +184,13 @@ def match_families(entry: Entry, families: tuple[QueryFamily, ...] | list[QueryF
     The same rule as the arXiv queries (any term, title or abstract), so an
     imported candidate ranks on the same scale and an exclusion names a family.
     """
-    text = f"{entry.title} {entry.abstract}".lower()
-    entry.families = [f.id for f in families if any(_term_pattern(t).search(text) for t in f.terms)]
+    entry.families = query_families(f"{entry.title} {entry.abstract}", families)
+
+
+def query_families(query: str, families: tuple[QueryFamily, ...] | list[QueryFamily]) -> list[str]:
+    """The families whose terms occur in a batch's query text, in protocol order."""
+    text = query.lower()
+    return [f.id for f in families if any(_term_pattern(t).search(text) for t in f.terms)]
 
 
 def entries_json(entries: list[Entry]) -> str:

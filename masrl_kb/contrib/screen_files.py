@@ -95,8 +95,10 @@ class _Problems:
             raise ImportFileError(self.lines)
 
 
-def read_candidates(path: Path, source: str, today: dt.date) -> list[Entry]:
-    """The candidates of an exported list; :class:`ImportFileError` when malformed."""
+def read_candidates(path: Path, source: str, today: dt.date, empty_ok: bool = False) -> list[Entry]:
+    """The candidates of an exported list; :class:`ImportFileError` when malformed.
+    A file with no candidate is an error unless ``empty_ok`` (a search that found
+    nothing is still a round to record, but never by accident)."""
     name = str(path)
     problems = _Problems(name)
     kind = FORMATS.get(path.suffix.lower())
@@ -107,8 +109,12 @@ def read_candidates(path: Path, source: str, today: dt.date) -> list[Entry]:
     reader = {"csv": _csv_raws, "ris": _ris_raws, "bibtex": _bibtex_raws}[kind]
     raws = list(reader(text, problems))
     problems.raise_any()
-    if not raws:
-        problems.add(1, "file", f"no candidate in this {kind.upper()} file")
+    if not raws and not empty_ok:
+        problems.add(
+            1,
+            "file",
+            f"no candidate in this {kind.upper()} file (--empty-ok records an empty search)",
+        )
     entries = [e for e in (_entry(r, source, today, problems) for r in raws) if e is not None]
     problems.raise_any()
     return entries

@@ -66,6 +66,7 @@ from masrl_kb.contrib.screen_entries import (
     clean_text,
     entries_json,
     match_families,
+    query_families,
     read_entries,
 )
 from masrl_kb.contrib.screen_files import ImportFileError, read_candidates
@@ -545,10 +546,14 @@ def import_round(
     query: str = "",
     root: str | os.PathLike[str] | None = None,
     today: dt.date | None = None,
+    empty_ok: bool = False,
 ) -> RunResult:
     """Add a batch read from an exported list to the window's round (made if new).
 
-    The whole file is read and checked first; a malformed file writes nothing.
+    The whole file is read and checked first; a malformed file writes nothing. A
+    candidate whose own title and abstract match no query family takes the first
+    family the batch's ``query`` matches (the search that surfaced it), so its
+    exclusion record can name one. ``empty_ok`` records a file with no candidate.
     """
     base = find_root(root)
     today = today or dt.date.today()
@@ -562,13 +567,15 @@ def import_round(
     query = clean_text(query, MAX_QUERY)
     protocol = load_protocol(base)
     path = Path(path)
-    entries = read_candidates(path, source, today)
+    entries = read_candidates(path, source, today, empty_ok)
+    searched = query_families(query, protocol.families)[:1]
     for entry in entries:
         match_families(entry, protocol.families)
+        entry.families = entry.families or list(searched)
     rid = round_id(since, until)
     folder = _round_folder(base, rid)
     with round_lock(base, rid):
-        return _import_locked(base, folder, rid, path.name, entries, protocol, query, today)
+        return _import_locked(base, folder, rid, path.name, source, entries, protocol, query, today)
 
 
 def _import_locked(
@@ -576,13 +583,13 @@ def _import_locked(
     folder: Path,
     rid: str,
     file_name: str,
+    source: str,
     entries: list[Entry],
     protocol: Protocol,
     query: str,
     today: dt.date,
 ) -> RunResult:
     since, until = (dt.date.fromisoformat(d) for d in rid.split("_"))
-    source = entries[0].source
     existing = load_round(base, rid) if folder.exists() else None
     if existing and any((b["name"], b["file"]) == (source, file_name) for b in existing.batches):
         raise ScreeningError(
