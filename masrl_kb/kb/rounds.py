@@ -29,7 +29,7 @@ DECISIONS = ("include", "exclude")
 BATCH_TEXT = ("name", "query", "file")
 BATCH_COUNTS = ("identified", "duplicates_removed", "outside_window")
 SOURCE_COUNTS = (*BATCH_COUNTS, "screened", "included", "excluded", "awaiting")
-MAX_COUNT = 10_000_000  # no real round comes near; a bigger number is a typo or tampering
+MAX_COUNT = 1_000_000  # no real round comes near; a bigger number is a typo or tampering
 
 
 class RoundError(ValueError):
@@ -166,6 +166,16 @@ def _count_ok(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT
 
 
+def _check_counts(data: dict, keys, rel: str, name: str, line: int) -> None:
+    """Each count a whole number in 0..MAX_COUNT; the first that is not names its field."""
+    for key in keys:
+        value = data[key]
+        if not _count_ok(value):
+            shown = value if isinstance(value, int) and abs(value) < 10**12 else "a huge number"
+            at = getattr(data, "line_of", lambda _: line)(key) or line
+            raise _problem(rel, at, f"{name}.{key}", f"{shown} is outside 0..{MAX_COUNT}")
+
+
 def _batch_ok(batch: object) -> bool:
     return (
         isinstance(batch, dict)
@@ -217,18 +227,20 @@ def parse_round(data: object, rel: str, folder: str | None = None) -> Round:
         raise _problem(rel, line("run_on"), "run_on", "expected a date YYYY-MM-DD")
     if not _strings(data["families"]) or not _strings(data.get("capped") or []):
         raise _problem(rel, line("families"), "families", "expected a list of family ids")
-    if not isinstance(counts, dict) or not all(_count_ok(counts.get(k)) for k in COUNTS):
+    if not isinstance(counts, dict) or not all(isinstance(counts.get(k), int) for k in COUNTS):
         raise _problem(
             rel,
             line("counts"),
             "counts",
             f"expected counts {', '.join(COUNTS)}, each from 0 to {MAX_COUNT}",
         )
+    _check_counts(counts, COUNTS, rel, "counts", line("counts"))
     per_family = data.get("retrieved_per_family") or {}
-    if not isinstance(per_family, dict) or not all(_count_ok(v) for v in per_family.values()):
+    if not isinstance(per_family, dict) or not all(isinstance(v, int) for v in per_family.values()):
         raise _problem(
             rel, line("retrieved_per_family"), "retrieved_per_family", "expected family: count"
         )
+    _check_counts(per_family, per_family, rel, "retrieved_per_family", line("retrieved_per_family"))
     duplicates = data.get("duplicates") or []
     if not isinstance(duplicates, list) or not all(
         isinstance(d, dict) and all(isinstance(v, str) for v in d.values()) for d in duplicates

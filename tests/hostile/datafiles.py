@@ -141,7 +141,7 @@ CASES: list[tuple[str, str, Callable[[Path], str]]] = [
         "counts.retrieved",
         _edit(R, r"retrieved: 10", "retrieved: 10" + "0" * 30),
     ),
-    ("round-counts-negative", "counts", _edit(R, r"to_screen: 7", "to_screen: -7")),
+    ("round-counts-negative", "counts.to_screen", _edit(R, r"to_screen: 7", "to_screen: -7")),
     (
         "round-per-family-huge",
         "retrieved_per_family.multi_agent_llm",
