@@ -214,3 +214,20 @@ def test_links_under_screening_are_refused(kb: Path, tmp_path: Path, capsys, tar
     err = capsys.readouterr().err
     assert "a symbolic link; refused" in err and len(err.splitlines()) == 1
     assert _snapshot(tmp_path) == before
+
+
+def test_an_inclusion_records_the_rule_it_meets(kb: Path, tmp_path: Path) -> None:
+    decisions = _file(tmp_path, "d.csv", f"id,decision,reason,key\n{TURN_ID},include,I1,turn2026\n")
+    assert _decide(kb, decisions) == 0
+    assert load_round(kb, ROUND).decided[TURN_ID]["reason"] == "I1"
+
+
+@pytest.mark.parametrize("reason", ["I9", "out_of_scope", "I1; rm -rf /"])
+def test_an_inclusion_reason_must_be_an_inclusion_rule(kb, tmp_path, capsys, reason) -> None:
+    decisions = _file(tmp_path, "d.csv", f'id,decision,reason\n{TURN_ID},include,"{reason}"\n')
+    before = _snapshot(kb)
+    assert _decide(kb, decisions) == 2
+    err = capsys.readouterr().err
+    assert "reason: an inclusion's reason is the inclusion rule it meets" in err
+    assert "allowed: I1, I2, I3, I4, I5" in err
+    assert _snapshot(kb) == before

@@ -7,7 +7,8 @@ CSV with the columns ``id,decision`` and optionally ``reason``, ``note``,
 
 - ``id``: the candidate id of ``candidates.csv`` (an arXiv id, ``doi:...``,
   ``openreview:...`` or ``title:...``); an arXiv/DOI/OpenReview URL works too;
-- ``decision``: include or exclude; ``reason``: an exclusion reason code;
+- ``decision``: include or exclude; ``reason``: an exclusion reason code, or for
+  an inclusion the protocol's inclusion rule it meets (I1..I5);
 - ``note``: the exclusion record's note (or the paper record's notes), in the
   curator's words; ``key``: the paper record key for an inclusion;
   ``stage``: the exclusion's screening stage (default ``--stage``).
@@ -112,6 +113,7 @@ class _Vocab:
     reasons: tuple[str, ...]
     stages: tuple[str, ...]
     default_reason: str | None
+    rules: tuple[str, ...] = ()  # inclusion rule ids (I1..I5): an inclusion's reason
 
 
 # ---------------------------------------------------------------- reading
@@ -150,6 +152,7 @@ def read_decisions(
     reasons: tuple[str, ...],
     candidates: Iterable[str] | None = None,
     stages: tuple[str, ...] = (),
+    rules: tuple[str, ...] = (),
 ) -> list[Decision]:
     """Decisions from an ASReview export (CSV with ``included``, or RIS) or a plain CSV.
 
@@ -173,7 +176,7 @@ def read_decisions(
         raise DecisionFileError(
             [f"{name}:1: file: unknown extension {path.suffix!r}; allowed: .csv, .ris"]
         )
-    vocab = _Vocab(reasons, stages, default_reason)
+    vocab = _Vocab(reasons, stages, default_reason, rules)
     found = [d for d in (_checked(item, name, vocab, wanted, problems) for item in items) if d]
     return _unique(found, name, problems)
 
@@ -195,6 +198,13 @@ def _checked(item: Decision, name: str, vocab: _Vocab, wanted, problems) -> Deci
         if reason not in vocab.reasons:
             problems.append(f"{name}:{line}: reason: unknown code {reason!r}; allowed: {allowed}")
             return None
+    elif reason and reason not in vocab.rules:
+        rules = ", ".join(vocab.rules) or "none in protocol.yaml"
+        problems.append(
+            f"{name}:{line}: reason: an inclusion's reason is the inclusion rule it meets; "
+            f"{reason[:60]!r} is not one; allowed: {rules}"
+        )
+        return None
     if item.stage and vocab.stages and item.stage not in vocab.stages:
         problems.append(
             f"{name}:{line}: stage: unknown value {item.stage[:60]!r}; "
@@ -217,7 +227,7 @@ def _checked(item: Decision, name: str, vocab: _Vocab, wanted, problems) -> Deci
     return Decision(
         item.id,
         item.decision,
-        reason if item.decision == "exclude" else None,
+        reason or None,
         line,
         " ".join(item.note.split()),
         item.key,
@@ -382,7 +392,8 @@ def decide_round(
         rnd = load_round(base, rid)
         entries = read_entries(base, rid)
         path = Path(decisions_file)
-        decisions = read_decisions(path, default_reason, reasons, entries, stages)
+        rules = tuple(r.id for r in protocol.inclusion_rules)
+        decisions = read_decisions(path, default_reason, reasons, entries, stages, rules)
         _check_against_round(rnd, decisions, path.name, base)
         result = DecideResult(rnd, [], [])
         try:
