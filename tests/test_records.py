@@ -47,8 +47,22 @@ def test_summaries_are_short(papers: pd.DataFrame) -> None:
         assert 5 <= len(summary.split()) <= 90, key
 
 
-def test_survey_pool_entered_on_cut_off(papers: pd.DataFrame) -> None:
-    assert (papers["added"] == pd.Timestamp("2026-05-04")).all()
+def test_survey_pool_entered_on_cut_off_and_rounds_after_it(papers: pd.DataFrame) -> None:
+    """The survey's pool is exactly the records added on its cut-off (claims.yaml's
+    pool size); every later record came in through a screening round."""
+    from masrl_kb.kb.rounds import load_rounds
+    from masrl_kb.query.claimsfile import load_claims
+    from masrl_kb.query.views import survey_baseline
+
+    baseline = pd.Timestamp(survey_baseline())
+    expected = next(c.expected for c in load_claims() if c.id == "pool-size")
+    assert (papers["added"] == baseline).sum() == expected
+    assert (papers["added"] >= baseline).all()
+    brought = {
+        d["record"] for r in load_rounds() for d in r.decided.values() if d["decision"] == "include"
+    }
+    later = {f"papers/{k}.yaml" for k in papers.index[papers["added"] > baseline]}
+    assert later == brought
 
 
 # ---------------------------------------------------------------- the parse cache (issue 14)
