@@ -46,11 +46,24 @@ class ScreeningStub:
         self._loopback.close()
 
 
-def copy_kb(target: Path) -> Path:
-    """A copy of the real records, taxonomy, claims, benchmarks and protocol."""
+def copy_kb(target: Path, survey_only: bool = True) -> Path:
+    """A copy of the real records, taxonomy, claims, benchmarks and protocol.
+
+    ``survey_only`` (the default) copies the records as they stood on the survey's
+    cut-off (papers added and exclusions screened by then), so a test's own rounds
+    and records are the only ones after it, whatever the screening rounds since
+    have added to the real pool.
+    """
+    import yaml
+
     target.mkdir(parents=True)
     for name in ("taxonomy.yaml", "protocol.yaml", "claims.yaml", "benchmarks.yaml"):
         shutil.copy(REPO / name, target / name)
-    shutil.copytree(REPO / "papers", target / "papers")
-    shutil.copytree(REPO / "exclusions", target / "exclusions")
+    baseline = yaml.safe_load((REPO / "protocol.yaml").read_text())["survey"]["baseline"]
+    for folder, field in (("papers", "added"), ("exclusions", "screened")):
+        (target / folder).mkdir()
+        for path in sorted((REPO / folder).glob("*.yaml")):
+            day = yaml.safe_load(path.read_text(encoding="utf-8")).get(field)
+            if not survey_only or day <= baseline:
+                shutil.copy(path, target / folder / path.name)
     return target

@@ -13,7 +13,6 @@ from masrl_kb.site.components import Page
 from masrl_kb.site.context import CROSSTABS, Context, Cross, all_crosses, broad_of, twin_of
 
 NEAR_EMPTY = 2  # a cell with this many papers or fewer is "near-empty"
-HOT = 0.7  # above this shade (0..1), cell text turns light
 # "No reward" / "no credit unit" rows and columns are not cells of the field: they
 # stay in the table but neither set the shading scale nor count as gaps.
 NOT_A_VALUE = "NA"
@@ -97,7 +96,6 @@ def heat(ctx: Context, cross: Cross) -> dict:
                     "where": where,
                     "share": share,
                     "near": 0 < count <= NEAR_EMPTY,
-                    "hot": share > HOT,
                     "href": urls.cell(cross, rv, cv),
                     "tip": f"{count} paper{'s' if count != 1 else ''}: {where}{near}",
                 }
