@@ -332,14 +332,13 @@ def _decision_ids(papers: pd.DataFrame) -> list[str]:
 def axes_of(papers: pd.DataFrame) -> list[str]:
     """The axes a cross-tab of ``papers`` may use: its category and True/False
     columns, ``year``, and the decision axes when it has decision columns."""
+    # One pass over the dtypes: ``papers[c]`` per column builds a Series each time,
+    # and this check runs for every cell a page or a view asks for.
     names = [
         c
-        for c in papers.columns
+        for c, dtype in papers.dtypes.items()
         if isinstance(c, str)
-        and (
-            isinstance(papers[c].dtype, pd.CategoricalDtype)
-            or pd.api.types.is_bool_dtype(papers[c].dtype)
-        )
+        and (isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype))
     ]
     names += ["year"] if "year" in papers.columns else []
     return names + (list(DECISION_AXES) if _decision_ids(papers) else [])

@@ -31,7 +31,7 @@ from masrl_kb.kb.protocol import PROTOCOL_FILE, load_protocol
 from masrl_kb.kb.rounds import load_rounds
 from masrl_kb.kb.rules import crosstab_list
 from masrl_kb.query.claims import Claim, ClaimResult, evaluate_claims, load_claims
-from masrl_kb.query.frames import cell_papers, crosstab, load_pool, pool_as_of
+from masrl_kb.query.frames import axis_mask, crosstab, load_pool, pool_as_of
 from masrl_kb.query.lang import select_rows
 
 PathLike = str | os.PathLike[str] | None
@@ -134,21 +134,28 @@ def moved_cells(
     papers = load_pool(root)[0] if papers is None else papers
     base = _baseline(root, baseline)
     then = papers if base is None else papers[papers["added"] <= pd.Timestamp(base)]
+    in_then = papers.index.isin(then.index)
+    keys = papers.index.to_numpy()
     rows = []
     for rows_axis, cols_axis, strict in crosstabs or crosstab_list():
         now = crosstab(rows_axis, cols_axis, strict=strict, papers=papers)
         before = crosstab(rows_axis, cols_axis, strict=strict, papers=then)
         before = before.reindex(index=now.index, columns=now.columns, fill_value=0)
+        keep = papers["credit_strict"].to_numpy(dtype=bool) if strict else True
+        # One mask per value (the query API's axis_mask), so a moved cell is an AND of
+        # two masks rather than two cell_papers scans; a mover is in one view's cell only.
+        row_masks = {rv: axis_mask(papers, rows_axis, rv).to_numpy(dtype=bool) for rv in now.index}
+        col_masks = {
+            cv: axis_mask(papers, cols_axis, cv).to_numpy(dtype=bool) for cv in now.columns
+        }
         for rv in now.index:
             for cv in now.columns:
                 old, new = int(before.at[rv, cv]), int(now.at[rv, cv])
                 if old == new:
                     continue
-                cell = (rows_axis, rv, cols_axis, cv, strict)
-                movers = set(cell_papers(*cell[:4], strict=strict, papers=papers).index)
-                movers ^= set(cell_papers(*cell[:4], strict=strict, papers=then).index)
-                rows.append([rows_axis, rv, cols_axis, cv, strict, old, new, new - old])
-                rows[-1].append(sorted(movers))
+                cell = row_masks[rv] & col_masks[cv] & keep
+                movers = sorted(map(str, keys[cell & ~in_then]))
+                rows.append([rows_axis, rv, cols_axis, cv, strict, old, new, new - old, movers])
     return pd.DataFrame(rows, columns=MOVED_CELL_COLUMNS)
 
 

@@ -26,7 +26,7 @@ def author_entries(ctx: Context) -> list[dict]:
                 "anchor": anchors[author],
                 "letter": (fold(author)[:1] or "?").upper(),
                 "papers": keys,
-                "coauthors": [(a, anchors[a]) for a in partners],
+                "coauthors": partners,
             }
         )
     return out

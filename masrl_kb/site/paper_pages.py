@@ -259,7 +259,6 @@ def paper_cells(ctx: Context, key: str) -> list[dict]:
                 "text": f"{urls.value_label(ctx, cross.rows, rv)} × "
                 f"{urls.value_label(ctx, cross.cols, cv)}",
                 "n": cell_count(ctx, cross, rv, cv),
-                "table": urls.cross_title(ctx, cross),
                 "variant": {
                     "href": urls.cell(variant, rv, cv),
                     "label": broad_of(variant)[1],

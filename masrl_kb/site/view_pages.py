@@ -76,6 +76,10 @@ def _cell(ctx: Context, cross: Cross, row: dict) -> dict:
     }
 
 
+# Newest papers listed here; the rest are on What's new (every record by its day).
+NEW_LISTED = 100
+
+
 def since_page(ctx: Context) -> Page:
     survey_papers, survey_exclusions = ctx.survey
     page = Page(urls.SINCE, "Since the survey")
@@ -90,7 +94,8 @@ def since_page(ctx: Context) -> Page:
             "current-papers": len(ctx.papers),
             "current-exclusions": len(ctx.exclusions),
         },
-        new=_new_paper_rows(ctx),
+        new=(new := _new_paper_rows(ctx))[:NEW_LISTED],
+        more=len(new) - NEW_LISTED,
         crosses=changed_crosses(ctx),
         has_claims=ctx.claim_views is not None,
         claims=[v for v in ctx.claim_views or [] if v.moved],
