@@ -59,7 +59,12 @@
       });
     });
     if (ok && state.q) {
-      var text = row.getAttribute("data-text") || "";
+      // The row's visible text plus what it does not show (data-text), read once.
+      if (row.kbText === undefined) {
+        row.kbText = (row.textContent + " " + (row.getAttribute("data-text") || ""))
+          .replace(/\s+/g, " ").toLowerCase();
+      }
+      var text = row.kbText;
       ok = state.q.toLowerCase().split(/\s+/).filter(Boolean).every(function (word) {
         return text.indexOf(word) >= 0;
       });

@@ -114,9 +114,14 @@ def first_author(row: dict) -> str:
 def row_data(ctx: Context, key: str, row: dict) -> dict[str, str]:
     """The data-* attributes the table's filters read."""
     decisions = ctx.tax["decision"].ids
+    # The filter reads the row's own text too (title, key, first author, venue, the
+    # summary's first sentence): data-text holds only what the row does not show.
+    summary = " ".join(str(row["summary"]).split())
+    shown = one_line(summary)
+    rest = summary[len(shown) :] if summary.startswith(shown) else summary
     text = " ".join(
-        [key, row["title"], " ".join(row["authors"]), row["venue"], row["affiliation"]]
-        + [row["summary"], row["arxiv_id"] if isinstance(row["arxiv_id"], str) else ""]
+        [" ".join(row["authors"][1:]), row["affiliation"], rest]
+        + [row["arxiv_id"] if isinstance(row["arxiv_id"], str) else ""]
     )
     return {
         "key": key,
