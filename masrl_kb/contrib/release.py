@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import re
-import tempfile
 from pathlib import Path
 
 import yaml
 
+from masrl_kb.kb.atomic import write_atomic
 from masrl_kb.kb.paths import find_root
 
 CITATION = "CITATION.cff"
@@ -118,17 +117,5 @@ def release(version: str, date: dt.date, root: object = None) -> list[Path]:
         target: json.dumps(meta, indent=2, ensure_ascii=False, default=str) + "\n",
     }
     for path, content in files.items():
-        _write(path, content)
+        write_atomic(path, content)
     return list(files)
-
-
-def _write(path: Path, text: str) -> None:
-    """Write atomically: a reader sees the old file or the new one, never a part."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import yaml
 
+from masrl_kb.kb.atomic import write_atomic
 from masrl_kb.kb.rounds import SCREENING_DIR, Round, RoundError, round_dir, screening_root
 
 ENV_LOCK_WAIT = "MASRL_KB_LOCK_WAIT"
@@ -123,14 +124,7 @@ def replace_file(path: Path, text: str) -> bool:
         raise StoreError(f"{path}: a symbolic link; refused")
     if path.is_file() and path.read_text(encoding="utf-8") == text:
         return False
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    finally:
-        if os.path.lexists(tmp):
-            tmp.unlink()
+    write_atomic(path, text)
     return True
 
 

@@ -8,18 +8,16 @@ The page functions compute plain data with the query API (``pool_as_of``,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 import pandas as pd
 
 from masrl_kb.kb.protocol import Protocol
 from masrl_kb.kb.rounds import SOURCE_COUNTS, Round, load_rounds
-from masrl_kb.query.claims import ClaimResult, evaluate_claims
-from masrl_kb.query.frames import crosstab, pool_as_of
+from masrl_kb.query.frames import pool_as_of
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
-from masrl_kb.site.context import Context, Cross, all_crosses
+from masrl_kb.site.context import Context
 from masrl_kb.site.prisma import Flow, flow_rows, flow_svg
 from masrl_kb.site.protocol_pages import site_protocol
 
@@ -148,84 +146,4 @@ def rounds_page(ctx: Context) -> Page:
         summary=[_summary_row(r) for r in reversed(rounds)],
         sections=sections[::-1],  # newest round first
         by_hand=added_by_hand(ctx, protocol, rounds) if rounds else [],
-    )
-
-
-# ---------------------------------------------------------------- since the survey
-
-
-@dataclass(frozen=True)
-class CellChange:
-    """One cross-tab cell whose count differs from the baseline's."""
-
-    label: str
-    href: str | None  # the cell's page (None when the cell is empty now)
-    before: int
-    after: int
-
-    @property
-    def change(self) -> str:
-        return f"{self.after - self.before:+d}"
-
-
-def cell_label(ctx: Context, cross: Cross, row_value: object, col_value: object) -> str:
-    rows = urls.value_label(ctx, cross.rows, row_value)
-    return f"{rows} × {urls.value_label(ctx, cross.cols, col_value)}"
-
-
-def changed_cells(ctx: Context, base_papers: pd.DataFrame) -> list[tuple[str, str, list]]:
-    """(cross-tab slug, title, changed cells) for every cross-tab with a changed cell."""
-    out = []
-    for cross in all_crosses():
-        after = ctx.tables[cross]
-        before = crosstab(cross.rows, cross.cols, strict=cross.strict, papers=base_papers)
-        before = before.reindex(index=after.index, columns=after.columns, fill_value=0)
-        cells = [
-            CellChange(
-                cell_label(ctx, cross, rv, cv),
-                urls.cell(cross, rv, cv) if (cross, rv, cv) in ctx.cells else None,
-                int(before.at[rv, cv]),
-                int(after.at[rv, cv]),
-            )
-            for rv in after.index
-            for cv in after.columns
-            if int(before.at[rv, cv]) != int(after.at[rv, cv])
-        ]
-        if cells:
-            out.append((cross.slug, urls.cross_title(ctx, cross), cells))
-    return out
-
-
-def moved_claims(
-    ctx: Context, base_papers: pd.DataFrame, base_exclusions: pd.DataFrame
-) -> list[tuple[ClaimResult, ClaimResult]]:
-    """(at the baseline, now) of every claim whose shown value differs."""
-    if ctx.claims is None:
-        return []
-    claims = [r.claim for r in ctx.claims]
-    then = evaluate_claims(claims, papers=base_papers, exclusions=base_exclusions)
-    return [
-        (old, now)
-        for old, now in zip(then, ctx.claims, strict=True)
-        if (old.value, old.total) != (now.value, now.total)
-    ]
-
-
-def since_survey_page(ctx: Context) -> Page:
-    protocol = site_protocol(ctx)
-    base_papers, base_exclusions = baseline_pool(ctx, protocol)
-    page = Page(urls.SINCE, "Since the survey")
-    return page.show(
-        "since.md",
-        ctx=ctx,
-        baseline=protocol.baseline.isoformat(),
-        counts={
-            "baseline-papers": len(base_papers),
-            "baseline-exclusions": len(base_exclusions),
-            "current-papers": len(ctx.papers),
-            "current-exclusions": len(ctx.exclusions),
-        },
-        crosses=changed_cells(ctx, base_papers),
-        has_claims=ctx.claims is not None,
-        claims=moved_claims(ctx, base_papers, base_exclusions),
     )

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from masrl_kb.contrib.sources.transport import SourceError
+from masrl_kb.kb.atomic import write_atomic
 from masrl_kb.kb.text import strip_controls
 
 COLUMNS = ("id", "title", "authors", "date", "url", "abstract", "doi", "arxiv_id", "openreview_id")
@@ -200,12 +201,4 @@ def write_csv(path: Path, rows: list[Candidate]) -> None:
         raise SourceError(f"{path}: exists and is not a regular file")
     if not path.parent.is_dir():
         raise SourceError(f"{path.parent}: no such folder")
-    text = csv_text(rows)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "x", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    finally:
-        if os.path.lexists(tmp):
-            tmp.unlink()
+    write_atomic(path, csv_text(rows), newline="")
