@@ -7,6 +7,9 @@ from masrl_kb.site import urls
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import Context
 
+# Papers and co-authors listed per author; the rest are one link (or a count) away.
+LISTED = 20
+
 
 def author_entries(ctx: Context) -> list[dict]:
     """One entry per author, by folded name: papers (newest first) and co-authors."""
@@ -51,4 +54,4 @@ def authors_page(ctx: Context) -> Page:
     page = Page(urls.AUTHORS, "Authors", meta={"hide": ["navigation"]})
     entries = author_entries(ctx)
     letters = sorted({e["letter"] for e in entries})
-    return page.show("authors.md", ctx=ctx, entries=entries, letters=letters)
+    return page.show("authors.md", ctx=ctx, entries=entries, letters=letters, listed=LISTED)

@@ -19,6 +19,7 @@ from masrl_kb.site.context import Context
 
 EVALUATION_GROUP = "evaluation"
 OUTSIDE_SHOWN = 15  # most used benchmarks outside the pool that get a table of their own
+GROUP_ROWS = 10  # papers per benchmark on the Evaluations page; its own page lists all
 
 
 def _figure(value: float) -> str:
@@ -71,6 +72,7 @@ def benchmark_groups(ctx: Context) -> list[dict]:
             {"key": key, "metric": metric, "results": values.get((key, bid), [])}
             for key, metric in sorted(zip(rows["key"], rows["metric"], strict=True))
         ]
+        entries.sort(key=lambda e: not e["results"])  # papers with values first (stable)
         groups.append(
             {
                 "id": bid,
@@ -102,6 +104,7 @@ def evaluations_page(ctx: Context) -> Page:
         claims=claims,
         groups=sorted(shown, key=groups.index),
         rest=others[OUTSIDE_SHOWN:],
+        group_rows=GROUP_ROWS,
         unused=sorted(pooled - set(table["benchmark"])),
         n_values=len(ctx.results),
         unevaluated=sorted(methods.index[methods["n_benchmarks"] == 0]),
