@@ -64,6 +64,16 @@ def title_key(title: str) -> str:
     return normalise_title(folded)
 
 
+def known_id(arxiv_id: str, doi: str, openreview_id: str) -> str:
+    """A candidate's id from what identifies it: the bare arXiv id, else ``doi:``, else
+    ``openreview:``; empty when it has none of them (then its title names it)."""
+    if arxiv_id:
+        return arxiv_id
+    if doi:
+        return f"doi:{doi}"
+    return f"openreview:{openreview_id}" if openreview_id else ""
+
+
 def title_id(title: str) -> str:
     """The candidate id of an entry that has no arXiv id, DOI or OpenReview id."""
     return "title:" + hashlib.sha256(title_key(title).encode()).hexdigest()[:16]
@@ -120,13 +130,7 @@ class Entry:
 
     @property
     def id(self) -> str:
-        if self.arxiv_id:
-            return self.arxiv_id
-        if self.doi:
-            return f"doi:{self.doi}"
-        if self.openreview_id:
-            return f"openreview:{self.openreview_id}"
-        return title_id(self.title)
+        return known_id(self.arxiv_id, self.doi, self.openreview_id) or title_id(self.title)
 
     @property
     def link(self) -> str:

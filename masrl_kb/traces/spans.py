@@ -22,16 +22,15 @@ import json
 import math
 import os
 import re
-import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import IO, Any
 
 from masrl_kb.traces.validate import (
-    MAX_FILE_BYTES,
     DuplicateKeyError,
     duplicate_key_message,
+    open_regular,
     parse_json,
 )
 
@@ -363,15 +362,7 @@ def _add_document(spans: SpanSet, doc: object, where: str) -> None:
 def open_file(path: str | os.PathLike[str]) -> IO[bytes]:
     """A regular, not-too-large file opened for reading; symlinks and devices are refused."""
     try:
-        info = os.lstat(path)
-        if stat.S_ISLNK(info.st_mode):
-            raise OSError(0, "it is a symbolic link (give the file it points to)")
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError(0, "not a regular file")
-        if info.st_size > MAX_FILE_BYTES:
-            raise OSError(0, f"larger than {MAX_FILE_BYTES // 1024**3} GiB")
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
-        return os.fdopen(os.open(path, flags), "rb")
+        return open_regular(path)
     except OSError as exc:
         raise OtelImportError(f"cannot read the file: {exc.strerror or exc}") from None
 

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 from operator import itemgetter, le, lt
-from typing import Any
+from typing import IO, Any
 
 from masrl_kb.traces.graph import adjacency, dependency_order, find_cycles, forward_order
 from masrl_kb.traces.schema import ITEM_ARRAYS, compiled_checks, explainer
@@ -273,11 +273,9 @@ def _duplicate_message(text: str, key: str) -> str:
     )
 
 
-def read_text(path: str | os.PathLike[str]) -> str:
-    """The text of a regular, not-too-large file; symlinks, FIFOs and devices are refused.
-
-    Raises ``OSError`` or ``UnicodeDecodeError``; :func:`read_json` turns them into messages.
-    """
+def open_regular(path: str | os.PathLike[str]) -> IO[bytes]:
+    """A regular, not-too-large file opened for binary reading; symlinks, FIFOs and
+    devices are refused with ``OSError`` (every trace reader opens files through this)."""
     info = os.lstat(path)
     if stat.S_ISLNK(info.st_mode):
         raise OSError(0, "it is a symbolic link (give the file it points to)")
@@ -286,7 +284,15 @@ def read_text(path: str | os.PathLike[str]) -> str:
     if info.st_size > MAX_FILE_BYTES:
         raise OSError(0, f"larger than {MAX_FILE_BYTES // 1024**3} GiB")
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
-    with os.fdopen(os.open(path, flags), "rb") as handle:
+    return os.fdopen(os.open(path, flags), "rb")
+
+
+def read_text(path: str | os.PathLike[str]) -> str:
+    """The text of a regular, not-too-large file (:func:`open_regular`).
+
+    Raises ``OSError`` or ``UnicodeDecodeError``; :func:`read_json` turns them into messages.
+    """
+    with open_regular(path) as handle:
         data = handle.read(MAX_FILE_BYTES + 1)
     if len(data) > MAX_FILE_BYTES:
         raise OSError(0, f"larger than {MAX_FILE_BYTES // 1024**3} GiB")

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from masrl_kb.contrib.screen_entries import known_id
 from masrl_kb.contrib.sources.transport import SourceError
 from masrl_kb.kb.atomic import write_atomic
 from masrl_kb.kb.text import strip_controls
@@ -102,13 +103,8 @@ class Candidate:
 
     @property
     def id(self) -> str:
-        if self.arxiv_id:
-            return self.arxiv_id
-        if self.doi:
-            return f"doi:{self.doi}"
-        if self.openreview_id:
-            return f"openreview:{self.openreview_id}"
-        return ""
+        """The id ``screen import`` will give this row (empty: named by its title)."""
+        return known_id(self.arxiv_id, self.doi, self.openreview_id)
 
     def cells(self) -> list[str]:
         values = (
