@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.taxonomy import load_taxonomy
 from masrl_kb.traces.render import (
     cell,
     fields_by_type,
@@ -23,7 +24,7 @@ from masrl_kb.traces.schema import edge_types, event_types, load_schema
 
 @pytest.fixture(scope="module")
 def page() -> str:
-    return trace_page_markdown()
+    return trace_page_markdown(load_taxonomy())
 
 
 def _row(page: str, first_cell: str) -> list[str]:
@@ -92,9 +93,9 @@ def test_metrics_are_computed_when_the_page_is_built(
     swarm_file.write_text(json.dumps(swarm), encoding="utf-8")
     # work 16.5 + 10 = 26.5 s; critical path 1 + 15 + 1 + .5 = 17.5 s
     expected = ["swarm", "11", "5", "4", "1", "26.5", "17.5", "1.51"]
-    assert _row(trace_page_markdown(tmp_path), "swarm")[:8] == expected
+    assert _row(trace_page_markdown(load_taxonomy(tmp_path), tmp_path), "swarm")[:8] == expected
     monkeypatch.setenv("MASRL_KB_ROOT", str(tmp_path))
-    assert _row(trace_page_markdown(), "swarm")[:8] == expected
+    assert _row(trace_page_markdown(load_taxonomy()), "swarm")[:8] == expected
 
 
 def test_invalid_example_stops_the_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -104,7 +105,7 @@ def test_invalid_example_stops_the_page(tmp_path: Path, monkeypatch: pytest.Monk
     (tmp_path / "traces" / "examples" / "broken.json").write_text("[]", encoding="utf-8")
     monkeypatch.setenv("MASRL_KB_ROOT", str(tmp_path))
     with pytest.raises(ValueError, match="broken.json: \\$: a trace must be a JSON object"):
-        trace_page_markdown()
+        trace_page_markdown(load_taxonomy())
 
 
 def test_page_names_the_reward_families_and_decisions(page: str) -> None:

@@ -174,6 +174,7 @@ def traces_page(ctx: Context) -> Page:
     name = DIAGRAM_EXAMPLE if DIAGRAM_EXAMPLE in examples else next(iter(examples))
     # The trace module writes the page with a Mermaid diagram; the site draws the same
     # trace as inline SVG so the page needs no script from another host.
-    text = MERMAID_FENCE.sub(lambda _: trace_diagram(examples[name]), trace_page_markdown(ctx.root))
+    markdown = trace_page_markdown(ctx.tax, ctx.root)
+    text = MERMAID_FENCE.sub(lambda _: trace_diagram(examples[name]), markdown)
     page.add(text.strip())
     return page

@@ -1,13 +1,17 @@
-"""The site page "Orchestration traces", generated from the schema and the example traces."""
+"""The site page "Orchestration traces", generated from the schema and the example traces.
+
+The names of the survey's reward families and decisions come from the knowledge base's
+taxonomy, which the caller passes in (:class:`Vocabulary`): the toolkit reads no taxonomy.
+"""
 
 from __future__ import annotations
 
 import html
 import os
 from pathlib import Path
+from typing import Any, Protocol
 
 from masrl_kb.kb.paths import find_root
-from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
 from masrl_kb.traces.metrics import trace_metrics
 from masrl_kb.traces.schema import SCHEMA_PATH, load_schema, topology_ids
 from masrl_kb.traces.validate import check_file
@@ -17,6 +21,39 @@ DIAGRAM_EXAMPLE = "hierarchical"
 # Trace reward channels that are named after a reward type of the taxonomy under another name.
 CHANNEL_ALIASES = {"team": "shared"}
 CHANNEL_EXAMPLES = ("team", "role", "process", "tool", "debate", "orchestration")
+# Metric, definition, and the reward family or decision it informs ({R7}: that id and label).
+METRIC_ROWS = (
+    ("events, events_by_type", "events, in all and per type", "{R4}: steps"),
+    ("agents", "distinct acting and spawned agents", "{R2}: who gets credit"),
+    (
+        "decisions",
+        "orchestrator_decision events per decision O1-O5, and those without one (unlabelled)",
+        "O1-O5",
+    ),
+    ("has_stop_decision", "whether the run logged an O5 decision", "{O5}"),
+    ("max_fanout", "most spawn events issued by one agent", "{O1}: breadth"),
+    ("spawn_depth", "depth of the agent -> spawned-agent tree", "{O1}: depth"),
+    ("total_work_s", "sum of event durations (t_end - t)", "{R7}: cost"),
+    ("critical_path_s", "heaviest path of non-temporal edges", "{R7}: latency"),
+    ("parallel_speedup", "total_work_s / critical_path_s", "{R7}"),
+    ("tokens, wall_clock_s", "copied from costs", "cost terms of any reward"),
+    ("critical_path", "the events of that heaviest path", "{R7}: latency"),
+    (
+        "agent_time",
+        "per agent: busy (union of its events) and idle time within its span",
+        "{R2}: who gets credit",
+    ),
+    ("communication", "events aimed at another agent, per sender and recipient", "{O3}"),
+    ("reported", "the trace's own metrics object, as written", "as the run defines"),
+)
+
+
+class Vocabulary(Protocol):
+    """What the page reads of the taxonomy (``masrl_kb.kb.taxonomy.Taxonomy`` has it)."""
+
+    def __getitem__(self, axis: str) -> Any: ...
+
+    def family_of(self, reward_type: str) -> str: ...
 
 
 def cell(text: object) -> str:
@@ -24,7 +61,7 @@ def cell(text: object) -> str:
     return html.escape(str(text), quote=False).replace("|", "&#124;").replace("\n", " ")
 
 
-def table(header: list[str], rows: list[list[object]]) -> str:
+def table(header: list[str], rows: list[list[Any]]) -> str:
     """A Markdown table; every cell is escaped."""
     lines = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + " --- |" * len(header)]
     lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
@@ -37,7 +74,7 @@ def load_examples(root: str | os.PathLike[str] | None = None) -> dict[str, dict]
     examples: dict[str, dict] = {}
     for path in sorted(folder.glob("*.json")):
         doc, problems = check_file(path)
-        if problems:
+        if doc is None or problems:
             raise ValueError("invalid example trace:\n" + "\n".join(map(str, problems)))
         examples[path.stem] = doc
     order = {topology: i for i, topology in enumerate(topology_ids())}
@@ -84,8 +121,10 @@ def fields_by_type(schema: dict, event_type: str) -> list[str]:
     return list(defs["event"]["required"]) + list(expected.get(event_type, []))
 
 
-def _enum_rows(definition: dict) -> list[tuple[str, str]]:
-    return list(zip(definition["enum"], definition.get("enumDescriptions", []), strict=True))
+def _enum_rows(definition: dict) -> list[list[str]]:
+    return [
+        list(row) for row in zip(definition["enum"], definition["enumDescriptions"], strict=True)
+    ]
 
 
 def format_section(schema: dict) -> str:
@@ -112,7 +151,7 @@ def format_section(schema: dict) -> str:
             defs["edge"]["description"],
             fields_table(defs["edge"], defs),
             "Edge types:",
-            table(["Type", "Meaning"], [list(row) for row in _enum_rows(defs["edge_type"])]),
+            table(["Type", "Meaning"], _enum_rows(defs["edge_type"])),
             "### Costs",
             defs["costs"]["description"],
             fields_table(defs["costs"], defs),
@@ -198,67 +237,30 @@ def metrics_section(examples: dict[str, dict]) -> str:
     )
 
 
-def _family(tax: Taxonomy, family: str) -> str:
-    return f"{family} {tax['reward_family'].label_of(family)}"
-
-
-def _decision(tax: Taxonomy, decision: str) -> str:
-    return f"{decision} {tax['decision'].label_of(decision)}"
-
-
-def mapping_section(tax: Taxonomy) -> str:
+def mapping_section(vocabulary: Vocabulary) -> str:
     """How the metrics and reward channels map to reward families and decisions."""
-    r7 = tax["reward_family"].value("R7")
-    o1, o3, o4, o5 = (_decision(tax, d) for d in ("O1", "O3", "O4", "O5"))
-    metric_rows = [
-        ["events, events_by_type", "events, in all and per type", _family(tax, "R4") + ": steps"],
-        ["agents", "distinct acting and spawned agents", _family(tax, "R2") + ": who gets credit"],
-        [
-            "decisions",
-            "orchestrator_decision events per decision O1-O5, and those without one (unlabelled)",
-            "O1-O5",
-        ],
-        ["has_stop_decision", "whether the run logged an O5 decision", o5],
-        ["max_fanout", "most spawn events issued by one agent", o1 + ": breadth"],
-        ["spawn_depth", "depth of the agent -> spawned-agent tree", o1 + ": depth"],
-        ["total_work_s", "sum of event durations (t_end - t)", _family(tax, "R7") + ": cost"],
-        [
-            "critical_path_s",
-            "heaviest path of non-temporal edges",
-            _family(tax, "R7") + ": latency",
-        ],
-        ["parallel_speedup", "total_work_s / critical_path_s", _family(tax, "R7")],
-        ["tokens, wall_clock_s", "copied from costs", "cost terms of any reward"],
-        ["critical_path", "the events of that heaviest path", _family(tax, "R7") + ": latency"],
-        [
-            "agent_time",
-            "per agent: busy (union of its events) and idle time within its span",
-            _family(tax, "R2") + ": who gets credit",
-        ],
-        [
-            "communication",
-            "events aimed at another agent, per sender and recipient",
-            o3,
-        ],
-        ["reported", "the trace's own metrics object, as written", "as the run defines"],
-    ]
+    axes = (vocabulary["reward_family"], vocabulary["decision"])
+    names = {v: f"{v} {axis.label_of(v)}" for axis in axes for v in axis.ids}
+    metric_rows = [[metric, meaning, use.format_map(names)] for metric, meaning, use in METRIC_ROWS]
     channel_rows = []
     for channel in CHANNEL_EXAMPLES:
         reward_type = CHANNEL_ALIASES.get(channel, channel)
-        channel_rows.append([channel, reward_type, _family(tax, tax.family_of(reward_type))])
+        channel_rows.append([channel, reward_type, names[vocabulary.family_of(reward_type)]])
+    r7 = vocabulary["reward_family"].value("R7")
     return "\n\n".join(
         [
             "## From traces to rewards and decisions",
-            f"The survey's orchestration reward family, {cell(_family(tax, 'R7'))}, is defined "
+            f"The survey's orchestration reward family, {cell(names['R7'])}, is defined "
             f"as: {cell(r7.definition)} A trace makes it measurable. `parallel_speedup` is the "
             "parallelism speed-up: the work done divided by the time the longest chain of "
             "dependencies needs. A team that runs independent work side by side scores above "
             "1; a pipeline scores 1. Rewarding it (net of the token and time costs) credits "
-            f"the orchestrator's {cell(o1)} and {cell(o4)} decisions that made the parallelism.",
-            f"Every orchestrator decision is an event, so credit can reach it: {cell(o3)} "
+            f"the orchestrator's {cell(names['O1'])} and {cell(names['O4'])} decisions that "
+            "made the parallelism.",
+            f"Every orchestrator decision is an event, so credit can reach it: {cell(names['O3'])} "
             "decisions show up as message events, and a stop is an `orchestrator_decision` "
-            f"event with decision O5 ({cell(o5)}), not the mere end of the log, so stopping "
-            "early or late can be rewarded or penalised like any other decision.",
+            f"event with decision O5 ({cell(names['O5'])}), not the mere end of the log, so "
+            "stopping early or late can be rewarded or penalised like any other decision.",
             table(["Metric", "Definition", "Reward family or decision"], metric_rows),
             "A trace's `rewards` holds one number per channel. Naming channels after the "
             "survey's reward types keeps them comparable across systems:",
@@ -285,8 +287,9 @@ def tools_section() -> str:
     )
 
 
-def trace_page_markdown(root: str | os.PathLike[str] | None = None) -> str:
-    """The Markdown of the site page "Orchestration traces" for a data root (default: found)."""
+def trace_page_markdown(vocabulary: Vocabulary, root: str | os.PathLike[str] | None = None) -> str:
+    """The Markdown of the site page "Orchestration traces" for a data root (default: found),
+    naming reward families and decisions as ``vocabulary`` (the taxonomy) does."""
     examples = load_examples(root)
     name = DIAGRAM_EXAMPLE if DIAGRAM_EXAMPLE in examples else next(iter(examples))
     intro = (
@@ -301,7 +304,7 @@ def trace_page_markdown(root: str | os.PathLike[str] | None = None) -> str:
         format_section(load_schema()),
         example_section(name, examples[name]),
         metrics_section(examples),
-        mapping_section(load_taxonomy(root)),
+        mapping_section(vocabulary),
         tools_section(),
     ]
     return "\n\n".join(sections) + "\n"
