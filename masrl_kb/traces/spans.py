@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import math
 import os
 import re
@@ -27,9 +26,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import IO, Any
 
-from masrl_kb.traces.validate import (
+from masrl_kb.traces.jsonfile import (
     DuplicateKeyError,
     duplicate_key_message,
+    json_error,
     open_regular,
     parse_json,
 )
@@ -359,14 +359,6 @@ def _add_document(spans: SpanSet, doc: object, where: str) -> None:
 # ------------------------------------------------------------------ files
 
 
-def open_file(path: str | os.PathLike[str]) -> IO[bytes]:
-    """A regular, not-too-large file opened for reading; symlinks and devices are refused."""
-    try:
-        return open_regular(path)
-    except OSError as exc:
-        raise OtelImportError(f"cannot read the file: {exc.strerror or exc}") from None
-
-
 def _noting_dict(found: list[str]) -> type[dict]:
     """A dict type that notes each key set twice in ``found``. It cannot raise: the
     streaming parser's C code does not check for an error from setting a key."""
@@ -382,10 +374,6 @@ def _noting_dict(found: list[str]) -> type[dict]:
     return NotingDict
 
 
-def _strict_loads(line: bytes) -> Any:
-    return parse_json(line.decode("utf-8"))
-
-
 def _first_line_document(handle: IO[bytes]) -> bool:
     """Whether the file is JSON lines: a first line that is a whole JSON object, and more."""
     first = handle.readline(LINE_LIMIT)
@@ -394,7 +382,7 @@ def _first_line_document(handle: IO[bytes]) -> bool:
     if not first.endswith(b"\n") or not more.strip():
         return False
     try:
-        return isinstance(_strict_loads(first), dict)
+        return isinstance(parse_json(first.decode("utf-8")), dict)
     except (ValueError, UnicodeDecodeError, RecursionError):
         return False
 
@@ -405,24 +393,15 @@ def read_lines(handle: IO[bytes], spans: SpanSet) -> None:
         if not line.strip():
             continue
         try:
-            doc = _strict_loads(line)
+            doc = parse_json(line.decode("utf-8"))
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-            raise OtelImportError(f"$: {_json_reason(exc)}", number) from None
+            raise OtelImportError(f"$: {json_error(exc)}", number) from None
         try:
             _add_document(spans, doc, "$")
         except OtelImportError as exc:
             raise OtelImportError(str(exc), number) from None
         except RecursionError:
             raise OtelImportError("$: nested too deeply", number) from None
-
-
-def _json_reason(exc: Exception) -> str:
-    if isinstance(exc, DuplicateKeyError):
-        return duplicate_key_message(exc.key)
-    if isinstance(exc, json.JSONDecodeError):
-        return f"not valid JSON: {exc.msg} (column {exc.colno})"
-    text = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
-    return f"not valid JSON: {text}"
 
 
 def _sniff(handle: IO[bytes]) -> str:
@@ -504,20 +483,20 @@ def read_span_file(path: str | os.PathLike[str]) -> SpanSet:
     import ijson
 
     spans = SpanSet()
-    with open_file(path) as handle:
-        try:
+    try:
+        with open_regular(path) as handle:
             if _first_line_document(handle):
                 read_lines(handle, spans)
             else:
                 read_stream(handle, spans)
-        except DuplicateKeyError as exc:
-            raise OtelImportError(f"$: {duplicate_key_message(exc.key)}") from None
-        except ijson.JSONError as exc:
-            raise OtelImportError(f"$: not valid JSON: {_parser_reason(exc)}") from None
-        except (UnicodeDecodeError, RecursionError) as exc:
-            raise OtelImportError(f"$: not valid JSON: {type(exc).__name__}") from None
-        except OSError as exc:
-            raise OtelImportError(f"cannot read the file: {exc.strerror or exc}") from None
+    except DuplicateKeyError as exc:
+        raise OtelImportError(f"$: {duplicate_key_message(exc.key)}") from None
+    except ijson.JSONError as exc:
+        raise OtelImportError(f"$: not valid JSON: {_parser_reason(exc)}") from None
+    except (UnicodeDecodeError, RecursionError) as exc:
+        raise OtelImportError(f"$: not valid JSON: {type(exc).__name__}") from None
+    except OSError as exc:
+        raise OtelImportError(f"cannot read the file: {exc.strerror or exc}") from None
     return spans
 
 

@@ -13,29 +13,22 @@ import json
 import math
 import os
 import re
-import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 from operator import itemgetter, le, lt
-from typing import IO, Any
+from typing import Any
 
 from masrl_kb.traces.graph import adjacency, dependency_order, find_cycles, forward_order
+from masrl_kb.traces.jsonfile import read_json
 from masrl_kb.traces.schema import ITEM_ARRAYS, compiled_checks, explainer
 
 MAX_CYCLE_SHOWN = 8
 # Messages echo values (a 5 MB string, a 400-digit number): cut them to a readable length.
 MAX_MESSAGE = 300
-# A trace file larger than this is refused before it is read (a 1,000,000-event trace is
-# about 160 MB).
-MAX_FILE_BYTES = 4 * 1024**3
-# Locating a repeated key re-parses in pure Python; beyond this size only the key is named.
-LOCATE_LIMIT_BYTES = 50 * 1024**2
 # C0 and C1 controls, line and paragraph separators, and bidirectional overrides.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_SPACED_COLON = re.compile(r'"[ \t\n\r]+:')
-_CONTAINERS = frozenset({dict, list})
-_INF = math.inf
+_NUMBER_TYPES = frozenset({int, float})
 _ID, _T, _SRC, _DST, _TYPE = map(itemgetter, ("id", "t", "src", "dst", "type"))
 _JSON_KINDS = {
     list: "an array",
@@ -49,7 +42,12 @@ _JSON_KINDS = {
 
 @dataclass(frozen=True)
 class Problem:
-    """One thing wrong with a trace file."""
+    """One thing wrong with a trace file.
+
+    Not :class:`masrl_kb.kb.problem.Problem` (``path:line: field: message``): a trace is one
+    JSON document, often a single line of 100 MB, so a JSON path or an event places a problem
+    and a line number would not.
+    """
 
     file: str
     where: str
@@ -124,197 +122,7 @@ def json_path(parts: Iterable[str | int]) -> str:
     return out
 
 
-_NUMBER_TYPES = frozenset({int, float})
-
-
-def _is_number(value: object) -> bool:
-    # Exact types: bool is not a number here, and this runs for every event.
-    return value.__class__ in _NUMBER_TYPES
-
-
 # ------------------------------------------------------------------ reading
-
-
-class DuplicateKeyError(ValueError):
-    """A JSON object names the same key twice (json would silently keep the last value)."""
-
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"{text} is too large for a number")
-    return value
-
-
-def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict:
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise DuplicateKeyError(key)
-            seen.add(key)
-    return obj
-
-
-def _key_count(doc: Any) -> tuple[int, bool]:
-    """How many keys all the objects of a parsed document hold (nested ones included), and
-    whether a number overflowed to infinity."""
-    keys = 0
-    overflow = False
-    stack = [doc]
-    containers = _CONTAINERS
-    while stack:
-        node = stack.pop()
-        if node.__class__ is dict:
-            keys += len(node)
-            node = node.values()
-        for value in node:
-            kind = value.__class__
-            if kind in containers:
-                stack.append(value)
-            elif kind is float and (value == _INF or value == -_INF):
-                overflow = True
-    return keys, overflow
-
-
-def _key_marks(text: str) -> int:
-    """An upper bound on the keys written in a JSON text: every key's closing quote is
-    followed by optional whitespace and a colon (a string value can add false marks)."""
-    return text.count('":') + len(_SPACED_COLON.findall(text))
-
-
-def _loads(text: str) -> Any:
-    """Parse JSON, refusing repeated keys, NaN, Infinity and numbers too large for a float.
-
-    The fast path is the plain C parser and one walk over the result: a repeated key leaves
-    fewer keys in the objects than the text writes, an overflowing literal leaves an
-    infinity. Only when either shows does the slow parse run, with a Python hook on every
-    object and float, to name the culprit.
-    """
-    doc = json.loads(text, parse_constant=_reject_constant)
-    if isinstance(doc, dict | list):
-        keys, overflow = _key_count(doc)
-        if overflow or keys != _key_marks(text):
-            del doc
-            doc = json.loads(
-                text,
-                object_pairs_hook=_unique_pairs,
-                parse_constant=_reject_constant,
-                parse_float=_finite_float,
-            )
-    return doc
-
-
-def _repeated_key_position(text: str) -> tuple[int, int] | None:
-    """Line and column of the first object that repeats a key (pure-Python parse, slow)."""
-    from json.decoder import JSONObject
-    from json.scanner import py_make_scanner
-
-    found: list[int] = []
-    decoder = json.JSONDecoder(
-        object_pairs_hook=_unique_pairs,
-        parse_constant=_reject_constant,
-        parse_float=_finite_float,
-    )
-
-    def parse_object(s_and_end: tuple[str, int], *args: Any) -> tuple[dict, int]:
-        try:
-            return JSONObject(s_and_end, *args)
-        except DuplicateKeyError:
-            if not found:
-                found.append(s_and_end[1] - 1)  # the position of the opening brace
-            raise
-
-    decoder.parse_object = parse_object
-    decoder.scan_once = py_make_scanner(decoder)
-    try:
-        decoder.decode(text)
-    except (ValueError, RecursionError):
-        pass
-    if not found:
-        return None
-    pos = found[0]
-    line = text.count("\n", 0, pos) + 1
-    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
-
-
-def parse_json(text: str) -> Any:
-    """Parse JSON text, refusing repeated keys (:class:`DuplicateKeyError`), NaN, Infinity
-    and numbers too large for a float (``ValueError``)."""
-    return _loads(text)
-
-
-def duplicate_key_message(key: str) -> str:
-    """The message for an object that repeats ``key``."""
-    return (
-        f"not valid JSON: the key {json.dumps(key)} appears twice in one object "
-        "(only one value can count)"
-    )
-
-
-def _duplicate_message(text: str, key: str) -> str:
-    where = ""
-    if len(text) <= LOCATE_LIMIT_BYTES:
-        position = _repeated_key_position(text)
-        if position is not None:
-            where = f" (object at line {position[0]} column {position[1]})"
-    return (
-        f"not valid JSON{where}: the key {json.dumps(key)} appears twice in one object "
-        "(only one value can count)"
-    )
-
-
-def open_regular(path: str | os.PathLike[str]) -> IO[bytes]:
-    """A regular, not-too-large file opened for binary reading; symlinks, FIFOs and
-    devices are refused with ``OSError`` (every trace reader opens files through this)."""
-    info = os.lstat(path)
-    if stat.S_ISLNK(info.st_mode):
-        raise OSError(0, "it is a symbolic link (give the file it points to)")
-    if not stat.S_ISREG(info.st_mode):
-        raise OSError(0, "not a regular file")
-    if info.st_size > MAX_FILE_BYTES:
-        raise OSError(0, f"larger than {MAX_FILE_BYTES // 1024**3} GiB")
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
-    return os.fdopen(os.open(path, flags), "rb")
-
-
-def read_text(path: str | os.PathLike[str]) -> str:
-    """The text of a regular, not-too-large file (:func:`open_regular`).
-
-    Raises ``OSError`` or ``UnicodeDecodeError``; :func:`read_json` turns them into messages.
-    """
-    with open_regular(path) as handle:
-        data = handle.read(MAX_FILE_BYTES + 1)
-    if len(data) > MAX_FILE_BYTES:
-        raise OSError(0, f"larger than {MAX_FILE_BYTES // 1024**3} GiB")
-    return data.decode("utf-8")
-
-
-def read_json(path: str | os.PathLike[str]) -> tuple[Any, str | None]:
-    """The parsed JSON document of a file, or ``None`` and why not; never raises."""
-    try:
-        text = read_text(path)
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        return None, f"cannot read the file: {reason}"
-    try:
-        # NaN, Infinity and overflowing literals would slip past "minimum" and poison sums.
-        return _loads(text), None
-    except DuplicateKeyError as exc:
-        return None, _duplicate_message(text, exc.key)
-    except json.JSONDecodeError as exc:
-        return None, f"not valid JSON (line {exc.lineno} column {exc.colno}): {exc.msg}"
-    except (ValueError, RecursionError) as exc:
-        return None, f"not valid JSON: {exc}"
 
 
 def read_trace(path: str | os.PathLike[str]) -> tuple[dict | None, list[Problem]]:
@@ -332,10 +140,6 @@ def read_trace(path: str | os.PathLike[str]) -> tuple[dict | None, list[Problem]
 # ------------------------------------------------------------------ schema
 
 
-def _schema_message(error: Any) -> str:
-    return error.message
-
-
 def _explain(part: str, value: Any, prefix: list[str | int], log: ProblemLog) -> None:
     """jsonschema's own messages for a part the compiled check did not pass."""
     if log.full:
@@ -345,7 +149,7 @@ def _explain(part: str, value: Any, prefix: list[str | int], log: ProblemLog) ->
             log.inexact = True
         return
     for err in explainer(part).iter_errors(value):
-        log.add(json_path(prefix + list(err.absolute_path)), _schema_message(err))
+        log.add(json_path(prefix + list(err.absolute_path)), err.message)
 
 
 def check_schema(doc: dict, log: ProblemLog) -> None:
@@ -441,8 +245,8 @@ def _index_events(events: list, log: ProblemLog) -> tuple[dict[str, int], list[f
             starts.append(nan)
             ends.append(nan)
             continue
-        t = event.get("t")
-        t_end = event.get("t_end", t)
+        t: Any = event.get("t")
+        t_end: Any = event.get("t_end", t)
         starts.append(t if t.__class__ in numbers else nan)
         ends.append(t_end if t_end.__class__ in numbers else nan)
         eid = event.get("id")
@@ -592,7 +396,7 @@ def graph_problems(doc: dict, file: str) -> list[Problem]:
 
 def validate_trace(doc: dict, file: str) -> list[Problem]:
     """All schema and graph problems of a parsed trace."""
-    return schema_problems(doc, file) + graph_problems(doc, file)
+    return inspect_trace(doc, file).log.shown
 
 
 @dataclass
