@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
-from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
+from masrl_kb.kb.atomic import write_atomic
 from masrl_kb.traces.validate import Inspection, inspect_file, printable, shorten
 
 USAGE_ERROR = 2
@@ -41,58 +40,54 @@ def _report(inspection: Inspection) -> int:
     return log.total
 
 
-def _inspect(file: str, args: argparse.Namespace) -> Inspection:
-    return inspect_file(file, limit=args.max_problems)
-
-
 def cmd_validate(args: argparse.Namespace) -> int:
     """Validate each trace file; exit 1 if any has a problem."""
     failed = 0
     count = 0
     for file in args.files:
-        inspection = _inspect(file, args)
-        if inspection.ok:
-            doc = inspection.doc
-            print(f"{file}: ok ({len(doc['events'])} events, {len(doc['edges'])} edges)")
-        else:
+        inspection = inspect_file(file, limit=args.max_problems)
+        if inspection.doc is None or inspection.log:
             count += _report(inspection)
             failed += 1
+            continue
+        doc = inspection.doc
+        print(f"{file}: ok ({len(doc['events'])} events, {len(doc['edges'])} edges)")
     if failed:
         print(f"{count} problem(s) in {failed} of {len(args.files)} file(s)", file=sys.stderr)
         return 1
     return 0
 
 
-def _shorten(items: list[str]) -> str:
+def _listing(items: list[str]) -> str:
     if len(items) <= TEXT_ITEMS:
         return ", ".join(items)
     return ", ".join(items[:TEXT_ITEMS]) + f", ... ({len(items)} in all)"
 
 
-def _text_value(key: str, value: object) -> str:
+def _text_value(key: str, value: Any) -> str:
     if key == "critical_path":
-        ids = list(value)  # type: ignore[call-overload]
+        ids = list(value)
         if len(ids) > TEXT_ITEMS:
             ids = ids[: TEXT_ITEMS // 2] + ["..."] + ids[-TEXT_ITEMS // 2 :]
-        return (" -> ".join(ids) + f" ({len(value)} events)") if value else "none"  # type: ignore[arg-type]
+        return (" -> ".join(ids) + f" ({len(value)} events)") if value else "none"
     if key == "agent_time":
-        items = [f"{a} {t['busy_s']:g}/{t['idle_s']:g}" for a, t in value.items()]  # type: ignore[union-attr]
-        return "busy/idle s: " + _shorten(items)
+        items = [f"{a} {t['busy_s']:g}/{t['idle_s']:g}" for a, t in value.items()]
+        return "busy/idle s: " + _listing(items)
     if key == "decision_latency":
         items = [
             f"{d} {v['events']} (mean {v['mean_s']:g} s, max {v['max_s']:g} s)"
             if v["mean_s"] is not None
             else f"{d} {v['events']}"
-            for d, v in value.items()  # type: ignore[union-attr]
+            for d, v in value.items()
             if v["events"]
         ]
         return ", ".join(items) or "none"
     if key == "tokens_by_agent":
-        items = [f"{a} {t:g}" for a, t in value.items()]  # type: ignore[union-attr]
-        return _shorten(items) or "none"
+        items = [f"{a} {t:g}" for a, t in value.items()]
+        return _listing(items) or "none"
     if key == "communication":
-        items = [f"{p['from']} -> {p['to']} {p['events']}" for p in value]  # type: ignore[union-attr]
-        return _shorten(items) or "none"
+        items = [f"{p['from']} -> {p['to']} {p['events']}" for p in value]
+        return _listing(items) or "none"
     if isinstance(value, dict):
         shown = [f"{k} {v}" for k, v in value.items() if v or key == "reported"]
         return ", ".join(shown) if shown else "none"
@@ -122,29 +117,14 @@ def metrics_text(results: dict[str, dict]) -> str:
 INDENT_LIMIT = 10_000
 
 
-def _write_atomic(path: str, chunks: Iterable[str]) -> bool:
-    """Write ``chunks`` to a temporary file beside ``path``, then move it into place."""
-    target = Path(path)
+def _write(path: str, text: str) -> bool:
+    """Replace ``path`` with ``text`` in one step; on failure say why and return False."""
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
-        try:
-            os.fchmod(fd, 0o666 & ~_umask())  # as a plain open() would have made it
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.writelines(chunks)
-            os.replace(tmp, target)
-        except BaseException:
-            os.unlink(tmp)
-            raise
+        write_atomic(Path(path), text)
     except OSError as exc:
         print(f"error: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
         return False
     return True
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def cmd_metrics(args: argparse.Namespace) -> int:
@@ -158,8 +138,8 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     docs: dict[str, dict] = {}
     failed = False
     for file in args.files:
-        inspection = _inspect(file, args)
-        if not inspection.ok:
+        inspection = inspect_file(file, limit=args.max_problems)
+        if inspection.doc is None or inspection.log:
             _report(inspection)
             failed = True
             continue
@@ -174,7 +154,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     if args.html and results:
         from masrl_kb.traces.timeline import timeline_page
 
-        if not _write_atomic(args.html, [timeline_page(docs, results)]):
+        if not _write(args.html, timeline_page(docs, results)):
             return 1
         print(f"wrote {args.html}", file=sys.stderr)
     return 1 if failed else 0
@@ -195,18 +175,18 @@ def cmd_synth(args: argparse.Namespace) -> int:
     if args.out is None:
         print(text)
         return 0
-    if not _write_atomic(args.out, [text, "\n"]):
+    if not _write(args.out, text + "\n"):
         return 1
     print(f"wrote {args.out}: {args.steps} events, {args.agents} agents", file=sys.stderr)
     return 0
 
 
-def _trace_json(doc: dict) -> Iterable[str]:
+def _trace_json(doc: dict) -> list[str]:
+    """The trace as JSON in pieces: standard output takes them one by one."""
     indent = 1 if len(doc["events"]) <= INDENT_LIMIT else None
     separators = None if indent else (",", ":")
     encoder = json.JSONEncoder(indent=indent, separators=separators, allow_nan=False)
-    yield from encoder.iterencode(doc, _one_shot=True)
-    yield "\n"
+    return [*encoder.iterencode(doc, _one_shot=True), "\n"]
 
 
 def cmd_import_otel(args: argparse.Namespace) -> int:
@@ -224,7 +204,7 @@ def cmd_import_otel(args: argparse.Namespace) -> int:
     if args.out is None:
         sys.stdout.writelines(_trace_json(doc))
         return 0
-    if not _write_atomic(args.out, _trace_json(doc)):
+    if not _write(args.out, "".join(_trace_json(doc))):
         return 1
     decisions = sum(e["type"] == "orchestrator_decision" for e in doc["events"])
     print(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import math
+from collections.abc import Iterable
 
 # A million bars would make a page no browser can draw; the critical path is always kept.
 MAX_BARS = 20_000
@@ -55,8 +56,9 @@ def esc(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-def _label(text: str) -> str:
-    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "\u2026"
+def _cut(text: str, room: int) -> str:
+    """``text`` in at most ``room`` characters, an ellipsis marking the cut."""
+    return text if len(text) <= room else text[: room - 1] + "\u2026"
 
 
 def _shown_events(doc: dict, critical: set[str]) -> list[dict]:
@@ -93,14 +95,6 @@ def _bar_label(event: dict) -> str:
     return event["type"]
 
 
-def _fit(text: str, width: float) -> str | None:
-    """``text`` cut to what fits in ``width`` pixels, or None when not even a letter does."""
-    room = int(width // CHAR_W)
-    if room < 2:
-        return None
-    return text if len(text) <= room else text[: room - 1] + "\u2026"
-
-
 def timeline_svg(doc: dict, metrics: dict) -> tuple[str, int]:
     """The SVG timeline of one trace and how many events it draws."""
     critical = set(metrics["critical_path"])
@@ -121,8 +115,8 @@ def timeline_svg(doc: dict, metrics: dict) -> tuple[str, int]:
         y = AXIS_H + row * ROW_H
         parts.append(
             f'<rect class="lane" x="{LABEL_W}" y="{y + 2}" width="{PLOT_W}" height="{ROW_H - 4}"/>'
-            f'<text x="4" y="{y + ROW_H - 7}"><title>{esc(agent)}</title>{esc(_label(agent))}'
-            "</text>"
+            f'<text x="4" y="{y + ROW_H - 7}"><title>{esc(agent)}</title>'
+            f"{esc(_cut(agent, LABEL_CHARS))}</text>"
         )
     for tick in _ticks(t0, t1):
         x = LABEL_W + (tick - t0) * scale
@@ -146,8 +140,9 @@ def timeline_svg(doc: dict, metrics: dict) -> tuple[str, int]:
             f'<rect{extra} x="{x:.2f}" y="{y}" width="{w:.2f}" height="{ROW_H - 8}" '
             f'fill="{colour}"><title>{esc(tip)}</title></rect>'
         )
-        label = _fit(_bar_label(event), w - 4) if len(events) <= MAX_LABELS else None
-        if label is not None:
+        room = int((w - 4) // CHAR_W)  # characters that fit in the bar
+        if room >= 2 and len(events) <= MAX_LABELS:
+            label = _cut(_bar_label(event), room)
             parts.append(
                 f'<text class="bar" x="{x + 2:.2f}" y="{y + ROW_H - 12}">{esc(label)}</text>'
             )
@@ -155,46 +150,45 @@ def timeline_svg(doc: dict, metrics: dict) -> tuple[str, int]:
     return "".join(parts), len(events)
 
 
-def _summary_table(metrics: dict) -> str:
-    keys = ("events", "agents", "max_fanout", "spawn_depth", "total_work_s")
-    keys += ("critical_path_s", "parallel_speedup", "tokens", "wall_clock_s")
-    rows = "".join(f"<tr><th>{esc(k)}</th><td>{esc(metrics[k])}</td></tr>" for k in keys)
-    reported = metrics.get("reported") or {}
-    rows += "".join(
-        f"<tr><th>reported: {esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in reported.items()
-    )
-    return f"<table>{rows}</table>"
+SUMMARY_KEYS = ("events", "agents", "max_fanout", "spawn_depth", "total_work_s")
+SUMMARY_KEYS += ("critical_path_s", "parallel_speedup", "tokens", "wall_clock_s")
 
 
-def _agent_table(metrics: dict) -> str:
+def _cells(values: Iterable[object], tag: str = "td") -> str:
+    return "".join(f"<{tag}>{esc(value)}</{tag}>" for value in values)
+
+
+def _table(head: list[str], rows: Iterable[list[object]]) -> str:
+    """An HTML table, every cell escaped; with no ``head``, each row's first cell heads it."""
+    lines = [f"<tr>{_cells(head, 'th')}</tr>"] if head else []
+    for first, *rest in rows:
+        lines.append(f"<tr>{_cells([first], 'td' if head else 'th')}{_cells(rest)}</tr>")
+    return f"<table>{''.join(lines)}</table>"
+
+
+def _tables(metrics: dict) -> tuple[str, str, str]:
+    """The headline metrics, the decisions (how many, the wait from their latest input) and
+    the agents (busy and idle time, tokens)."""
+    summary = [[key, metrics[key]] for key in SUMMARY_KEYS]
+    summary += [[f"reported: {k}", v] for k, v in (metrics.get("reported") or {}).items()]
+    decisions = []
+    for d, v in (metrics.get("decision_latency") or {}).items():
+        waits = ["\u2013" if v[key] is None else v[key] for key in ("mean_s", "max_s")]
+        decisions.append([f"{d} {DECISION_NAMES.get(d, '')}", v["events"], *waits])
     tokens = metrics.get("tokens_by_agent") or {}
-    head = "<tr><th>agent</th><th>busy (s)</th><th>idle (s)</th><th>tokens</th></tr>"
-    rows = "".join(
-        f"<tr><td>{esc(a)}</td><td>{esc(t['busy_s'])}</td><td>{esc(t['idle_s'])}</td>"
-        f"<td>{esc(_number(tokens.get(a, 0)))}</td></tr>"
+    agents = [
+        [a, t["busy_s"], t["idle_s"], _number(tokens.get(a, 0))]
         for a, t in metrics["agent_time"].items()
+    ]
+    return (
+        _table([], summary),
+        _table(["decision", "events", "mean wait (s)", "max wait (s)"], decisions),
+        _table(["agent", "busy (s)", "idle (s)", "tokens"], agents),
     )
-    return f"<table>{head}{rows}</table>"
 
 
 def _number(value: float) -> str:
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,}"
-
-
-def _decision_table(metrics: dict) -> str:
-    """Per decision O1-O5: how many, and the wait from its latest input (mean, longest)."""
-    latency = metrics.get("decision_latency") or {}
-    head = "<tr><th>decision</th><th>events</th><th>mean wait (s)</th><th>max wait (s)</th></tr>"
-    rows = "".join(
-        f"<tr><td>{esc(d)} {esc(DECISION_NAMES.get(d, ''))}</td><td>{esc(v['events'])}</td>"
-        f"<td>{esc(_or_dash(v['mean_s']))}</td><td>{esc(_or_dash(v['max_s']))}</td></tr>"
-        for d, v in latency.items()
-    )
-    return f"<table>{head}{rows}</table>"
-
-
-def _or_dash(value: object) -> object:
-    return "\u2013" if value is None else value
 
 
 def _legend() -> str:
@@ -209,6 +203,7 @@ def timeline_page(docs: dict[str, dict], results: dict[str, dict]) -> str:
     for file, doc in docs.items():
         metrics = results[file]
         svg, drawn = timeline_svg(doc, metrics)
+        summary, decisions, agents = _tables(metrics)
         note = (
             f"<p>Showing {drawn:,} of {len(doc['events']):,} events (the critical path and "
             "the earliest others).</p>"
@@ -220,9 +215,8 @@ def timeline_page(docs: dict[str, dict], results: dict[str, dict]) -> str:
             f"<p>trace <code>{esc(doc['trace_id'])}</code>, task "
             f"<code>{esc(doc['task_id'])}</code>; the critical path has "
             f"{len(metrics['critical_path']):,} event(s).</p>"
-            f"{_summary_table(metrics)}{note}{svg}<h3>Decisions</h3>"
-            f"{_decision_table(metrics)}<h3>Agents: busy and idle time, tokens</h3>"
-            f"{_agent_table(metrics)}</section>"
+            f"{summary}{note}{svg}<h3>Decisions</h3>{decisions}"
+            f"<h3>Agents: busy and idle time, tokens</h3>{agents}</section>"
         )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'

@@ -28,7 +28,7 @@ MAX_CYCLE_SHOWN = 8
 MAX_MESSAGE = 300
 # C0 and C1 controls, line and paragraph separators, and bidirectional overrides.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_NUMBER_TYPES = frozenset({int, float})
+_NUMBER_TYPES: frozenset[type[float]] = frozenset({int, float})
 _ID, _T, _SRC, _DST, _TYPE = map(itemgetter, ("id", "t", "src", "dst", "type"))
 _JSON_KINDS = {
     list: "an array",
@@ -406,10 +406,6 @@ class Inspection:
     doc: dict | None
     log: ProblemLog
     graph: TraceGraph | None
-
-    @property
-    def ok(self) -> bool:
-        return self.doc is not None and not self.log
 
 
 def inspect_trace(doc: dict, file: str, limit: int | None = None) -> Inspection:
