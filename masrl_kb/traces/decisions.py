@@ -242,7 +242,7 @@ def infer_topology(decisions: list[Decision], agents: set[str]) -> tuple[str, li
     reasons = {}
     if _depth(parent) >= 2:
         reasons["hierarchical"] = "an agent started by another started agents of its own"
-    pairs = {(d.agent, d.to) for d in decisions if d.decision == "O3"}
+    pairs = {(d.agent, d.to) for d in decisions if d.decision == "O3" and d.to is not None}
     peers = {
         (a, b) for a, b in pairs if (b, a) in pairs and parent.get(a) != b and parent.get(b) != a
     }

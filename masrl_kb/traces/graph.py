@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from itertools import repeat
 from operator import add
 
@@ -125,7 +125,7 @@ def heaviest_path(
     sources: list[int],
     targets: list[int],
     weight: list[float],
-    rank: list[float] | None = None,
+    rank: Sequence[float] | None = None,
 ) -> tuple[float, list[int]]:
     """The largest sum of node weights along a path of an acyclic graph, and that path.
 

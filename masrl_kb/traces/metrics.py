@@ -7,6 +7,7 @@ import math
 from collections import Counter
 from itertools import accumulate, compress, islice, repeat
 from operator import itemgetter, le, sub
+from typing import Any
 
 from masrl_kb.traces.graph import adjacency, depth, heaviest_path
 from masrl_kb.traces.schema import decision_ids, event_types
@@ -41,15 +42,6 @@ METRIC_KEYS = (
 )
 
 
-def duration(event: dict) -> float:
-    """``t_end - t``, or 0 for an instantaneous event."""
-    return event["t_end"] - event["t"] if "t_end" in event else 0.0
-
-
-def _end(event: dict) -> float:
-    return event.get("t_end", event["t"])
-
-
 def spawn_depth(events: list[dict]) -> int:
     """Depth of the spawn tree: arcs run from the spawning agent to the spawned one."""
     agents: dict[str, int] = {}
@@ -61,17 +53,11 @@ def spawn_depth(events: list[dict]) -> int:
     return depth(*adjacency(len(agents), arcs))
 
 
-def agent_time(events: list[dict]) -> dict[str, dict[str, float]]:
-    """Per acting agent: busy time (the union of its events' intervals) and idle time (the
-    rest of its span, from its first event's start to its last event's end)."""
-    starts = [e["t"] for e in events]
-    ends = [e.get("t_end", t) for e, t in zip(events, starts, strict=True)]
-    return _agent_time([e["agent"] for e in events], starts, ends)
-
-
-def _agent_time(
+def agent_time(
     actors: list[str], starts: list[float], ends: list[float]
 ) -> dict[str, dict[str, float]]:
+    """Per acting agent: busy time (the union of its events' intervals) and idle time (the
+    rest of its span, from its first event's start to its last event's end)."""
     lanes: dict[str, list[int]] = {}
     for i, agent in enumerate(actors):
         lane = lanes.get(agent)
@@ -95,24 +81,16 @@ def _agent_time(
     return result
 
 
-def communication(events: list[dict]) -> list[dict]:
+def communication(addressed: list[dict]) -> list[dict]:
     """Events aimed at another agent (message, spawn, despawn, return) per sender -> recipient,
     most first."""
-    return _communication([e for e in events if e["type"] in ADDRESSED])
-
-
-def _communication(addressed: list[dict]) -> list[dict]:
     pairs = Counter((e.get("from", e["agent"]), e["to"]) for e in addressed if "to" in e)
     ranked = sorted(pairs.items(), key=lambda kv: (-kv[1], kv[0]))
     return [{"from": src, "to": dst, "events": n} for (src, dst), n in ranked]
 
 
-def decision_counts(events: list[dict]) -> dict[str, int]:
+def decision_counts(decisions: list[dict]) -> dict[str, int]:
     """``orchestrator_decision`` events per decision O1-O5, and those without one."""
-    return _decision_counts([e for e in events if e["type"] == "orchestrator_decision"])
-
-
-def _decision_counts(decisions: list[dict]) -> dict[str, int]:
     counts = Counter(e.get("decision", UNLABELLED) for e in decisions)
     return dict.fromkeys([*decision_ids(), UNLABELLED], 0) | counts
 
@@ -156,7 +134,7 @@ def decision_latency(
 
 def tokens_by_agent(events: list[dict]) -> dict[str, float]:
     """The events' own ``tokens`` summed per acting agent (agents without any left out)."""
-    counts = list(map(dict.get, events, repeat("tokens")))
+    counts: list[Any] = list(map(dict.get, events, repeat("tokens")))
     totals: dict[str, float] = {}
     for event, tokens in compress(zip(events, counts, strict=True), counts):
         totals[event["agent"]] = totals.get(event["agent"], 0) + tokens
@@ -170,8 +148,7 @@ def trace_metrics(doc: dict, graph: TraceGraph | None = None) -> dict:
     it the graph is built here.
     """
     events = doc["events"]
-    if graph is None:
-        graph = check_graph(doc, ProblemLog("trace"))
+    graph = graph or check_graph(doc, ProblemLog("trace"))
     starts = graph.starts
     # Columns read once with C-level getters; the per-type lists below are small.
     types = list(map(itemgetter("type"), events))
@@ -188,7 +165,7 @@ def trace_metrics(doc: dict, graph: TraceGraph | None = None) -> dict:
             if kind == "orchestrator_decision":
                 decision_positions.append(pos)
     spawns = of_type["spawn"]
-    decisions = _decision_counts(of_type["orchestrator_decision"])
+    decisions = decision_counts(of_type["orchestrator_decision"])
     spawners = Counter(e["agent"] for e in spawns)
     agents = set(actors) | {e["to"] for e in spawns if "to" in e}
     ends = graph.ends
@@ -214,7 +191,7 @@ def trace_metrics(doc: dict, graph: TraceGraph | None = None) -> dict:
         "tokens_by_agent": tokens_by_agent(events),
         "wall_clock_s": doc["costs"]["wall_clock_s"],
         "critical_path": [events[i]["id"] for i in path],
-        "agent_time": _agent_time(actors, starts, ends),
-        "communication": _communication(addressed),
+        "agent_time": agent_time(actors, starts, ends),
+        "communication": communication(addressed),
         "reported": dict(doc.get("metrics", {})),
     }

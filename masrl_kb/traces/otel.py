@@ -266,7 +266,8 @@ def _decision_events(build: _Build, decisions: list[Decision]) -> None:
     for decision in decisions:
         if not decision.inputs:
             _add_cause(decision, done)
-        event = {"id": decision.key, "type": "orchestrator_decision", "agent": decision.agent}
+        event: dict[str, Any] = {"id": decision.key, "type": "orchestrator_decision"}
+        event["agent"] = decision.agent
         event["decision"] = decision.decision
         event["rule"] = decision.rule
         if decision.to is not None:

@@ -78,7 +78,7 @@ def load_examples(root: str | os.PathLike[str] | None = None) -> dict[str, dict]
             raise ValueError("invalid example trace:\n" + "\n".join(map(str, problems)))
         examples[path.stem] = doc
     order = {topology: i for i, topology in enumerate(topology_ids())}
-    return dict(sorted(examples.items(), key=lambda kv: order.get(kv[1].get("topology"), 99)))
+    return dict(sorted(examples.items(), key=lambda kv: order.get(str(kv[1].get("topology")), 99)))
 
 
 # ------------------------------------------------------------------ format

@@ -39,15 +39,20 @@ _COMPILED = frozenset(
     {"type", "minLength", "minimum", "maximum", "enum", "const"}
     | {"properties", "required", "additionalProperties", "items"}
 )
-_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "number": (int, float),
-    "integer": (int, float),
-    "boolean": (bool,),
-    "object": (dict,),
-    "array": (list,),
-    "null": (type(None),),
+# jsonschema's types: a boolean is no number, 1.0 is an integer.
+_TYPE_TESTS: dict[str, Check] = {
+    "string": lambda v: isinstance(v, str),
+    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+    "integer": lambda v: (
+        (isinstance(v, int) and not isinstance(v, bool))
+        or (isinstance(v, float) and v.is_integer())
+    ),
+    "boolean": lambda v: isinstance(v, bool),
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "null": lambda v: v is None,
 }
+_is_number = _TYPE_TESTS["number"]
 
 
 def schema_file() -> Path:
@@ -111,28 +116,12 @@ def _never(value: Any) -> bool:
     return False
 
 
-def _is_type(value: Any, names: tuple[str, ...]) -> bool:
-    """jsonschema's type rule: booleans are not numbers, 1.0 is an integer."""
-    if isinstance(value, bool):
-        return "boolean" in names
-    for name in names:
-        if isinstance(value, _TYPES[name]):
-            if name != "integer" or isinstance(value, int) or value.is_integer():
-                return True
-    return False
-
-
-def _type_check(names: tuple[str, ...]) -> Check:
-    # The common single types get a one-line test: this runs once per field of every event.
-    if names == ("string",):
-        return lambda v: isinstance(v, str)
-    if names == ("object",):
-        return lambda v: isinstance(v, dict)
-    if names == ("array",):
-        return lambda v: isinstance(v, list)
-    if names == ("number",):
-        return lambda v: isinstance(v, int | float) and not isinstance(v, bool)
-    return lambda v: _is_type(v, names)
+def _type_check(kind: str | list[str]) -> Check | None:
+    names = [kind] if isinstance(kind, str) else kind
+    if not set(names) <= _TYPE_TESTS.keys():
+        return None
+    tests = [_TYPE_TESTS[name] for name in names]
+    return tests[0] if len(tests) == 1 else lambda v: any(test(v) for test in tests)
 
 
 def _strings(values: list) -> frozenset[str] | None:
@@ -143,10 +132,10 @@ def _leaf_checks(node: dict) -> list[Check] | None:
     """Checks of the scalar keywords, or None when one of them cannot be compiled exactly."""
     checks: list[Check] = []
     if "type" in node:
-        names = (node["type"],) if isinstance(node["type"], str) else tuple(node["type"])
-        if not set(names) <= _TYPES.keys():
+        type_check = _type_check(node["type"])
+        if type_check is None:
             return None
-        checks.append(_type_check(names))
+        checks.append(type_check)
     if "minLength" in node:
         n = node["minLength"]
         checks.append(lambda v: not isinstance(v, str) or len(v) >= n)
@@ -163,10 +152,6 @@ def _leaf_checks(node: dict) -> list[Check] | None:
             return None
         checks.append(lambda v: isinstance(v, str) and v in allowed)
     return checks
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _object_check(node: dict, strict: bool) -> Check:
@@ -202,10 +187,12 @@ def _items_check(node: dict) -> Check:
     return lambda v: not isinstance(v, list) or all(map(check_item, v))
 
 
-def _fallback(node: Any) -> Check:
-    from jsonschema import Draft202012Validator
+def _validator(schema: Any) -> Any:
+    """jsonschema's draft 2020-12 validator, imported only when a check needs it."""
+    # jsonschema ships no type information and its stubs are not a dependency.
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
-    return Draft202012Validator(node).is_valid
+    return Draft202012Validator(schema)
 
 
 def _fused_check(node: dict) -> Check | None:
@@ -234,17 +221,16 @@ def compile_check(node: Any) -> Check:
     if node is False:
         return _never
     if not isinstance(node, dict) or not node.keys() <= _COMPILED | _ANNOTATIONS:
-        return _fallback(node)
+        return _validator(node).is_valid
     fused = _fused_check(node)
     if fused is not None:
         return fused
     checks = _leaf_checks(node)
     if checks is None:
-        return _fallback(node)
+        return _validator(node).is_valid
     if node.get("type") == "object":
-        # The object check below tests the class itself.
-        checks = [c for c in checks if c is not checks[0]]
-        checks.append(_object_check(node, strict=True))
+        # The object check tests the class itself: it replaces the type check.
+        checks = [*checks[1:], _object_check(node, strict=True)]
     elif {"properties", "required", "additionalProperties"} & node.keys():
         checks.append(_object_check(node, strict=False))
     if "items" in node:
@@ -279,6 +265,4 @@ def compiled_checks() -> dict[str, Check]:
 @lru_cache(maxsize=4)
 def explainer(part: str) -> Any:
     """The jsonschema validator of one part, built only when something failed its check."""
-    from jsonschema import Draft202012Validator
-
-    return Draft202012Validator(_parts()[part])
+    return _validator(_parts()[part])

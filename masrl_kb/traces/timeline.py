@@ -150,8 +150,8 @@ def timeline_svg(doc: dict, metrics: dict) -> tuple[str, int]:
     return "".join(parts), len(events)
 
 
-SUMMARY_KEYS = ("events", "agents", "max_fanout", "spawn_depth", "total_work_s")
-SUMMARY_KEYS += ("critical_path_s", "parallel_speedup", "tokens", "wall_clock_s")
+SUMMARY_KEYS = "events agents max_fanout spawn_depth total_work_s critical_path_s".split()
+SUMMARY_KEYS += ["parallel_speedup", "tokens", "wall_clock_s"]
 
 
 def _cells(values: Iterable[object], tag: str = "td") -> str:

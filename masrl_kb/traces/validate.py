@@ -366,14 +366,14 @@ def _check_spawn_loops(events: list, log: ProblemLog) -> None:
         log.add(f"event {closing.get('id')}", f"spawn loop between agents: {loop}")
 
 
-def check_graph(doc: dict, log: ProblemLog) -> TraceGraph | None:
-    """Log the rules a schema cannot express and return the graph (None without events).
+def check_graph(doc: dict, log: ProblemLog) -> TraceGraph:
+    """Log the rules a schema cannot express and return the graph (empty without events).
 
     Malformed parts are skipped: the schema reports them.
     """
     events = doc.get("events")
     if not isinstance(events, list):
-        return None
+        return TraceGraph([], {}, [], [], [], [], [], True)
     index, starts, ends = _index_events(events, log)
     sources, targets, forward = _dependency_arcs(doc, events, index, starts, log)
     # Arcs that all run forward in time cannot close a cycle: sorting by start is an order.
