@@ -173,6 +173,7 @@ def read_json(path: str | os.PathLike[str]) -> tuple[Any, str | None]:
         if len(data) > MAX_FILE_BYTES:  # it grew since it was opened
             raise OSError(0, f"larger than {MAX_FILE_BYTES // 1024**3} GiB")
         text = data.decode("utf-8")
+        del data  # the bytes are not needed while the text is parsed
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         return None, f"cannot read the file: {reason}"

@@ -36,6 +36,7 @@ from masrl_kb.traces.decisions import Decision, SpanEvents, Step, derive, infer_
 from masrl_kb.traces.spans import (
     OtelImportError,
     Span,
+    SpanSet,
     choose_trace,
     read_span_document,
     read_span_file,
@@ -398,9 +399,9 @@ def map_spans(
 
 
 def _finish_import(
-    spans: object, trace_id: str | None, task_id: str, topology: str | None
+    spans: SpanSet, trace_id: str | None, task_id: str, topology: str | None
 ) -> tuple[dict, list[str]]:
-    chosen, tid, resource = choose_trace(spans, trace_id)  # type: ignore[arg-type]
+    chosen, tid, resource = choose_trace(spans, trace_id)
     trace, warnings = map_spans(chosen, tid, resource, task_id, topology)
     inspection = inspect_trace(trace, "imported trace", limit=3)
     if inspection.log:

@@ -224,23 +224,21 @@ def attributes(value: object, where: str, depth: int = 0) -> dict[str, Any]:
     return result
 
 
-def plain_attributes(value: object, where: str, depth: int = 0) -> dict[str, Any]:
+def plain_attributes(value: object, where: str) -> dict[str, Any]:
     """The console exporter's attributes: a plain JSON object of plain values."""
-    result = {}
-    for key, item in _dict(value, where).items() if value is not None else ():
-        result[key] = _plain(item, f"{where}.{key}", depth)
-    return result
+    return plain_value(_dict(value, where), where, -1) if value is not None else {}
 
 
-def _plain(value: object, where: str, depth: int) -> Any:
+def plain_value(value: object, where: str, depth: int = 0) -> Any:
+    """A plain JSON value with finite numbers, nested at most :data:`MAX_DEPTH` deep."""
     if depth > MAX_DEPTH:
         raise OtelImportError(f"{where.split('.')[0]}: attribute values nested too deep")
     if isinstance(value, float) and not math.isfinite(value):
         raise OtelImportError(f"{where}: not a finite number")
     if isinstance(value, list):
-        return [_plain(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(value)]
+        return [plain_value(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(value)]
     if isinstance(value, dict):
-        return plain_attributes(value, where, depth + 1)
+        return {key: plain_value(v, f"{where}.{key}", depth + 1) for key, v in value.items()}
     return value
 
 

@@ -13,7 +13,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 from operator import itemgetter, le, lt
@@ -171,8 +171,12 @@ def check_schema(doc: dict, log: ProblemLog) -> None:
 
 def schema_problems(doc: dict, file: str) -> list[Problem]:
     """Everything the JSON Schema rejects, one problem per failing keyword."""
+    return _problems(check_schema, doc, file)
+
+
+def _problems(check: Callable[[dict, ProblemLog], object], doc: dict, file: str) -> list[Problem]:
     log = ProblemLog(file)
-    check_schema(doc, log)
+    check(doc, log)
     return log.shown
 
 
@@ -204,7 +208,7 @@ class TraceGraph:
         return len(self.order) == len(self.events)
 
 
-def _plain_index(events: list) -> tuple[dict[str, int], list[float], list[float]] | None:
+def _fast_index(events: list) -> tuple[dict[str, int], list[float], list[float]] | None:
     """The index, starts and ends of events that break no graph rule of theirs, read with
     C-level maps; None at the first sign of anything else (the checked path then says what)."""
     try:
@@ -232,7 +236,7 @@ def _index_events(events: list, log: ProblemLog) -> tuple[dict[str, int], list[f
 
     Logs duplicate ids and events that end before they start.
     """
-    plain = _plain_index(events)
+    plain = _fast_index(events)
     if plain is not None:
         return plain
     index: dict[str, int] = {}
@@ -389,9 +393,7 @@ def check_graph(doc: dict, log: ProblemLog) -> TraceGraph:
 
 def graph_problems(doc: dict, file: str) -> list[Problem]:
     """The rules a schema cannot express; malformed parts are skipped (the schema reports them)."""
-    log = ProblemLog(file)
-    check_graph(doc, log)
-    return log.shown
+    return _problems(check_graph, doc, file)
 
 
 def validate_trace(doc: dict, file: str) -> list[Problem]:
