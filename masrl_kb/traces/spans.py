@@ -127,12 +127,17 @@ def hex_id(value: object, where: str, size: int) -> str:
             raw = b""
         if len(raw) == size:
             return raw.hex()
-    shown = value[:40] + ("..." if len(value) > 40 else "")
-    raise OtelImportError(f"{where}: {shown!r} is neither a hex id nor base64 of {size} bytes")
+    reason = f"is neither a hex id nor base64 of {size} bytes"
+    raise OtelImportError(f"{where}: {_quoted(value)} {reason}")
 
 
 def _kind(value: object) -> str:
     return "null" if value is None else type(value).__name__
+
+
+def _quoted(value: object) -> str:
+    """A value as a message quotes it: its first 40 characters."""
+    return repr(str(value)[:40])
 
 
 def whole_number(value: object, where: str, high: int = 2**63 - 1) -> int:
@@ -146,10 +151,10 @@ def whole_number(value: object, where: str, high: int = 2**63 - 1) -> int:
     elif isinstance(value, str):
         text = value
     else:
-        raise OtelImportError(f"{where}: {str(value)[:40]!r} is not a whole number")
+        raise OtelImportError(f"{where}: {_quoted(value)} is not a whole number")
     digits = text[1:] if text.startswith("-") else text
     if not digits.isdigit() or not digits.isascii() or len(digits) > 20:
-        raise OtelImportError(f"{where}: {text[:40]!r} is not a whole number")
+        raise OtelImportError(f"{where}: {_quoted(text)} is not a whole number")
     number = int(text)
     if not -high - 1 <= number <= high:
         raise OtelImportError(f"{where}: {text} is out of range")
@@ -192,7 +197,7 @@ def any_value(value: object, where: str, depth: int = 0) -> Any:
         return [any_value(v, f"{where}.values[{i}]", depth + 1) for i, v in enumerate(values)]
     if kind == "kvlistValue":
         return attributes(_dict(inner, where).get("values"), where + ".values", depth + 1)
-    raise OtelImportError(f"{where}: unknown attribute value {str(kind)[:40]!r}")
+    raise OtelImportError(f"{where}: unknown attribute value {_quoted(kind)}")
 
 
 def _double(value: object, where: str) -> float:
@@ -291,7 +296,7 @@ def iso_ns(value: object, where: str) -> int:
     try:
         moment = datetime.fromisoformat(value)
     except ValueError:
-        raise OtelImportError(f"{where}: {value[:40]!r} is not an ISO 8601 time") from None
+        raise OtelImportError(f"{where}: {_quoted(value)} is not an ISO 8601 time") from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     micros = (moment - _EPOCH) // _MICROSECOND

@@ -30,14 +30,8 @@ MAX_MESSAGE = 300
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _NUMBER_TYPES: frozenset[type[float]] = frozenset({int, float})
 _ID, _T, _SRC, _DST, _TYPE = map(itemgetter, ("id", "t", "src", "dst", "type"))
-_JSON_KINDS = {
-    list: "an array",
-    str: "a string",
-    int: "a number",
-    float: "a number",
-    bool: "a boolean",
-    type(None): "null",
-}
+_JSON_KINDS = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+_JSON_KINDS |= dict.fromkeys([int, float], "a number")
 
 
 @dataclass(frozen=True)
