@@ -466,3 +466,13 @@ def test_values_that_look_like_keys_do_not_hide_or_invent_repeats(tmp_path: Path
 def test_graph_rules_skip_times_of_the_wrong_type() -> None:
     doc = trace(lambda d: d["events"][2].update(t="2", t_end=1))
     assert problems_of(doc) == ["bad.json: $.events[2].t: '2' is not of type 'number'"]
+
+
+def test_a_repeated_key_is_located_past_strings_that_look_like_json(tmp_path: Path) -> None:
+    # Brackets, braces, colons and escaped quotes inside strings are not structure; the
+    # object named is the first to close with a repeat (the inner one, not its parent).
+    text = '{"a": "{[\\"k\\": 1", "b": [\n  {"x": "}", "k": 1,\n   "n": {"k": 1, "k": 2}}], "b": 0}'
+    _, [problem] = read_trace(_write(tmp_path, text))
+    assert problem.message.startswith(
+        'not valid JSON (object at line 3 column 9): the key "k" appears twice'
+    )
