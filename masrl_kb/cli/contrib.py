@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import functools
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from masrl_kb.contrib.arxiv_import import Written
+    from masrl_kb.kb.taxonomy import Taxonomy
 
 # Exit codes: 0 done, 1 a check failed or nothing was written, 2 bad usage.
 EXIT_FAILED = 1
@@ -36,15 +38,28 @@ def _root(args: argparse.Namespace) -> Path:
     return find_root(args.root)
 
 
+@functools.cache
+def _default_taxonomy() -> Taxonomy | None:
+    """The default data root's taxonomy, read once for every option's help text."""
+    from masrl_kb.kb.taxonomy import load_taxonomy
+
+    try:
+        return load_taxonomy()
+    except Exception:  # noqa: BLE001 - help text must never break the parser
+        return None
+
+
 def _axis_help(axis: str, what: str) -> str:
     """Help text listing an axis's ids from the default taxonomy, when readable."""
+    tax = _default_taxonomy()
     try:
-        from masrl_kb.kb.taxonomy import load_taxonomy
+        return f"{what}: {', '.join(tax[axis].ids)}" if tax else _no_ids(axis, what)
+    except KeyError:
+        return _no_ids(axis, what)
 
-        ids = ", ".join(load_taxonomy()[axis].ids)
-    except Exception:  # noqa: BLE001 - help text must never break the parser
-        return f"{what} (an id of {axis} in taxonomy.yaml)"
-    return f"{what}: {ids}"
+
+def _no_ids(axis: str, what: str) -> str:
+    return f"{what} (an id of {axis} in taxonomy.yaml)"
 
 
 # ---------------------------------------------------------------- add / exclude
