@@ -19,8 +19,8 @@ import random
 import time
 from pathlib import Path
 
-from masrl_kb.contrib.screen_dedup import Known, known_records, mark_duplicates
-from masrl_kb.contrib.screen_entries import Entry
+from masrl_kb.contrib.screen.dedup import Known, known_records, mark_duplicates
+from masrl_kb.contrib.screen.entries import Entry
 from masrl_kb.kb.protocol import load_protocol
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,7 +53,7 @@ def synthetic(n: int, seed: int) -> list[Entry]:
 def brute_force(entries: list[Entry], threshold: float) -> int:
     from rapidfuzz import fuzz, process
 
-    from masrl_kb.contrib.screen_entries import title_key
+    from masrl_kb.contrib.screen.entries import title_key
 
     seen: list[str] = []
     found = 0

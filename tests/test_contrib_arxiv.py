@@ -15,7 +15,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from masrl_kb.contrib import arxiv_import
-from masrl_kb.contrib.arxiv_import import derive_key, family_given, parse_arxiv_id
+from masrl_kb.contrib.arxiv_import import derive_key, family_given
+from masrl_kb.contrib.sources.arxiv import ENV_ARXIV_URL, ArxivError, parse_arxiv_id
 from masrl_kb.kb.fields import PAPER_FIELDS, PLACEHOLDER
 from masrl_kb.kb.validate import validate
 from masrl_kb.kb.yamlio import load_yaml_file
@@ -61,7 +62,7 @@ class ArxivStub:
 @pytest.fixture
 def arxiv_api(monkeypatch: pytest.MonkeyPatch):
     stub = ArxivStub()
-    monkeypatch.setenv(arxiv_import.ENV_ARXIV_URL, stub.url)
+    monkeypatch.setenv(ENV_ARXIV_URL, stub.url)
     yield stub
     stub.close()
 
@@ -248,7 +249,7 @@ def test_add_without_network(
     with socket.socket() as sock:  # a port nobody listens on
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    monkeypatch.setenv(arxiv_import.ENV_ARXIV_URL, f"http://127.0.0.1:{port}/api/query")
+    monkeypatch.setenv(ENV_ARXIV_URL, f"http://127.0.0.1:{port}/api/query")
     before = _files(kb)
     assert run("--root", str(kb), "add", "2410.08115") == 1
     assert "cannot reach the arXiv API at http://127.0.0.1:" in _one_line_error(capsys)
@@ -301,7 +302,7 @@ def test_parse_arxiv_id(text: str, expected: str) -> None:
 
 @pytest.mark.parametrize("text", ["12345", "2513.00001", "https://example.org/abs/2505.19591"])
 def test_parse_arxiv_id_refuses(text: str) -> None:
-    with pytest.raises(arxiv_import.ArxivImportError, match="malformed arXiv id"):
+    with pytest.raises(ArxivError, match="malformed arXiv id"):
         parse_arxiv_id(text)
 
 

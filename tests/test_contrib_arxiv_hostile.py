@@ -14,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from masrl_kb.contrib import arxiv_client, arxiv_import
+from masrl_kb.contrib import arxiv_import
 from masrl_kb.contrib.arxiv_import import ArxivImportError, write_new_file
+from masrl_kb.contrib.sources import arxiv, http
+from masrl_kb.kb import atomic
 from tests.conftest import GOOD_PAPER
 from tests.hostile.arxiv_cases import (
     ArxivCase,
@@ -40,9 +42,9 @@ def test_add_survives_a_hostile_server(case: ArxivCase, tmp_path: Path) -> None:
 def test_retries_wait_the_requested_delay() -> None:
     stub = Stub(fail_then(503, 2, serve_file(FIXTURE)))
     try:
-        limits = arxiv_client.Limits(deadline=10, delay=0.4)
+        limits = http.Limits(deadline=10, delay=0.4)
         start = time.monotonic()
-        body = arxiv_client.http_get(arxiv_client.query_url(stub.url, "2410.08115"), limits)
+        body = http.http_request(f"{stub.url}?id_list=2410.08115", limits)
         elapsed = time.monotonic() - start
     finally:
         stub.close()
@@ -52,13 +54,13 @@ def test_retries_wait_the_requested_delay() -> None:
 
 
 def test_the_delay_defaults_to_three_seconds(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(arxiv_client.ENV_DELAY, raising=False)
-    assert arxiv_client.Limits.from_env().delay == 3.0
-    monkeypatch.setenv(arxiv_client.ENV_DELAY, "0")
-    assert arxiv_client.Limits.from_env().delay == 0.0
-    monkeypatch.setenv(arxiv_client.ENV_DELAY, "soon")
-    with pytest.raises(arxiv_client.FetchError, match="MASRL_KB_ARXIV_DELAY"):
-        arxiv_client.Limits.from_env()
+    monkeypatch.delenv(arxiv.ENV_DELAY, raising=False)
+    assert arxiv.paper_limits().delay == 3.0
+    monkeypatch.setenv(arxiv.ENV_DELAY, "0")
+    assert arxiv.paper_limits().delay == 0.0
+    monkeypatch.setenv(arxiv.ENV_DELAY, "soon")
+    with pytest.raises(arxiv.ArxivError, match="MASRL_KB_ARXIV_DELAY"):
+        arxiv.paper_limits()
 
 
 def test_an_interrupted_write_leaves_no_temporary_file(
@@ -82,7 +84,7 @@ def test_an_interrupted_write_leaves_no_temporary_file(
             raise KeyboardInterrupt
 
     monkeypatch.setattr(
-        arxiv_import, "open", lambda *a, **k: Interrupting(real_open(*a, **k)), raising=False
+        atomic, "open", lambda *a, **k: Interrupting(real_open(*a, **k)), raising=False
     )
     with pytest.raises(KeyboardInterrupt):
         write_new_file(target, "key: x\n" * 100)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from masrl_kb.cli.main import main
-from masrl_kb.contrib.arxiv_client import retry_after_seconds
+from masrl_kb.contrib.sources.http import retry_after_seconds
 from masrl_kb.contrib.sources.rows import COLUMNS, candidate, write_csv
 from masrl_kb.contrib.sources.transport import SourceError
 from masrl_kb.kb.synthetic import write_synthetic_root

@@ -17,8 +17,10 @@ from pathlib import Path
 import pytest
 import rispy
 
-from masrl_kb.contrib import arxiv_import
-from masrl_kb.contrib.screening import CSV_COLUMNS, clean_text, csv_cell
+from masrl_kb.contrib.export.csv_io import guard_cell as csv_cell
+from masrl_kb.contrib.screen.round_files import CSV_COLUMNS
+from masrl_kb.contrib.sources.arxiv import ENV_ARXIV_URL
+from masrl_kb.contrib.text import clean_text
 from masrl_kb.kb.protocol import PROTOCOL_FILE, ProtocolError, load_protocol
 from masrl_kb.kb.records import read_records
 from masrl_kb.kb.rounds import load_round
@@ -37,7 +39,7 @@ FAST = ("--delay", "0", "--page-size", "3")
 @pytest.fixture
 def arxiv_api(monkeypatch: pytest.MonkeyPatch):
     stub = ScreeningStub()
-    monkeypatch.setenv(arxiv_import.ENV_ARXIV_URL, stub.url)
+    monkeypatch.setenv(ENV_ARXIV_URL, stub.url)
     yield stub
     stub.close()
 
@@ -197,7 +199,7 @@ def test_run_rejects_a_bad_window(kb: Path, capsys: pytest.CaptureFixture[str]) 
 def test_run_reports_an_unreachable_api(
     kb: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv(arxiv_import.ENV_ARXIV_URL, "http://127.0.0.1:9/api/query")
+    monkeypatch.setenv(ENV_ARXIV_URL, "http://127.0.0.1:9/api/query")
     assert _screen(kb) == 1
     assert "cannot reach the arXiv API" in capsys.readouterr().err
     assert not (kb / "screening" / ROUND).exists()
@@ -401,9 +403,9 @@ def test_stats_as_of_before_and_after_a_round(
 def test_run_refuses_an_oversized_answer(
     kb: Path, arxiv_api: ScreeningStub, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
-    from masrl_kb.contrib import screening
+    from masrl_kb.contrib.sources import arxiv
 
-    monkeypatch.setattr(screening, "MAX_RESPONSE_BYTES", 2000)
+    monkeypatch.setattr(arxiv, "MAX_SEARCH_BYTES", 2000)
     assert _screen(kb) == 1
     assert "the answer is larger than 2000 bytes" in capsys.readouterr().err
     assert not (kb / "screening" / ROUND).exists()
@@ -412,7 +414,7 @@ def test_run_refuses_an_oversized_answer(
 def test_decide_refuses_oversized_or_linked_files(
     kb: Path, arxiv_api: ScreeningStub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
-    from masrl_kb.contrib import screen_decide
+    from masrl_kb.contrib.screen import decisions as screen_decide
 
     assert _screen(kb) == 0
     real = tmp_path / "d.csv"

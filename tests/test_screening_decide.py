@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from masrl_kb.contrib.screen_entries import title_id
-from masrl_kb.contrib.screen_store import round_lock
-from masrl_kb.contrib.screening import decide_round
+from masrl_kb.contrib.screen.decisions import decide_round
+from masrl_kb.contrib.screen.entries import title_id
+from masrl_kb.contrib.screen.store import round_lock
 from masrl_kb.kb.rounds import load_round
 from masrl_kb.kb.validate import validate
 from masrl_kb.kb.yamlio import load_yaml_file

@@ -8,8 +8,8 @@ import random
 
 from rapidfuzz import fuzz, process
 
-from masrl_kb.contrib.screen_dedup import Known, TitleIndex, mark_duplicates
-from masrl_kb.contrib.screen_entries import Entry, title_key
+from masrl_kb.contrib.screen.dedup import Known, TitleIndex, mark_duplicates
+from masrl_kb.contrib.screen.entries import Entry, title_key
 
 WORDS = (
     "agent agents multi learning reinforcement language model team orchestration credit "

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import rispy
 
-from masrl_kb.contrib.screen_entries import title_id
+from masrl_kb.contrib.screen.entries import title_id
 from masrl_kb.kb.rounds import load_round
 from tests.conftest import run_cli as run
 from tests.screening_stub import copy_kb
@@ -362,7 +362,7 @@ def test_links_are_refused(kb: Path, tmp_path: Path, capsys) -> None:
 def test_an_interrupted_swap_puts_the_old_round_back(
     kb: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from masrl_kb.contrib import screen_store
+    from masrl_kb.contrib.screen import store as screen_store
 
     assert _import(kb, _write(tmp_path, "a.csv", CSV_TEXT)) == 0
     before = _snapshot(kb)
@@ -400,7 +400,8 @@ def test_hostile_text_is_cleaned_not_echoed(kb: Path, tmp_path: Path, capsys) ->
 
 
 def test_an_empty_list_is_refused_unless_recorded_as_an_empty_search(tmp_path) -> None:
-    from masrl_kb.contrib.screening import ImportFileError, import_round
+    from masrl_kb.contrib.screen.import_files import ImportFileError
+    from masrl_kb.contrib.screen.rounds import import_round
 
     root = copy_kb(tmp_path / "kb")
     empty = tmp_path / "none.csv"
@@ -417,7 +418,7 @@ def test_an_empty_list_is_refused_unless_recorded_as_an_empty_search(tmp_path) -
 
 
 def test_a_candidate_matching_no_family_takes_the_family_its_search_used(tmp_path) -> None:
-    from masrl_kb.contrib.screening import import_round
+    from masrl_kb.contrib.screen.rounds import import_round
 
     root = copy_kb(tmp_path / "kb")
     listed = tmp_path / "list.csv"

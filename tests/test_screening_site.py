@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from masrl_kb.contrib.screening import Paging, decide_round, run_round
+from masrl_kb.contrib.screen.decisions import decide_round
+from masrl_kb.contrib.screen.rounds import run_round
+from masrl_kb.contrib.sources.arxiv import Paging
 from masrl_kb.kb.fields import PLACEHOLDER
 from masrl_kb.kb.protocol import load_protocol
 from masrl_kb.kb.rounds import RoundError, load_round
@@ -273,7 +275,7 @@ IMPORTED = (
 def two_sources(screened: Path, tmp_path_factory) -> Path:
     """The screened round plus an imported OpenAlex batch (1 duplicate, 2 new), one of
     whose candidates is excluded, and a second round from a curated list."""
-    from masrl_kb.contrib.screening import import_round
+    from masrl_kb.contrib.screen.rounds import import_round
 
     kb = tmp_path_factory.mktemp("two") / "kb"
     shutil.copytree(screened, kb)

@@ -10,11 +10,20 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import functools
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from masrl_kb.cli.screen import iso_date  # light: argparse and datetime only
 from masrl_kb.kb.paths import find_root
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from masrl_kb.contrib.arxiv_import import Written
+    from masrl_kb.kb.taxonomy import Taxonomy
 
 # Exit codes: 0 done, 1 a check failed or nothing was written, 2 bad usage.
 EXIT_FAILED = 1
@@ -25,26 +34,41 @@ def _err(message: str) -> None:
 
 
 def _root(args: argparse.Namespace) -> Path:
-    return find_root(getattr(args, "root", None))
+    """The data root: :func:`masrl_kb.cli.main.main` resolved it once for the command."""
+    return find_root(args.root)
+
+
+@functools.cache
+def _default_taxonomy() -> Taxonomy | None:
+    """The default data root's taxonomy, read once for every option's help text."""
+    from masrl_kb.kb.taxonomy import load_taxonomy
+
+    try:
+        return load_taxonomy()
+    except Exception:  # noqa: BLE001 - help text must never break the parser
+        return None
 
 
 def _axis_help(axis: str, what: str) -> str:
     """Help text listing an axis's ids from the default taxonomy, when readable."""
+    tax = _default_taxonomy()
     try:
-        from masrl_kb.kb.taxonomy import load_taxonomy
+        return f"{what}: {', '.join(tax[axis].ids)}" if tax else _no_ids(axis, what)
+    except KeyError:
+        return _no_ids(axis, what)
 
-        ids = ", ".join(load_taxonomy()[axis].ids)
-    except Exception:  # noqa: BLE001 - help text must never break the parser
-        return f"{what} (an id of {axis} in taxonomy.yaml)"
-    return f"{what}: {ids}"
+
+def _no_ids(axis: str, what: str) -> str:
+    return f"{what} (an id of {axis} in taxonomy.yaml)"
 
 
 # ---------------------------------------------------------------- add / exclude
 
 
-def _write_record(root: Path, write: Callable[[], Path]) -> int:
+def _write_record(root: Path, write: Callable[[], Written]) -> int:
     """Run ``write``; report a duplicate or a failure the same way for add and exclude."""
     from masrl_kb.contrib.arxiv_import import AlreadyRecorded, ArxivImportError, describe_written
+    from masrl_kb.contrib.sources.arxiv import ArxivError
 
     try:
         written = write()
@@ -53,7 +77,7 @@ def _write_record(root: Path, write: Callable[[], Path]) -> int:
             print(line)
         print("nothing written")
         return EXIT_FAILED
-    except (ArxivImportError, OSError) as err:
+    except (ArxivImportError, ArxivError, OSError) as err:
         _err(str(err))
         return EXIT_FAILED
     describe_written(written, root)
@@ -94,11 +118,11 @@ class QueryError(ValueError):
     """A ``--where`` expression outside the query language (masrl_kb.query.lang)."""
 
 
-def _selected(args: argparse.Namespace):
+def _selected(args: argparse.Namespace) -> pd.DataFrame:
     from masrl_kb.query.frames import load_papers, select
     from masrl_kb.query.lang import QueryError as LanguageError
 
-    papers = load_papers(args.root)
+    papers = load_papers(_root(args))
     try:
         return select(args.where, papers=papers)
     except LanguageError as err:
@@ -107,42 +131,26 @@ def _selected(args: argparse.Namespace):
         raise QueryError(f"--where {shown}: {err}") from None
 
 
-def _emit(text: str, output: str | None) -> None:
-    if output:
-        Path(output).write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
+def _export(render: str) -> Callable[[argparse.Namespace], int]:
+    """The handler of ``export <format>``: ``render`` names the exporter, imported when run."""
 
-
-def _export(render: Callable) -> Callable[[argparse.Namespace], int]:
     def handler(args: argparse.Namespace) -> int:
+        import importlib
+
+        module, name = render.rsplit(".", 1)
         try:
             papers = _selected(args)
         except QueryError as err:
             _err(str(err))
             return 2
-        _emit(render(papers), args.output)
+        text = getattr(importlib.import_module(f"masrl_kb.contrib.export.{module}"), name)(papers)
+        if args.output:
+            Path(args.output).write_text(text, encoding="utf-8")
+        else:
+            sys.stdout.write(text)
         return 0
 
     return handler
-
-
-def _to_bibtex(papers) -> str:
-    from masrl_kb.contrib.export.bibtex import to_bibtex
-
-    return to_bibtex(papers)
-
-
-def _to_csv(papers) -> str:
-    from masrl_kb.contrib.export.tables import to_csv
-
-    return to_csv(papers)
-
-
-def _to_json(papers) -> str:
-    from masrl_kb.contrib.export.tables import to_json
-
-    return to_json(papers)
 
 
 def cmd_export_markdown(args: argparse.Namespace) -> int:
@@ -230,7 +238,7 @@ def cmd_release(args: argparse.Namespace) -> int:
 def cmd_check_links(args: argparse.Namespace) -> int:
     from masrl_kb.contrib.links import check_links, format_problem
 
-    report = check_links(args.root, timeout=args.timeout, workers=args.workers)
+    report = check_links(_root(args), timeout=args.timeout, workers=args.workers)
     for link, result in report.broken:
         print(format_problem(link, result))
     for link, result in report.blocked:
@@ -251,7 +259,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     from masrl_kb.contrib.diff import DiffError, diff_against
 
     try:
-        result = diff_against(args.ref, root=args.root)
+        result = diff_against(args.ref, root=_root(args))
     except DiffError as err:
         _err(str(err))
         return 2
@@ -265,8 +273,14 @@ def cmd_diff(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- parser
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction) -> None:
     """Add the contributor sub-commands to the main parser's sub-parsers."""
+    _register_records(sub)
+    _register_export(sub)
+    _register_upkeep(sub)
+
+
+def _register_records(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "add",
         help="start a paper record from its arXiv id",
@@ -300,6 +314,8 @@ def register(sub) -> None:
     p.add_argument("--identifier", help="identifier such as OpenReview:abc (default: derived)")
     p.set_defaults(func=cmd_exclude)
 
+
+def _register_export(sub: argparse._SubParsersAction) -> None:
     export = sub.add_parser("export", help="the pool as BibTeX, CSV, JSON or awesome-list Markdown")
     formats = export.add_subparsers(dest="format", required=True, metavar="FORMAT")
     where_help = (
@@ -307,9 +323,9 @@ def register(sub) -> None:
         "e.g. 'credit_unit == \"message\" and credit_strict'"
     )
     for name, render, what in (
-        ("bibtex", _to_bibtex, "BibTeX entries (bibtexparser)"),
-        ("csv", _to_csv, "CSV, one row per paper, every field"),
-        ("json", _to_json, "JSON list of records, every field"),
+        ("bibtex", "bibtex.to_bibtex", "BibTeX entries (bibtexparser)"),
+        ("csv", "tables.to_csv", "CSV, one row per paper, every field"),
+        ("json", "tables.to_json", "JSON list of records, every field"),
     ):
         p = formats.add_parser(name, help=what)
         p.add_argument("--where", help=where_help)
@@ -321,6 +337,8 @@ def register(sub) -> None:
     p.add_argument("--check", action="store_true", help="exit 1 when the block is stale")
     p.set_defaults(func=cmd_export_markdown)
 
+
+def _register_upkeep(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("schema", help="write the JSON Schemas under schema/ (editor support)")
     p.add_argument("--check", action="store_true", help="exit 1 when a schema file is stale")
     p.set_defaults(func=cmd_schema)
@@ -333,8 +351,6 @@ def register(sub) -> None:
         "it, then tags vVERSION; Zenodo archives the tagged release and mints its DOI.",
     )
     p.add_argument("version", help="MAJOR.MINOR.PATCH, not older than the current one")
-    from masrl_kb.cli.screen import iso_date  # light: argparse and datetime only
-
     p.add_argument("--date", type=iso_date, help="release date YYYY-MM-DD (default: today)")
     p.set_defaults(func=cmd_release)
 

@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _number(value: float) -> float | None:
@@ -16,53 +20,57 @@ def _fmt(value: float) -> str:
     return "  n/a" if math.isnan(value) else f"{value:5.2f}"
 
 
+def _json_rows(table: list[dict[str, Any]], differ: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    from masrl_kb.contrib.export.tables import json_value
+
+    return [
+        {
+            "readers": row["readers"].split(" / "),
+            "axis": row["axis"],
+            "n": int(row["n"]),
+            "agreement": _number(row["agreement"]),
+            "kappa": _number(row["kappa"]),
+            "alpha": _number(row["alpha"]),
+            "disagreements": [
+                {"key": d["key"], "values": [json_value(d["first"]), json_value(d["second"])]}
+                for d in differ
+                if (d["readers"], d["axis"]) == (row["readers"], row["axis"])
+            ],
+        }
+        for row in table
+    ]
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    return [{str(k): v for k, v in row.items()} for row in frame.to_dict("records")]
+
+
 def cmd_agreement(args: argparse.Namespace) -> int:
     from masrl_kb.query.agreement import agreement, disagreements, readings
 
     coded = readings(root=args.root)  # loaded once for both tables
-    table = agreement(table=coded)
-    differ = disagreements(table=coded)
+    table = _records(agreement(table=coded))
+    differ = _records(disagreements(table=coded))
     if args.json:
-        rows = [
-            {
-                "readers": row.readers.split(" / "),
-                "axis": row.axis,
-                "n": int(row.n),
-                "agreement": _number(row.agreement),
-                "kappa": _number(row.kappa),
-                "alpha": _number(row.alpha),
-                "disagreements": [
-                    {"key": d.key, "values": [_plain(d.first), _plain(d.second)]}
-                    for d in differ[
-                        (differ["readers"] == row.readers) & (differ["axis"] == row.axis)
-                    ].itertuples()
-                ],
-            }
-            for row in table.itertuples()
-        ]
-        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        print(json.dumps(_json_rows(table, differ), indent=2, ensure_ascii=False))
         return 0
-    if table.empty:
+    if not table:
         print("no independent readings under readings/")
         return 0
-    width = max(len(r) for r in table["readers"])
+    width = max(len(r["readers"]) for r in table)
     print(f"{'readers':<{width}}  {'axis':<13} {'n':>3}  agree  kappa  alpha")
-    for row in table.itertuples():
+    for row in table:
         print(
-            f"{row.readers:<{width}}  {row.axis:<13} {row.n:>3}  {row.agreement:5.0%}  "
-            f"{_fmt(row.kappa)}  {_fmt(row.alpha)}"
+            f"{row['readers']:<{width}}  {row['axis']:<13} {row['n']:>3}  {row['agreement']:5.0%}  "
+            f"{_fmt(row['kappa'])}  {_fmt(row['alpha'])}"
         )
     print(f"\n{len(differ)} disagreement(s)")
-    for d in differ.itertuples():
-        print(f"  {d.key}: {d.axis}: {d.readers}: {d.first} / {d.second}")
+    for d in differ:
+        print(f"  {d['key']}: {d['axis']}: {d['readers']}: {d['first']} / {d['second']}")
     return 0
 
 
-def _plain(value: object) -> object:
-    return value if isinstance(value, bool | str) else str(value)
-
-
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``agreement`` command to the main parser."""
     p = sub.add_parser(
         "agreement", help="agreement between independent readers (kappa, alpha, disagreements)"

@@ -198,14 +198,13 @@ def cmd_build(args: argparse.Namespace) -> int:
     return build_site(args.root, strict=strict, site_dir=args.site_dir, preview=args.preview)
 
 
-def _check_claim_queries(root: str | None) -> None:
+def _check_claim_queries(root: Path) -> None:
     """Claims name columns and values only a loaded table can check (validate stays
     without pandas): evaluated here, a bad one is one line rather than a traceback
     from the page hooks."""
-    from masrl_kb.kb.paths import find_root
     from masrl_kb.query.claims import CLAIMS_FILE, evaluate_claims
 
-    if (find_root(root) / CLAIMS_FILE).is_file():
+    if (root / CLAIMS_FILE).is_file():
         evaluate_claims(root=root)
 
 
@@ -275,7 +274,8 @@ def _register_groups(sub) -> None:
 
 
 def _check_root(args: argparse.Namespace) -> None:
-    """A usable data root: an existing folder with a readable taxonomy."""
+    """Resolve the data root once for the command (``args.root`` becomes that folder):
+    an existing folder with a readable taxonomy."""
     if args.command in ROOTLESS:
         return
     from masrl_kb.kb.paths import ENV_ROOT as ENV
@@ -300,6 +300,7 @@ def _check_root(args: argparse.Namespace) -> None:
             raise
         message = f"{TAXONOMY_FILE}: cannot be read as a taxonomy: {_describe(err)}"
         raise UsageError(message) from err
+    args.root = root
 
 
 def _is_ours(err: BaseException) -> bool:

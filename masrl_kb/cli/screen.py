@@ -11,7 +11,14 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from masrl_kb.contrib.screen.rounds import RunResult
+
+T = TypeVar("T")
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -47,54 +54,77 @@ def seconds(text: str) -> float:
     return value
 
 
-def cmd_screen_run(args: argparse.Namespace) -> int:
-    from masrl_kb.contrib.screening import ArxivAnswerError, Paging, ScreeningError, run_round
+def _attempt(step: Callable[[], T], file: str = "") -> tuple[T | None, int]:
+    """Run one screening step: (its result, 0), or (None, the exit code) once its
+    errors are printed: a failed network call exits 1, anything else the user can fix 2."""
+    from masrl_kb.contrib.screen.decisions import DecisionFileError
+    from masrl_kb.contrib.screen.import_files import ImportFileError
+    from masrl_kb.contrib.screen.store import ScreeningError
+    from masrl_kb.contrib.sources.arxiv import ArxivError
     from masrl_kb.kb.protocol import ProtocolError
     from masrl_kb.kb.rounds import RoundError
 
     try:
-        paging = Paging.from_env(
-            page_size=args.page_size,
-            delay_seconds=args.delay,
-            max_per_family=args.max_per_family,
-        )
-        result = run_round(args.since, args.until, root=args.root, paging=paging)
-    except ArxivAnswerError as err:
+        return step(), 0
+    except ArxivError as err:
         _err(str(err))
-        return EXIT_FAILED
+        return None, EXIT_FAILED
+    except ImportFileError as err:
+        print(str(err), file=sys.stderr)
+    except DecisionFileError as err:
+        for line in err.problems:
+            print(line, file=sys.stderr)
+        _err(f"{len(err.problems)} problem(s) in {file}: nothing written")
     except ProtocolError as err:
         _err(str(err))
-        return EXIT_USAGE
     except (ScreeningError, RoundError) as err:
-        _err(_one_line(str(err)))
-        return EXIT_USAGE
-    counts = result.round.counts
+        lines = str(err).splitlines() or [""]
+        _err(lines[0] + (f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""))
+    return None, EXIT_USAGE
+
+
+def _print_round(
+    result: RunResult, lines: list[str], duplicates: list[tuple[str, str, str]]
+) -> int:
     print(f"round {result.round.id}")
-    print(f"  retrieved:          {counts['retrieved']}")
-    print(f"  outside the window: {counts['outside_window']}")
-    print(f"  duplicates removed: {counts['duplicates_removed']}")
-    print(f"  to screen:          {counts['to_screen']}")
-    for family in result.round.capped:
-        print(f"  warning: family {family} reached --max-per-family; narrow the window")
-    for dup in result.round.duplicates:
-        print(f"  duplicate {dup['id']}: {dup['match']} of {dup['duplicate_of']}")
+    for line in lines:
+        print(f"  {line}")
+    for cid, match, of in duplicates:
+        print(f"  duplicate {cid}: {match} of {of}")
     print(f"wrote {result.folder.name}/ (candidates.csv, candidates.ris, round.yaml)")
     return 0
 
 
-def _one_line(text: str) -> str:
-    lines = text.splitlines() or [""]
-    more = f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""
-    return lines[0] + more
+def cmd_screen_run(args: argparse.Namespace) -> int:
+    from masrl_kb.contrib.screen.rounds import run_round
+    from masrl_kb.contrib.sources.arxiv import Paging
+
+    def run() -> RunResult:
+        paging = Paging.from_env(
+            page_size=args.page_size, delay_seconds=args.delay, max_per_family=args.max_per_family
+        )
+        return run_round(args.since, args.until, root=args.root, paging=paging)
+
+    result, code = _attempt(run)
+    if result is None:
+        return code
+    rnd, counts = result.round, result.round.counts
+    lines = [
+        f"retrieved:          {counts['retrieved']}",
+        f"outside the window: {counts['outside_window']}",
+        f"duplicates removed: {counts['duplicates_removed']}",
+        f"to screen:          {counts['to_screen']}",
+        *(f"warning: family {f} reached --max-per-family; narrow the window" for f in rnd.capped),
+    ]
+    dups = [(d["id"], d["match"], d["duplicate_of"]) for d in rnd.duplicates]
+    return _print_round(result, lines, dups)
 
 
 def cmd_screen_import(args: argparse.Namespace) -> int:
-    from masrl_kb.contrib.screening import ImportFileError, ScreeningError, import_round
-    from masrl_kb.kb.protocol import ProtocolError
-    from masrl_kb.kb.rounds import RoundError
+    from masrl_kb.contrib.screen.rounds import import_round
 
-    try:
-        result = import_round(
+    result, code = _attempt(
+        lambda: import_round(
             args.file,
             args.source,
             args.since,
@@ -103,51 +133,34 @@ def cmd_screen_import(args: argparse.Namespace) -> int:
             root=args.root,
             empty_ok=args.empty_ok,
         )
-    except ImportFileError as err:
-        print(str(err), file=sys.stderr)
-        return EXIT_USAGE
-    except ProtocolError as err:
-        _err(str(err))
-        return EXIT_USAGE
-    except (ScreeningError, RoundError) as err:
-        _err(_one_line(str(err)))
-        return EXIT_USAGE
-    batch, counts = result.batch, result.round.counts
-    print(f"round {result.round.id}")
-    print(f"  source:             {batch['name']} ({batch['file']})")
-    print(f"  identified:         {batch['identified']}")
-    print(f"  outside the window: {batch['outside_window']}")
-    print(f"  duplicates removed: {batch['duplicates_removed']}")
+    )
+    if result is None:
+        return code
+    batch = result.batch
     new = batch["identified"] - batch["duplicates_removed"] - batch["outside_window"]
-    print(f"  new candidates:     {new}")
-    print(f"  to screen (round):  {counts['to_screen']}")
-    for entry in result.duplicates:
-        print(f"  duplicate {entry.id}: {entry.match} of {entry.duplicate_of}")
-    print(f"wrote {result.folder.name}/ (candidates.csv, candidates.ris, round.yaml)")
-    return 0
+    lines = [
+        f"source:             {batch['name']} ({batch['file']})",
+        f"identified:         {batch['identified']}",
+        f"outside the window: {batch['outside_window']}",
+        f"duplicates removed: {batch['duplicates_removed']}",
+        f"new candidates:     {new}",
+        f"to screen (round):  {result.round.counts['to_screen']}",
+    ]
+    dups = [(e.id, e.match, e.duplicate_of) for e in result.duplicates]
+    return _print_round(result, lines, dups)
 
 
 def cmd_screen_decide(args: argparse.Namespace) -> int:
-    from masrl_kb.contrib.screening import DecisionFileError, ScreeningError, decide_round
-    from masrl_kb.kb.protocol import ProtocolError
-    from masrl_kb.kb.rounds import RoundError
+    from masrl_kb.contrib.screen.decisions import decide_round
 
-    try:
-        result = decide_round(
-            args.round_id,
-            args.file,
-            root=args.root,
-            stage=args.stage,
-            default_reason=args.reason,
-        )
-    except DecisionFileError as err:
-        for line in err.problems:
-            print(line, file=sys.stderr)
-        _err(f"{len(err.problems)} problem(s) in {args.file}: nothing written")
-        return EXIT_USAGE
-    except (ScreeningError, RoundError, ProtocolError) as err:
-        _err(str(err))
-        return EXIT_USAGE
+    result, code = _attempt(
+        lambda: decide_round(
+            args.round_id, args.file, root=args.root, stage=args.stage, default_reason=args.reason
+        ),
+        args.file,
+    )
+    if result is None:
+        return code
     rnd = result.round
     for path in result.written:
         print(f"wrote {path.parent.name}/{path.name}")
@@ -182,10 +195,7 @@ def cmd_import_upstream(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub) -> None:
-    """Add the living-review commands to the main parser's sub-parsers."""
-    screen = sub.add_parser("screen", help="living-review screening rounds against arXiv")
-    steps = screen.add_subparsers(dest="step", required=True, metavar="STEP")
+def _register_run(steps: argparse._SubParsersAction) -> None:
     p = steps.add_parser(
         "run",
         help="search arXiv with the protocol's query families and write a round",
@@ -200,6 +210,8 @@ def register(sub) -> None:
     p.add_argument("--max-per-family", type=positive_int, help="results per family at most (2000)")
     p.set_defaults(func=cmd_screen_run)
 
+
+def _register_import(steps: argparse._SubParsersAction) -> None:
     p = steps.add_parser(
         "import",
         help="add candidates exported elsewhere (RIS, BibTeX or CSV) to a round",
@@ -220,6 +232,8 @@ def register(sub) -> None:
     )
     p.set_defaults(func=cmd_screen_import)
 
+
+def _register_decide(steps: argparse._SubParsersAction) -> None:
     p = steps.add_parser(
         "decide",
         help="record a round's screening decisions as paper and exclusion records",
@@ -234,6 +248,14 @@ def register(sub) -> None:
     p.add_argument("--reason", help="reason code for exclusions whose row gives none")
     p.set_defaults(func=cmd_screen_decide)
 
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the living-review commands to the main parser's sub-parsers."""
+    screen = sub.add_parser("screen", help="living-review screening rounds against arXiv")
+    steps = screen.add_subparsers(dest="step", required=True, metavar="STEP")
+    _register_run(steps)
+    _register_import(steps)
+    _register_decide(steps)
     p = sub.add_parser(
         "import-upstream",
         help="compare a newer release of the survey's CSV files with the records",
@@ -244,17 +266,16 @@ def register(sub) -> None:
     p.add_argument("excluded", nargs="?", help="the release's excluded.csv")
     p.add_argument("--apply", action="store_true", help="update the differing fields")
     p.set_defaults(func=cmd_import_upstream)
-
     if "export" in sub.choices:  # registered by masrl_kb.cli.contrib
-        register_export(_subcommands(sub.choices["export"]))
+        register_export(subcommands(sub.choices["export"]))
 
 
-def _subcommands(parser: argparse.ArgumentParser):
+def subcommands(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:
     """The sub-parsers action of a parser (argparse keeps no public handle)."""
     return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
 
 
-def register_export(formats) -> None:
+def register_export(formats: argparse._SubParsersAction) -> None:
     """``export survey-csv``: added to the export sub-command's formats."""
     p = formats.add_parser("survey-csv", help="papers.csv and excluded.csv in the survey's format")
     p.add_argument("-o", "--output", required=True, help="folder to write the two files to")

@@ -17,10 +17,13 @@ checks against taxonomy.yaml.
 from __future__ import annotations
 
 import argparse
-import re
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+from masrl_kb.cli.screen import iso_date, subcommands
 
 EXIT_NETWORK = 1
 EXIT_USAGE = 2
@@ -28,11 +31,12 @@ MAX_MESSAGE = 400
 
 
 def _err(message: str) -> None:
-    text = re.sub(r"[\x00-\x1f\x7f-\x9f]", "?", " ".join(message.split()))
-    print(f"masrl-kb: {text[:MAX_MESSAGE]}", file=sys.stderr)
+    from masrl_kb.contrib.text import clean_text
+
+    print(f"masrl-kb: {clean_text(message, MAX_MESSAGE)}", file=sys.stderr)
 
 
-def _report(args: argparse.Namespace, source: str, fetched, notes: list[str]) -> int:
+def _report(args: argparse.Namespace, source: str, fetched: Any, notes: list[str]) -> int:
     from masrl_kb.contrib.sources.rows import write_csv
 
     write_csv(Path(args.output), fetched.rows)
@@ -49,7 +53,7 @@ def _report(args: argparse.Namespace, source: str, fetched, notes: list[str]) ->
     return 0
 
 
-def _run(args: argparse.Namespace, fetch) -> int:
+def _run(fetch: Callable[[], int]) -> int:
     from masrl_kb.contrib.sources.transport import SourceError
 
     try:
@@ -68,7 +72,7 @@ def cmd_openreview(args: argparse.Namespace) -> int:
         )
         return _report(args, "openreview", got, [])
 
-    return _run(args, fetch)
+    return _run(fetch)
 
 
 def cmd_openalex(args: argparse.Namespace) -> int:
@@ -76,7 +80,7 @@ def cmd_openalex(args: argparse.Namespace) -> int:
     from masrl_kb.contrib.sources.pool import seeds
 
     def fetch() -> int:
-        notes = []
+        notes: list[str] = []
         if not openalex.auth_params().get("api_key"):
             # Said before the requests: without a key OpenAlex may refuse them (401/429).
             print(f"note: no {openalex.ENV_KEY}; OpenAlex allows only a trial amount a day")
@@ -89,7 +93,7 @@ def cmd_openalex(args: argparse.Namespace) -> int:
             notes.append(f"{len(got.unresolved)} pooled papers not found in OpenAlex: {shown}")
         return _report(args, "openalex", got, notes)
 
-    return _run(args, fetch)
+    return _run(fetch)
 
 
 def cmd_semantic_scholar(args: argparse.Namespace) -> int:
@@ -102,7 +106,7 @@ def cmd_semantic_scholar(args: argparse.Namespace) -> int:
         notes = [f"{got.undated} recommendations had no publication date"] if got.undated else []
         return _report(args, "semantic_scholar", got, notes)
 
-    return _run(args, fetch)
+    return _run(fetch)
 
 
 def _page_size(text: str) -> int:
@@ -112,17 +116,14 @@ def _page_size(text: str) -> int:
 
 
 def _common(p: argparse.ArgumentParser, window_required: bool) -> None:
-    from masrl_kb.cli.screen import iso_date
-
     p.add_argument("--since", type=iso_date, required=window_required, help="first day YYYY-MM-DD")
     p.add_argument("--until", type=iso_date, required=window_required, help="last day YYYY-MM-DD")
     p.add_argument("-o", "--output", required=True, help="CSV file to write")
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction) -> None:
     """Add ``screen fetch openreview|openalex|semantic-scholar``."""
-    screen = sub.choices["screen"]
-    steps = next(a for a in screen._actions if isinstance(a, argparse._SubParsersAction))
+    steps = subcommands(sub.choices["screen"])
     fetch = steps.add_parser(
         "fetch",
         help="write a candidate CSV from OpenReview, OpenAlex or Semantic Scholar",

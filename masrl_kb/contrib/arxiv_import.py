@@ -16,7 +16,6 @@ replaces the API endpoint (the tests point it at a loopback server).
 from __future__ import annotations
 
 import datetime as dt
-import logging
 import os
 import re
 import signal
@@ -25,36 +24,33 @@ import threading
 import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
-import arxiv
-import requests
-
-from masrl_kb.contrib.arxiv_client import (
-    AtomEntry,
-    FetchError,
-    HttpStatusError,
-    Limits,
-    http_get,
-    parse_feed,
-    query_url,
+from masrl_kb.contrib.sources.arxiv import (
+    ArxivPaper,
+    arxiv_or_none,
+    fetch_paper,
+    parse_arxiv_id,
 )
+from masrl_kb.contrib.text import MAX_ABSTRACT, MAX_AUTHOR, MAX_TITLE, clean_text
+from masrl_kb.kb.atomic import write_atomic
 from masrl_kb.kb.fields import (
-    ARXIV_ID_PATTERN,
     EXCLUSION_FIELDS,
     EXCLUSION_ID_PATTERN,
     KEY_PATTERN,
     PAPER_FIELDS,
     PLACEHOLDER,
+    Field,
 )
 from masrl_kb.kb.records import EXCLUSIONS_DIR, PAPERS_DIR, RECORD_SUFFIX, RecordSet, read_records
 from masrl_kb.kb.rules import is_http_url
 from masrl_kb.kb.schema import schema_comment
 from masrl_kb.kb.synthetic import dump_record
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
-from masrl_kb.kb.text import shorten, strip_controls
+from masrl_kb.kb.text import shorten
 from masrl_kb.kb.validate import (
     arxiv_ids_of,
     normalise_title,
@@ -62,21 +58,12 @@ from masrl_kb.kb.validate import (
     record_text_problems,
 )
 
-ENV_ARXIV_URL = "MASRL_KB_ARXIV_URL"
-DEFAULT_ENDPOINT = "https://export.arxiv.org/api/query"
-DEFAULT_TIMEOUT = 20.0  # per request, for paging clients of the arxiv package (screening)
 ARXIV_VENUE = "arXiv"
 
-_ARXIV_RE = re.compile(ARXIV_ID_PATTERN)
 _KEY_RE = re.compile(KEY_PATTERN)
 _EXCLUSION_RE = re.compile(EXCLUSION_ID_PATTERN)
-_VERSION = re.compile(r"v[0-9]+$")
 # arXiv category names: archive[.subject], e.g. cs.AI, math-ph, astro-ph.GA.
 _CATEGORY_RE = re.compile(r"^[a-z][a-z-]*(?:\.[A-Za-z][A-Za-z-]*)?$")
-_ARXIV_URL = re.compile(
-    r"^(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html)/(?P<id>.+?)(?:\.pdf)?/?$",
-    re.IGNORECASE,
-)
 # Words that make a poor key: a key is the title's name (before ':') or its
 # first meaningful word.
 _STOPWORDS = frozenset(
@@ -96,7 +83,7 @@ _NAME_SUFFIXES = frozenset("jr jr. sr sr. ii iii iv".split())
 _GROUP_WORDS = frozenset("collaboration consortium team group".split())
 
 
-class ArxivImportError(Exception):
+class ArxivImportError(ValueError):
     """A user-facing, one-line reason why ``add`` or ``exclude`` wrote nothing."""
 
 
@@ -108,185 +95,19 @@ class AlreadyRecorded(ArxivImportError):
         super().__init__("; ".join(matches))
 
 
-# ---------------------------------------------------------------- arXiv ids
-
-
-def parse_arxiv_id(text: str) -> str:
-    """An arXiv id without version from an id, ``arXiv:`` id or arxiv.org URL."""
-    raw = text.strip()
-    found = _ARXIV_URL.match(raw)
-    candidate = found.group("id") if found else re.sub(r"^arxiv:\s*", "", raw, flags=re.I)
-    candidate = _VERSION.sub("", candidate)
-    if not _ARXIV_RE.match(candidate):
-        raise ArxivImportError(
-            f"malformed arXiv id {text.strip()!r}: expected YYMM.NNNNN (e.g. 2505.19591), "
-            "an old-style id such as cs/0112017, or an arxiv.org/abs/ URL"
-        )
-    return candidate
-
-
-def is_arxiv_reference(text: str) -> bool:
-    """Whether ``text`` names an arXiv paper (id, ``arXiv:`` id or arxiv.org URL)."""
-    try:
-        parse_arxiv_id(text)
-    except ArxivImportError:
-        return False
-    return True
-
-
-@dataclass(frozen=True)
-class ArxivPaper:
-    """What the arXiv API says about one paper."""
-
-    arxiv_id: str
-    title: str
-    authors: tuple[str, ...]  # as arXiv lists them ("Given Family")
-    published: dt.date  # first version
-    primary_category: str
-    abstract: str
-
-    @property
-    def url(self) -> str:
-        return f"https://arxiv.org/abs/{self.arxiv_id}"
-
-
-def arxiv_endpoint(endpoint: str | None = None) -> str:
-    """The API endpoint: the argument, ``MASRL_KB_ARXIV_URL``, then arXiv's own."""
-    return endpoint or os.environ.get(ENV_ARXIV_URL) or DEFAULT_ENDPOINT
-
-
-class TimeoutSession(requests.Session):
-    """A session whose requests time out (the arxiv package sets no timeout)."""
-
-    def __init__(self, timeout: float) -> None:
-        super().__init__()
-        self.timeout = timeout
-
-    def request(self, *args, **kwargs):  # type: ignore[override]
-        kwargs.setdefault("timeout", self.timeout)
-        return super().request(*args, **kwargs)
-
-
-def arxiv_client(
-    endpoint: str,
-    timeout: float = DEFAULT_TIMEOUT,
-    page_size: int = 1,
-    delay_seconds: float = 0.0,
-    num_retries: int = 0,
-    session: requests.Session | None = None,
-) -> arxiv.Client:
-    """An ``arxiv`` package client for ``endpoint`` whose requests time out.
-
-    For paging searches (screening rounds); single records go through
-    :func:`fetch_arxiv`'s bounded client instead.
-    """
-    client = arxiv.Client(page_size=page_size, delay_seconds=delay_seconds, num_retries=num_retries)
-    separator = "&" if "?" in endpoint else "?"
-    client.query_url_format = endpoint.replace("{", "{{").replace("}", "}}") + separator + "{}"
-    client._session = session or TimeoutSession(timeout)
-    return client
-
-
-@contextmanager
-def quiet_arxiv_logger():
-    logger = logging.getLogger("arxiv")
-    level = logger.level
-    logger.setLevel(logging.ERROR)
-    try:
-        yield
-    finally:
-        logger.setLevel(level)
-
-
-def network_reason(err: requests.RequestException, timeout: float) -> str:
-    if isinstance(err, requests.Timeout):
-        return f"no answer within {timeout:g} s"
-    errno = re.search(r"\[Errno -?[0-9]+\] ([^'\")\]]+)", str(err))
-    if errno:
-        return errno.group(1).strip().lower()
-    return type(err).__name__
-
-
-def clean_text(text: str) -> str:
-    """API text as one line: control characters (ESC, BEL...) and runs of space made one space."""
-    return " ".join(strip_controls(text).split())
-
-
-def _category(raw: str) -> str:
-    category = raw.strip()
+def checked_paper(paper: ArxivPaper) -> ArxivPaper:
+    """A paper's text made safe again (it may come from a round's ``entries.json``),
+    its primary category checked."""
+    category = clean_text(paper.primary_category)
     if category and not _CATEGORY_RE.match(category):
-        raise ArxivImportError(f"arXiv returned a malformed primary category {shorten(raw)}")
-    return category
-
-
-def _published(raw: str, arxiv_id: str) -> dt.date:
-    try:
-        return dt.datetime.fromisoformat(raw.strip()).date()
-    except ValueError:
-        raise ArxivImportError(
-            f"arXiv returned a malformed <published> date {shorten(raw)} for {arxiv_id}"
-        ) from None
-
-
-def _paper_from(entry: AtomEntry, arxiv_id: str) -> ArxivPaper:
-    return ArxivPaper(
-        arxiv_id=arxiv_id,
-        title=clean_text(entry.title),
-        authors=tuple(clean_text(a) for a in entry.authors if clean_text(a)),
-        published=_published(entry.published, arxiv_id),
-        primary_category=_category(entry.primary_category),
-        abstract=clean_text(entry.summary),
+        raise ArxivImportError(f"arXiv returned a malformed primary category {shorten(category)}")
+    return replace(
+        paper,
+        title=clean_text(paper.title, MAX_TITLE),
+        authors=tuple(a for a in (clean_text(x, MAX_AUTHOR) for x in paper.authors) if a),
+        primary_category=category,
+        abstract=clean_text(paper.abstract, MAX_ABSTRACT),
     )
-
-
-def cleaned_paper(paper: ArxivPaper) -> ArxivPaper:
-    """A paper's API text made safe: control characters gone, category checked."""
-    return ArxivPaper(
-        arxiv_id=paper.arxiv_id,
-        title=clean_text(paper.title),
-        authors=tuple(clean_text(a) for a in paper.authors if clean_text(a)),
-        published=paper.published,
-        primary_category=_category(paper.primary_category or ""),
-        abstract=clean_text(paper.abstract),
-    )
-
-
-def _entry_id(entry: AtomEntry) -> str:
-    return _VERSION.sub("", entry.id.strip().rsplit("/abs/", 1)[-1])
-
-
-def fetch_arxiv(
-    arxiv_id: str,
-    endpoint: str | None = None,
-    timeout: float | None = None,
-    delay: float | None = None,
-) -> ArxivPaper:
-    """Fetch one paper's metadata; raise :class:`ArxivImportError` on any failure.
-
-    ``timeout`` is the overall deadline (default ``MASRL_KB_ARXIV_DEADLINE`` or
-    30 s) and ``delay`` the wait between retries (``MASRL_KB_ARXIV_DELAY``, 3 s).
-    """
-    arxiv_id = parse_arxiv_id(arxiv_id)
-    url = arxiv_endpoint(endpoint)
-    try:
-        limits = Limits.from_env(deadline=timeout, delay=delay)
-        entries = parse_feed(http_get(query_url(url, arxiv_id), limits))
-    except HttpStatusError as err:
-        if err.status == 400:
-            raise ArxivImportError(
-                f"arXiv rejected {arxiv_id!r} as a malformed id (HTTP 400)"
-            ) from None
-        raise ArxivImportError(
-            f"the arXiv API at {url} answered HTTP {err.status} for {arxiv_id}; try again later"
-        ) from None
-    except FetchError as err:
-        raise ArxivImportError(
-            f"cannot reach the arXiv API at {url} ({err}); check the network or {ENV_ARXIV_URL}"
-        ) from None
-    for entry in entries:
-        if _entry_id(entry) == arxiv_id and clean_text(entry.title):
-            return _paper_from(entry, arxiv_id)
-    raise ArxivImportError(f"arXiv has no paper with id {arxiv_id}")
 
 
 # ---------------------------------------------------------------- names and keys
@@ -355,12 +176,6 @@ def bibtex_key_for(key: str, year: int) -> str:
 # ---------------------------------------------------------------- duplicates
 
 
-def _records_with(records: RecordSet):
-    for rec in records.papers + records.exclusions:
-        if isinstance(rec.data, dict):
-            yield rec
-
-
 def find_existing(
     records: RecordSet,
     arxiv_id: str | None = None,
@@ -375,8 +190,10 @@ def find_existing(
     wanted_title = normalise_title(title) if title else None
     wanted_url = normalise_url(url) if url else None
     found = []
-    for rec in _records_with(records):
+    for rec in records.papers + records.exclusions:
         data = rec.data
+        if not isinstance(data, dict):
+            continue
         if arxiv_id and arxiv_id in arxiv_ids_of(data):
             name = next(n for n in ("arxiv_id", "identifier", "url") if n in data)
             what = f"has arXiv id {arxiv_id}"
@@ -399,6 +216,12 @@ def find_existing(
     return found
 
 
+def _refuse_existing(records: RecordSet, **what: str | None) -> None:
+    existing = find_existing(records, **what)
+    if existing:
+        raise AlreadyRecorded(existing)
+
+
 # ---------------------------------------------------------------- writing
 
 
@@ -409,7 +232,7 @@ def _terminate_as_exit() -> Iterator[None]:
         yield
         return
 
-    def _exit(signum, frame):  # noqa: ARG001
+    def _exit(signum: int, frame: object) -> None:  # noqa: ARG001
         raise SystemExit(128 + signum)
 
     old = {sig: signal.signal(sig, _exit) for sig in (signal.SIGTERM, signal.SIGHUP)}
@@ -421,26 +244,14 @@ def _terminate_as_exit() -> Iterator[None]:
 
 
 def write_new_file(path: Path, text: str) -> None:
-    """Write ``text`` to a new file atomically; never overwrite; no partial file.
-
-    The temporary file is removed on every way out: an error, Ctrl-C, or a
-    SIGTERM/SIGHUP (turned into an exit for the duration of the write).
-    """
+    """Write a new file atomically; never overwrite; no partial or temporary file is
+    left by an error, Ctrl-C or SIGTERM/SIGHUP (an exit for the duration of the write).
+    The temporary file is a dot-name, which the record readers skip."""
     if path.exists():
         raise ArxivImportError(f"{path} already exists: refusing to overwrite it")
     path.parent.mkdir(parents=True, exist_ok=True)
-    # A dot-name: the record readers skip it even if the process dies mid-write.
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with _terminate_as_exit():
-        try:
-            with open(tmp, "x", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
-            if path.exists():
-                raise ArxivImportError(f"{path} already exists: refusing to overwrite it")
-            os.replace(tmp, path)
-        finally:
-            if os.path.lexists(tmp):
-                tmp.unlink()
+        write_atomic(path, text)
 
 
 def _check_record(kind: str, rel: str, text: str, tax: Taxonomy) -> None:
@@ -453,45 +264,15 @@ def _check_record(kind: str, rel: str, text: str, tax: Taxonomy) -> None:
         )
 
 
-def record_text(kind: str, data: dict, comments: tuple[str, ...] = ()) -> str:
+def record_text(kind: str, data: dict[str, Any], comments: tuple[str, ...] = ()) -> str:
     """A record file: the schema comment first, other comments, then the fields."""
     head = "\n".join((schema_comment(kind), *(f"# {c}" for c in comments)))
     return f"{head}\n{dump_record(data)}"
 
 
-def paper_record(paper: ArxivPaper, key: str, today: dt.date) -> dict:
-    """A paper record with the arXiv facts and a placeholder in every other field."""
-    facts = {
-        "key": key,
-        "title": paper.title,
-        "authors": [family_given(a) for a in paper.authors] or [PLACEHOLDER],
-        "year": paper.published.year,
-        "venue": ARXIV_VENUE,
-        "arxiv_id": paper.arxiv_id,
-        "url": paper.url,
-        "added": today,
-        "citation": {
-            "bibtex_key": bibtex_key_for(key, paper.published.year),
-            "entry_type": "article",
-            "journal": f"arXiv preprint arXiv:{paper.arxiv_id}",
-        },
-    }
-    return _in_field_order(PAPER_FIELDS, facts)
-
-
-def _in_field_order(fields, facts: dict) -> dict:
+def _in_field_order(fields: tuple[Field, ...], facts: dict[str, Any]) -> dict[str, Any]:
     """Facts in field-list order; every other required field gets the placeholder."""
-    record = {}
-    for f in fields:
-        if f.name in facts:
-            record[f.name] = facts[f.name]
-        elif f.required:
-            record[f.name] = PLACEHOLDER
-    return record
-
-
-def _unfinished(data: dict) -> list[str]:
-    return [name for name, value in data.items() if value == PLACEHOLDER]
+    return {f.name: facts.get(f.name, PLACEHOLDER) for f in fields if f.name in facts or f.required}
 
 
 @dataclass
@@ -499,9 +280,40 @@ class Written:
     """What ``add`` or ``exclude`` wrote."""
 
     path: Path
-    record: dict
+    record: dict[str, Any]
     paper: ArxivPaper | None
     unfinished: list[str]
+
+
+def _write(records: RecordSet, kind: str, rel: str, facts: dict[str, Any], **more: Any) -> Written:
+    """Check and write a new record; ``more``: its comments and the paper it came from."""
+    fields = PAPER_FIELDS if kind == "paper" else EXCLUSION_FIELDS
+    record = _in_field_order(fields, facts)
+    text = record_text(kind, record, more.get("comments", ()))
+    _check_record(kind, rel, text, load_taxonomy(records.root))
+    write_new_file(records.root / rel, text)
+    unfinished = [name for name, value in record.items() if value == PLACEHOLDER]
+    return Written(records.root / rel, record, more.get("paper"), unfinished)
+
+
+# ---------------------------------------------------------------- papers
+
+
+def _paper_key(records: RecordSet, key: str | None, title: str, year: int) -> str:
+    """The new record's key: ``key`` checked (pattern, not taken), else derived."""
+    folder = records.root / PAPERS_DIR
+    taken = {p.stem for p in folder.glob(f"*{RECORD_SUFFIX}")} if folder.is_dir() else set()
+    if key is None:
+        return derive_key(title, year, taken)
+    if not _KEY_RE.match(key):
+        raise ArxivImportError(
+            f"--key {key!r} does not match {KEY_PATTERN} (lower-case letters, digits, '-')"
+        )
+    if key in taken or (folder / f"{key}{RECORD_SUFFIX}").exists():
+        raise ArxivImportError(
+            f"{PAPERS_DIR}/{key}{RECORD_SUFFIX} already exists: refusing to overwrite it"
+        )
+    return key
 
 
 def add_paper(
@@ -521,40 +333,32 @@ def add_paper(
     """
     arxiv_id = parse_arxiv_id(reference)
     records = read_records(root)
-    papers_dir = records.root / PAPERS_DIR
     if key is not None:
-        if not _KEY_RE.match(key):
-            raise ArxivImportError(
-                f"--key {key!r} does not match {KEY_PATTERN} (lower-case letters, digits, '-')"
-            )
-        if (papers_dir / f"{key}{RECORD_SUFFIX}").exists():
-            raise ArxivImportError(
-                f"{PAPERS_DIR}/{key}{RECORD_SUFFIX} already exists: refusing to overwrite it"
-            )
-    existing = find_existing(records, arxiv_id=arxiv_id)
-    if existing:
-        raise AlreadyRecorded(existing)
-    paper = cleaned_paper(paper) if paper else fetch_arxiv(arxiv_id, endpoint=endpoint)
-    existing = find_existing(records, title=paper.title, url=paper.url)
-    if existing:
-        raise AlreadyRecorded(existing)
-    taken = {p.stem for p in papers_dir.glob(f"*{RECORD_SUFFIX}")} if papers_dir.is_dir() else set()
-    key = key or derive_key(paper.title, paper.published.year, taken)
-    record = paper_record(paper, key, today or dt.date.today())
-    if notes:
-        record = _in_field_order(PAPER_FIELDS, {**record, "notes": notes})
+        _paper_key(records, key, "", 0)  # a bad or taken key is refused before any request
+    _refuse_existing(records, arxiv_id=arxiv_id)
+    paper = checked_paper(paper or fetch_paper(arxiv_id, endpoint))
+    _refuse_existing(records, title=paper.title, url=paper.url)
+    year = paper.published.year
+    key = _paper_key(records, key, paper.title, year)
+    facts = {
+        "key": key,
+        "title": paper.title,
+        "authors": [family_given(a) for a in paper.authors] or [PLACEHOLDER],
+        "year": year,
+        "venue": ARXIV_VENUE,
+        "arxiv_id": paper.arxiv_id,
+        "url": paper.url,
+        "added": today or dt.date.today(),
+        "citation": {
+            "bibtex_key": bibtex_key_for(key, year),
+            "entry_type": "article",
+            "journal": f"arXiv preprint arXiv:{paper.arxiv_id}",
+        },
+        **({"notes": notes} if notes else {}),
+    }
     comment = f"arXiv primary category: {paper.primary_category or 'unknown'}"
-    return _write_paper(records, key, record, (comment,), paper)
-
-
-def _write_paper(
-    records: RecordSet, key: str, record: dict, comments: tuple[str, ...], paper
-) -> Written:
-    path = records.root / PAPERS_DIR / f"{key}{RECORD_SUFFIX}"
-    text = record_text("paper", record, comments)
-    _check_record("paper", f"{PAPERS_DIR}/{path.name}", text, load_taxonomy(records.root))
-    write_new_file(path, text)
-    return Written(path, record, paper, _unfinished(record))
+    rel = f"{PAPERS_DIR}/{key}{RECORD_SUFFIX}"
+    return _write(records, "paper", rel, facts, comments=(comment,), paper=paper)
 
 
 def add_other_paper(
@@ -574,20 +378,10 @@ def add_other_paper(
     The venue and BibTeX entry type are left TODO: the source does not settle them.
     """
     records = read_records(root)
-    papers_dir = records.root / PAPERS_DIR
-    if key is not None and not _KEY_RE.match(key):
-        raise ArxivImportError(
-            f"--key {key!r} does not match {KEY_PATTERN} (lower-case letters, digits, '-')"
-        )
-    existing = find_existing(records, title=title, url=url)
-    if existing:
-        raise AlreadyRecorded(existing)
-    taken = {p.stem for p in papers_dir.glob(f"*{RECORD_SUFFIX}")} if papers_dir.is_dir() else set()
-    key = key or derive_key(title, published.year, taken)
-    if key in taken:
-        raise ArxivImportError(
-            f"{PAPERS_DIR}/{key}{RECORD_SUFFIX} already exists: refusing to overwrite it"
-        )
+    if key is not None:
+        _paper_key(records, key, "", 0)
+    _refuse_existing(records, title=title, url=url)
+    key = _paper_key(records, key, title, published.year)
     facts = {
         "key": key,
         "title": " ".join(title.split()),
@@ -596,11 +390,10 @@ def add_other_paper(
         "url": url,
         "added": today or dt.date.today(),
         "citation": {"bibtex_key": bibtex_key_for(key, published.year), "entry_type": "misc"},
+        **({"notes": notes} if notes else {}),
     }
-    if notes:
-        facts["notes"] = notes
-    record = _in_field_order(PAPER_FIELDS, facts)
-    return _write_paper(records, key, record, (comment,) if comment else (), None)
+    rel = f"{PAPERS_DIR}/{key}{RECORD_SUFFIX}"
+    return _write(records, "paper", rel, facts, comments=(comment,) if comment else ())
 
 
 # ---------------------------------------------------------------- exclusions
@@ -623,7 +416,7 @@ def next_exclusion_id(records: RecordSet) -> str:
 def check_choice(tax: Taxonomy, axis: str, value: str | None, option: str) -> str:
     """``value`` when it is an id of ``axis``; else a clear error naming the option."""
     ids = tax[axis].ids
-    if value not in ids:
+    if value is None or value not in ids:
         raise ArxivImportError(
             f"{option}: unknown value {value!r}; allowed ({axis} in taxonomy.yaml): "
             + ", ".join(ids)
@@ -643,6 +436,35 @@ def _identifier_for(url: str) -> str | None:
     if host == "github.com" and path.count("/") >= 1:
         return "github:" + "/".join(path.split("/")[:2])
     return None
+
+
+@dataclass(frozen=True)
+class _Excluded:
+    """What an exclusion names: its address, title, identifier and default source."""
+
+    url: str
+    title: str
+    identifier: str | None
+    source: str | None
+    paper: ArxivPaper | None = None
+
+
+def _excluded_arxiv(
+    records: RecordSet, arxiv_id: str, endpoint: str | None, paper: ArxivPaper | None
+) -> _Excluded:
+    _refuse_existing(records, arxiv_id=arxiv_id)
+    paper = checked_paper(paper or fetch_paper(arxiv_id, endpoint))
+    return _Excluded(paper.url, paper.title, f"arXiv:{arxiv_id}", "arxiv", paper)
+
+
+def _excluded_url(reference: str, title: str | None) -> _Excluded:
+    url = reference.strip()
+    if not is_http_url(url):
+        raise ArxivImportError(f"{shorten(reference)} is neither an arXiv id nor an http(s) URL")
+    if not title:
+        raise ArxivImportError("give --title: only arXiv records have their title fetched")
+    host = urlsplit(url).netloc.lower().removeprefix("www.")
+    return _Excluded(url, title, _identifier_for(url), _SOURCE_BY_HOST.get(host))
 
 
 def exclude_record(
@@ -667,43 +489,27 @@ def exclude_record(
     tax = load_taxonomy(records.root)
     check_choice(tax, "exclusion_stage", stage, "--stage")
     check_choice(tax, "exclusion_reason", reason, "--reason")
-    if query_family is not None:
-        check_choice(tax, "query_family", query_family, "--query-family")
-    if source is not None:
-        check_choice(tax, "exclusion_source", source, "--source")
-    if is_arxiv_reference(reference):
-        arxiv_id = parse_arxiv_id(reference)
-        existing = find_existing(records, arxiv_id=arxiv_id)
-        if existing:
-            raise AlreadyRecorded(existing)
-        paper = cleaned_paper(paper) if paper else fetch_arxiv(arxiv_id, endpoint=endpoint)
-        url = paper.url
-        title = title or paper.title
-        identifier = identifier or f"arXiv:{arxiv_id}"
-        default_source = "arxiv"
+    for axis, value, option in (
+        ("query_family", query_family, "--query-family"),
+        ("exclusion_source", source, "--source"),
+    ):
+        if value is not None:
+            check_choice(tax, axis, value, option)
+    arxiv_id = arxiv_or_none(reference)
+    if arxiv_id:
+        found = _excluded_arxiv(records, arxiv_id, endpoint, paper)
     else:
-        paper = None
-        url = reference.strip()
-        if not is_http_url(url):
-            raise ArxivImportError(
-                f"{shorten(reference)} is neither an arXiv id nor an http(s) URL"
-            )
-        parts = urlsplit(url)
-        if not title:
-            raise ArxivImportError("give --title: only arXiv records have their title fetched")
-        identifier = identifier or _identifier_for(url)
-        default_source = _SOURCE_BY_HOST.get(parts.netloc.lower().removeprefix("www."))
-    existing = find_existing(records, title=title, url=url)
-    if existing:
-        raise AlreadyRecorded(existing)
-    if source is None and default_source in tax["exclusion_source"].ids:
-        source = default_source
+        found = _excluded_url(reference, title)
+    title = title or found.title
+    _refuse_existing(records, title=title, url=found.url)
+    if source is None and found.source in tax["exclusion_source"].ids:
+        source = found.source
     eid = next_exclusion_id(records)
     facts = {
         "id": eid,
         "title": " ".join(title.split()),
-        "identifier": identifier or PLACEHOLDER,
-        "url": url,
+        "identifier": identifier or found.identifier or PLACEHOLDER,
+        "url": found.url,
         "source": source or PLACEHOLDER,
         "query_family": query_family or PLACEHOLDER,
         "screened": today or dt.date.today(),
@@ -711,12 +517,8 @@ def exclude_record(
         "reason": reason,
         "note": note or PLACEHOLDER,
     }
-    record = _in_field_order(EXCLUSION_FIELDS, facts)
-    path = records.root / EXCLUSIONS_DIR / f"{eid}{RECORD_SUFFIX}"
-    text = record_text("exclusion", record)
-    _check_record("exclusion", f"{EXCLUSIONS_DIR}/{path.name}", text, tax)
-    write_new_file(path, text)
-    return Written(path, record, paper, _unfinished(record))
+    rel = f"{EXCLUSIONS_DIR}/{eid}{RECORD_SUFFIX}"
+    return _write(records, "exclusion", rel, facts, paper=found.paper)
 
 
 # ---------------------------------------------------------------- reporting

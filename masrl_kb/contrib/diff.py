@@ -22,17 +22,19 @@ import tarfile
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from masrl_kb.kb.benchmarks import BENCHMARKS_FILE
 from masrl_kb.kb.fields import TAG_FIELDS
 from masrl_kb.kb.paths import find_root
-from masrl_kb.kb.records import EXCLUSIONS_DIR, PAPERS_DIR, read_records
+from masrl_kb.kb.problem import Problem
+from masrl_kb.kb.records import EXCLUSIONS_DIR, PAPERS_DIR, RecordFile, read_records
 from masrl_kb.kb.rules import crosstab_list, decision_statuses
 from masrl_kb.kb.schema import to_json_compatible
 from masrl_kb.kb.taxonomy import TAXONOMY_FILE, load_taxonomy
-from masrl_kb.kb.validate import Problem, validate_records
+from masrl_kb.kb.validate import validate_records
 from masrl_kb.query.claims import (
     CLAIMS_FILE,
     ClaimResult,
@@ -115,11 +117,12 @@ class Side:
         return self.papers is not None
 
 
-def _raw(records, id_field: str) -> dict[str, dict]:
+def _raw(records: list[RecordFile], id_field: str) -> dict[str, dict[str, Any]]:
     out = {}
     for rec in records:
-        if isinstance(rec.data, dict):
-            out[str(rec.data.get(id_field, rec.stem))] = to_json_compatible(rec.data)
+        data = to_json_compatible(rec.data) if isinstance(rec.data, dict) else None
+        if isinstance(data, dict):
+            out[str(data.get(id_field, rec.stem))] = data
     return out
 
 
@@ -219,13 +222,12 @@ def cell_changes(old: pd.DataFrame, new: pd.DataFrame) -> list[CellChange]:
         b = crosstab(rows, cols, strict=strict, papers=new)
         index = list(dict.fromkeys([*a.index, *b.index]))
         columns = list(dict.fromkeys([*a.columns, *b.columns]))
-        a = a.reindex(index=index, columns=columns, fill_value=0)
-        b = b.reindex(index=index, columns=columns, fill_value=0)
-        for r in index:
-            for c in columns:
-                before, after = int(a.at[r, c]), int(b.at[r, c])
-                if before != after:
-                    changes.append(CellChange(_table_name(rows, cols, strict), r, c, before, after))
+        before = a.reindex(index=index, columns=columns, fill_value=0).to_numpy(dtype=int)
+        after = b.reindex(index=index, columns=columns, fill_value=0).to_numpy(dtype=int)
+        name = _table_name(rows, cols, strict)
+        for i, j in zip(*(before != after).nonzero(), strict=True):
+            cell = CellChange(name, index[i], columns[j], int(before[i, j]), int(after[i, j]))
+            changes.append(cell)
     return changes
 
 
@@ -280,11 +282,23 @@ def _problems_note(side: Side) -> list[str]:
     return [*lines, ""]
 
 
-def render(old: Side, new: Side, ref: str) -> str:
-    """The Markdown report."""
-    out = [f"## Knowledge-base changes against `{ref}`", ""]
-    added = sorted(set(new.papers_raw) - set(old.papers_raw))
-    removed = sorted(set(old.papers_raw) - set(new.papers_raw))
+@dataclass
+class _RecordChanges:
+    """Papers and exclusions added, removed or changed between two sides."""
+
+    added: list[str]
+    removed: list[str]
+    retagged: list[tuple[str, list[str], list[str]]]
+    edited: list[tuple[str, list[str]]]
+    ex_added: list[str]
+    ex_removed: list[str]
+    ex_changed: list[tuple[str, list[str]]]
+
+    def __bool__(self) -> bool:
+        return any(getattr(self, f) for f in self.__dataclass_fields__)
+
+
+def _record_changes(old: Side, new: Side) -> _RecordChanges:
     retagged, edited = [], []
     for key in sorted(set(old.papers_raw) & set(new.papers_raw)):
         tags, other = paper_changes(old.papers_raw[key], new.papers_raw[key])
@@ -292,76 +306,94 @@ def render(old: Side, new: Side, ref: str) -> str:
             retagged.append((key, tags, other))
         elif other:
             edited.append((key, other))
-    ex_added = sorted(set(new.exclusions_raw) - set(old.exclusions_raw))
-    ex_removed = sorted(set(old.exclusions_raw) - set(new.exclusions_raw))
-    ex_changed = [
-        (eid, _changed_fields(old.exclusions_raw[eid], new.exclusions_raw[eid]))
-        for eid in sorted(set(old.exclusions_raw) & set(new.exclusions_raw))
-        if old.exclusions_raw[eid] != new.exclusions_raw[eid]
-    ]
-    out.append(
-        f"**Papers:** {len(added)} added, {len(removed)} removed, {len(retagged)} retagged, "
-        f"{len(edited)} edited otherwise. **Exclusions:** {len(ex_added)} added, "
-        f"{len(ex_removed)} removed, {len(ex_changed)} changed."
+    return _RecordChanges(
+        added=sorted(set(new.papers_raw) - set(old.papers_raw)),
+        removed=sorted(set(old.papers_raw) - set(new.papers_raw)),
+        retagged=retagged,
+        edited=edited,
+        ex_added=sorted(set(new.exclusions_raw) - set(old.exclusions_raw)),
+        ex_removed=sorted(set(old.exclusions_raw) - set(new.exclusions_raw)),
+        ex_changed=[
+            (eid, _changed_fields(old.exclusions_raw[eid], new.exclusions_raw[eid]))
+            for eid in sorted(set(old.exclusions_raw) & set(new.exclusions_raw))
+            if old.exclusions_raw[eid] != new.exclusions_raw[eid]
+        ],
     )
-    out.append("")
+
+
+def _record_sections(old: Side, new: Side, rc: _RecordChanges) -> list[str]:
+    def title(side: Side, eid: str) -> str:
+        return _cell(side.exclusions_raw[eid].get("title", ""))
+
+    retagged = [
+        f"- `{k}`: {'; '.join(tags)}" + (f" (also edited: {', '.join(other)})" if other else "")
+        for k, tags, other in rc.retagged
+    ]
+    return [
+        *_section("Papers added", [_paper_line(k, new.papers_raw[k]) for k in rc.added]),
+        *_section("Papers removed", [_paper_line(k, old.papers_raw[k]) for k in rc.removed]),
+        *_section("Papers retagged", retagged),
+        *_section("Papers edited", [f"- `{k}`: {', '.join(o)}" for k, o in rc.edited]),
+        *_section("Exclusions added", [f"- `{e}` — {title(new, e)}" for e in rc.ex_added]),
+        *_section("Exclusions removed", [f"- `{e}` — {title(old, e)}" for e in rc.ex_removed]),
+        *_section("Exclusions changed", [f"- `{e}`: {', '.join(f)}" for e, f in rc.ex_changed]),
+    ]
+
+
+def _table_sections(old: Side, new: Side) -> tuple[list[str], bool]:
+    """The cross-tab and claim sections (both sides valid), and whether anything changes."""
+    if old.papers is None or new.papers is None:
+        return [], False
+    out = []
+    cells = cell_changes(old.papers, new.papers)
+    if cells:
+        out += [
+            "### Cross-tab cells that change",
+            "",
+            "| table | row | column | before | after | change |",
+            "| --- | --- | --- | ---: | ---: | ---: |",
+        ]
+        out += [
+            f"| {c.table} | {_cell(c.row)} | {_cell(c.column)} | {c.before} | {c.after} "
+            f"| {_signed(c.after - c.before)} |"
+            for c in cells
+        ]
+        out.append("")
+    claims = []
+    if old.claims is not None and new.claims is not None:
+        claims = claim_changes(old.claims, new.claims)
+    for side in (old, new):
+        if side.claims_error:
+            out += [f"_Claims of {side.label} not evaluated: {_cell(side.claims_error)}_", ""]
+    if claims:
+        out += ["### Claims that change", "", "| claim | before | after |", "| --- | --- | --- |"]
+        out += [f"| `{cid}` | {a} | {b} |" for cid, a, b in claims]
+        out.append("")
+    return out, bool(cells or claims)
+
+
+def render(old: Side, new: Side, ref: str) -> str:
+    """The Markdown report."""
+    rc = _record_changes(old, new)
+    out = [
+        f"## Knowledge-base changes against `{ref}`",
+        "",
+        f"**Papers:** {len(rc.added)} added, {len(rc.removed)} removed, "
+        f"{len(rc.retagged)} retagged, {len(rc.edited)} edited otherwise. "
+        f"**Exclusions:** {len(rc.ex_added)} added, {len(rc.ex_removed)} removed, "
+        f"{len(rc.ex_changed)} changed.",
+        "",
+    ]
     for side in (old, new):
         if side.problems:
             out += _problems_note(side)
         out += [f"_{note}_" for note in side.notes]
     if old.taxonomy_text != new.taxonomy_text and old.taxonomy_text is not None:
         out += ["`taxonomy.yaml` changes: check the values the changed records use.", ""]
-    out += _section("Papers added", [_paper_line(k, new.papers_raw[k]) for k in added])
-    out += _section("Papers removed", [_paper_line(k, old.papers_raw[k]) for k in removed])
-    out += _section(
-        "Papers retagged",
-        [
-            f"- `{k}`: {'; '.join(tags)}" + (f" (also edited: {', '.join(other)})" if other else "")
-            for k, tags, other in retagged
-        ],
-    )
-    out += _section("Papers edited", [f"- `{k}`: {', '.join(o)}" for k, o in edited])
-    out += _section(
-        "Exclusions added",
-        [f"- `{e}` — {_cell(new.exclusions_raw[e].get('title', ''))}" for e in ex_added],
-    )
-    out += _section(
-        "Exclusions removed",
-        [f"- `{e}` — {_cell(old.exclusions_raw[e].get('title', ''))}" for e in ex_removed],
-    )
-    out += _section("Exclusions changed", [f"- `{e}`: {', '.join(f)}" for e, f in ex_changed])
-    any_change = added or removed or retagged or edited or ex_added or ex_removed or ex_changed
-    if old.valid and new.valid:
-        cells = cell_changes(old.papers, new.papers)
-        if cells:
-            out += ["### Cross-tab cells that change", ""]
-            out += [
-                "| table | row | column | before | after | change |",
-                "| --- | --- | --- | ---: | ---: | ---: |",
-            ]
-            out += [
-                f"| {c.table} | {_cell(c.row)} | {_cell(c.column)} | {c.before} | {c.after} "
-                f"| {_signed(c.after - c.before)} |"
-                for c in cells
-            ]
-            out.append("")
-        claims = []
-        if old.claims is not None and new.claims is not None:
-            claims = claim_changes(old.claims, new.claims)
-        for side in (old, new):
-            if side.claims_error:
-                out += [f"_Claims of {side.label} not evaluated: {_cell(side.claims_error)}_", ""]
-        if claims:
-            out += [
-                "### Claims that change",
-                "",
-                "| claim | before | after |",
-                "| --- | --- | --- |",
-            ]
-            out += [f"| `{cid}` | {a} | {b} |" for cid, a, b in claims]
-            out.append("")
-        any_change = any_change or cells or claims
-    if not any_change:
+    out += _record_sections(old, new, rc)
+    tables, moved = _table_sections(old, new)
+    out += tables
+    if not (rc or moved):
         out += ["No paper, exclusion, cross-tab cell or claim changes.", ""]
     return "\n".join(out).rstrip() + "\n"
 

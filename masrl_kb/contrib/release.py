@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import re
 from pathlib import Path
 
@@ -100,7 +101,7 @@ def pool_counts(root: Path) -> dict[str, object]:
     return {"papers": len(papers), "exclusions": len(exclusions), "coverage": pool_coverage(root)}
 
 
-def release(version: str, date: dt.date, root: object = None) -> list[Path]:
+def release(version: str, date: dt.date, root: str | os.PathLike[str] | None = None) -> list[Path]:
     """Stamp CITATION.cff and write .zenodo.json; the version must not go backwards."""
     base = find_root(root)
     text, cff = read_citation(base)

@@ -30,9 +30,10 @@ import io
 import os
 import re
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -46,10 +47,12 @@ from masrl_kb.contrib.export.survey_csv import (
     PAPER_TAGS,
     URL_SEPARATOR,
 )
+from masrl_kb.contrib.text import clean_text
+from masrl_kb.kb.atomic import write_atomic
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.records import RecordFile, RecordSet, read_records
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
-from masrl_kb.kb.text import shorten, shorten_name, strip_controls
+from masrl_kb.kb.text import shorten, shorten_name
 from masrl_kb.kb.validate import validate_records
 from masrl_kb.kb.yamlio import UnsafeFileError, load_yaml_text, read_regular_file
 
@@ -70,12 +73,6 @@ MALFORMED = (NOT_A_YEAR, NOT_A_DATE)
 NOT_APPLIED = "not applied"
 
 
-def clean_line(text: str) -> str:
-    """A line safe to print on a terminal: no control characters, bounded length."""
-    text = strip_controls(text)
-    return text if len(text) <= MAX_LINE else text[: MAX_LINE - 3] + "..."
-
-
 class UpstreamError(ValueError):
     """A release file is missing or malformed, or applying it would break a rule.
 
@@ -83,8 +80,8 @@ class UpstreamError(ValueError):
     """
 
     def __init__(self, message: str, problems: list[str] | None = None) -> None:
-        self.problems = [clean_line(p) for p in problems or []]
-        super().__init__(clean_line(message))
+        self.problems = [clean_text(p, MAX_LINE) for p in problems or []]
+        super().__init__(clean_text(message, MAX_LINE))
 
 
 @dataclass(frozen=True)
@@ -133,7 +130,7 @@ class UpstreamReport:
             + kept
             + (f"; {len(self.applied)} file(s) updated" if self.apply else "")
         )
-        return [clean_line(line) for line in out]
+        return [clean_text(line, MAX_LINE) for line in out]
 
 
 def _shown(value: object) -> str:
@@ -201,10 +198,11 @@ def _paper_wanted(row: dict, tax: Taxonomy) -> dict[str, tuple[str, object, str]
     """Record field -> (survey column, upstream value, reason it cannot apply or '')."""
     wanted: dict[str, tuple[str, object, str]] = {}
     for column, name in PAPER_FACTS.items():
-        value: object = row[column]
+        text: str = row[column]
+        value: object = text
         reason = ""
         if name == "year":
-            value = int(value) if value.isdigit() and len(value) <= MAX_DIGITS else value
+            value = int(text) if text.isdigit() and len(text) <= MAX_DIGITS else text
             reason = "" if isinstance(value, int) else NOT_A_YEAR
         if name == "arxiv_id" and not value:
             value = None
@@ -255,9 +253,18 @@ def _current(data: dict, name: str) -> object:
     return data.get(name)
 
 
+def _data(rec: RecordFile) -> dict[str, Any]:
+    """The record's mapping (records that are not one are never matched to a row)."""
+    return rec.data if isinstance(rec.data, dict) else {}
+
+
+def _as_list(value: object) -> list[object]:
+    return list(value) if isinstance(value, list) else []
+
+
 def _same(ours: object, theirs: object) -> bool:
     if isinstance(theirs, list) or isinstance(ours, list):
-        return list(ours or []) == list(theirs or [])
+        return _as_list(ours) == _as_list(theirs)
     return _as_text(ours) == _as_text(theirs)
 
 
@@ -285,7 +292,7 @@ def _personal_name(value: object) -> bool:
 def _curated(rec: RecordFile, name: str, ours: object, theirs: object) -> str:
     """Why a difference must not replace the record's value ('' when it may)."""
     top = name.split("[")[0]
-    if top in sourced_fields(rec.data):
+    if top in sourced_fields(_data(rec)):
         return f"the record gives a source for {top}"
     if name not in FACT_FIELDS or is_unknown(ours):
         return ""
@@ -293,7 +300,7 @@ def _curated(rec: RecordFile, name: str, ours: object, theirs: object) -> str:
         return "the release gives no value"
     if name == "authors[0]" and _personal_name(ours) and not _personal_name(theirs):
         return "a team or organisation name would replace a named author"
-    if isinstance(ours, list) and not set(ours) <= set(theirs or []):
+    if isinstance(ours, list) and not set(ours) <= set(_as_list(theirs)):
         return "the release would delete links"
     return ""
 
@@ -301,7 +308,7 @@ def _curated(rec: RecordFile, name: str, ours: object, theirs: object) -> str:
 def _changes(rec: RecordFile, wanted: dict[str, tuple[str, object, str]]) -> list[Change]:
     out = []
     for name, (column, theirs, reason) in wanted.items():
-        ours = _current(rec.data, name)
+        ours = _current(_data(rec), name)
         if _same(ours, theirs):
             continue
         kept = _curated(rec, name, ours, theirs)
@@ -346,13 +353,13 @@ def _match_rows(
     return out
 
 
-def _paper_finder(records: RecordSet):
+def _paper_finder(records: RecordSet) -> Callable[[dict[str, str]], RecordFile | None]:
     papers = {r.stem: r for r in records.papers if isinstance(r.data, dict)}
-    by_arxiv = {r.data.get("arxiv_id"): r for r in papers.values() if r.data.get("arxiv_id")}
+    by_arxiv = {_data(r).get("arxiv_id"): r for r in papers.values() if _data(r).get("arxiv_id")}
     return lambda row: papers.get(row["key"]) or by_arxiv.get(row["arxiv_id"] or None)
 
 
-def _exclusion_finder(records: RecordSet):
+def _exclusion_finder(records: RecordSet) -> Callable[[dict[str, str]], RecordFile | None]:
     exclusions = {r.stem: r for r in records.exclusions if isinstance(r.data, dict)}
     return lambda row: exclusions.get(row["record_id"])
 
@@ -400,7 +407,7 @@ def _record_values(rec: RecordFile, changes: list[Change]) -> dict[str, object]:
         if not c.applicable:
             continue
         if c.field == "authors[0]":
-            authors = list(rec.data["authors"])
+            authors = list(_data(rec)["authors"])
             authors[0] = c.theirs
             values["authors"] = authors
         else:
@@ -427,7 +434,7 @@ def _edited(root: Path, rec: RecordFile, changes: list[Change]) -> _Edit | None:
     old_text = path.read_text(encoding="utf-8")
     new_text = edit_fields(old_text, values, {"extra_urls": "url"})
     loaded = load_yaml_text(new_text)
-    expected = {k: v for k, v in rec.data.items() if k not in values}
+    expected = {k: v for k, v in _data(rec).items() if k not in values}
     expected.update({k: v for k, v in values.items() if v is not None})
     if loaded.problems or dict(loaded.data) != expected:
         name = next(iter(values))
@@ -471,35 +478,19 @@ def _signals_held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
-def _write_new(path: Path, text: str) -> Path:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.upstream.tmp")
-    with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    return tmp
-
-
 def swap_files(edits: list[_Edit]) -> list[str]:
     """Write every edit, all or none: each file is replaced atomically, and any
     failure or interrupt puts back the files already replaced."""
-    staged: list[tuple[_Edit, Path]] = []
     done: list[_Edit] = []
     try:
-        for e in edits:
-            staged.append((e, _write_new(e.path, e.new)))
         with _signals_held():
-            for e, tmp in staged:
-                os.replace(tmp, e.path)
+            for e in edits:
+                write_atomic(e.path, e.new)
                 done.append(e)
     except BaseException:
         for e in reversed(done):
-            os.replace(_write_new(e.path, e.old), e.path)
+            write_atomic(e.path, e.old)
         raise
-    finally:
-        for _, tmp in staged:
-            with contextlib.suppress(FileNotFoundError):
-                tmp.unlink()
     return [e.rec.rel for e in done]
 
 

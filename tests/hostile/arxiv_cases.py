@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
-from masrl_kb.contrib import arxiv_client, arxiv_import
+from masrl_kb.contrib.sources import arxiv
 from masrl_kb.kb.synthetic import write_synthetic_root
 from tests.loopback import LoopbackServer, QuietHandler, send_atom
 
@@ -181,9 +181,9 @@ def run_arxiv_case(case: ArxivCase, tmp: Path) -> ArxivOutcome:
     _bomb()  # made before the clock starts
     stub = Stub(case.behave)
     env = {
-        arxiv_import.ENV_ARXIV_URL: stub.url,
-        arxiv_client.ENV_DEADLINE: DEADLINE,
-        arxiv_client.ENV_DELAY: "0",
+        arxiv.ENV_ARXIV_URL: stub.url,
+        arxiv.ENV_DEADLINE: DEADLINE,
+        arxiv.ENV_DELAY: "0",
     }
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from masrl_kb.contrib import arxiv_client, arxiv_import
+from masrl_kb.contrib.sources import arxiv
 from tests.hostile.arxiv_cases import Stub, fail_then, gzip_bomb, silent
 from tests.loopback import send_atom
 from tests.screening_stub import copy_kb
@@ -212,7 +212,7 @@ def import_cases() -> list[ScreenCase]:
 
 
 def _made_round(root: Path, tmp: Path) -> None:
-    from masrl_kb.contrib.screening import import_round
+    from masrl_kb.contrib.screen.rounds import import_round
 
     good = tmp / "good.csv"
     good.write_text(GOOD_CSV)
@@ -269,7 +269,7 @@ def decide_cases() -> list[ScreenCase]:
     def rows(*lines: str) -> bytes:
         return (plain + "".join(lines)).encode()
 
-    from masrl_kb.contrib.screen_entries import title_id
+    from masrl_kb.contrib.screen.entries import title_id
 
     w1 = title_id("Learning When to Stop")
     ok = f"{w1},exclude,out_of_scope,,,\n"
@@ -364,7 +364,7 @@ def _run_feed(behave) -> Setup:
     def setup(root: Path, tmp: Path) -> list[str]:
         stub = Stub(behave)
         _STUBS.append(stub)
-        os.environ[arxiv_import.ENV_ARXIV_URL] = stub.url
+        os.environ[arxiv.ENV_ARXIV_URL] = stub.url
         return ["screen", "run", "--since", SINCE, "--until", UNTIL, "--delay", "0"]
 
     return setup
@@ -375,7 +375,7 @@ _STUBS: list[Stub] = []
 
 def feed_cases() -> list[ScreenCase]:
     g = "screen run feeds"
-    env = {arxiv_client.ENV_DEADLINE: "1.5", arxiv_client.ENV_DELAY: "0"}
+    env = {arxiv.ENV_DEADLINE: "1.5", arxiv.ENV_DELAY: "0"}
     bodies = [
         ("not-xml", b"this is not xml", "not well-formed XML"),
         ("html-page", b"<html><body>Service unavailable</body></html>", "not an Atom feed"),
@@ -459,7 +459,7 @@ def run_screen_case(case: ScreenCase, tmp: Path) -> ScreenOutcome:
     from masrl_kb.cli.main import main
 
     root = copy_kb(tmp / "kb")
-    saved = {k: os.environ.get(k) for k in (*case.env, arxiv_import.ENV_ARXIV_URL)}
+    saved = {k: os.environ.get(k) for k in (*case.env, arxiv.ENV_ARXIV_URL)}
     os.environ.update(case.env)
     out, err = io.StringIO(), io.StringIO()
     try:

@@ -25,7 +25,7 @@ import bibtexparser
 import pandas as pd
 from bibtexparser import Library
 from bibtexparser.middlewares import LatexEncodingMiddleware, SeparateCoAuthors
-from bibtexparser.model import Entry, Field
+from bibtexparser.model import Block, Entry, Field
 from bibtexparser.writer import BibtexFormat
 
 _CITATION_FIELDS = ("volume", "number", "pages", "publisher")
@@ -119,8 +119,8 @@ def protect_capitals(encoded: str) -> str:
     words = []
     for word in encoded.split(" "):
         parts = _EDGE.match(word)
-        core = parts.group("core")
-        if core and not set("{}\\") & set(word) and _needs_protection(core):
+        core = parts.group("core") if parts else ""
+        if parts and core and not set("{}\\") & set(word) and _needs_protection(core):
             word = f"{parts.group('lead')}{{{core}}}{parts.group('trail')}"
         words.append(word)
     return " ".join(words)
@@ -218,7 +218,8 @@ def _encoded(entry: Entry) -> Entry:
         encoded = encoding_middleware(ligatures).transform_entry(
             Entry(entry.entry_type, entry.key, chosen), Library()
         )
-        by_key.update({f.key: f.value for f in encoded.fields})
+        if isinstance(encoded, Entry):  # what the middleware gives back for an entry
+            by_key.update({f.key: f.value for f in encoded.fields})
     fields = []
     for f in entry.fields:
         value = by_key.get(f.key, f.value)
@@ -233,10 +234,11 @@ def to_bibtex(papers: pd.DataFrame) -> str:
     rows = papers.to_dict("index")  # plain dicts: iterrows() builds a Series per row
     entries = [_encoded(paper_entry(str(key), row)) for key, row in rows.items()]
     entries.sort(key=lambda e: e.key.lower())
+    blocks: list[Block] = [*entries]
     fmt = BibtexFormat()
     fmt.indent = "  "
     fmt.block_separator = "\n"
-    text = bibtexparser.write_string(Library(entries), bibtex_format=fmt)
+    text = bibtexparser.write_string(Library(blocks), bibtex_format=fmt)
     return text.strip() + "\n"
 
 

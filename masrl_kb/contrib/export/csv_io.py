@@ -25,6 +25,7 @@ import datetime as dt
 import io
 import json
 import re
+from typing import Any
 
 from masrl_kb.kb.fields import PAPER_FIELDS, Field
 from masrl_kb.kb.rules import ABSENT, decision_statuses
@@ -70,26 +71,23 @@ _NEEDS_GUARD = re.compile("'*" + _STARTS)
 _GUARDED = re.compile("'+" + _STARTS)
 
 
-def guard_cell(value: object) -> object:
-    """A cell no spreadsheet runs as a formula; anything but text is returned as is."""
-    if isinstance(value, str) and _NEEDS_GUARD.match(value):
-        return "'" + value
-    return value
+def guard_cell(text: str) -> str:
+    """A cell no spreadsheet runs as a formula."""
+    return "'" + text if _NEEDS_GUARD.match(text) else text
 
 
-def unguard_cell(value: object) -> object:
+def unguard_cell(text: str) -> str:
     """The text :func:`guard_cell` was given (cells without a guard are returned as is)."""
-    if isinstance(value, str) and _GUARDED.match(value):
-        return value[1:]
-    return value
+    return text[1:] if _GUARDED.match(text) else text
 
 
-def guard_row(row: dict) -> dict:
+def guard_row(row: dict[str, str]) -> dict[str, str]:
     return {k: guard_cell(v) for k, v in row.items()}
 
 
-def unguard_row(row: dict) -> dict:
-    return {k: unguard_cell(v) for k, v in row.items()}
+def unguard_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A row read back; a missing cell (None) or extra cells (a list) stay as they are."""
+    return {k: unguard_cell(v) if isinstance(v, str) else v for k, v in row.items()}
 
 
 def canonical_record(data: dict) -> dict:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from masrl_kb.kb.atomic import write_atomic
 from masrl_kb.kb.rules import NA
 from masrl_kb.kb.taxonomy import Taxonomy
 
@@ -151,5 +152,5 @@ def update_file(path: Path, block: str, check: bool = False) -> bool:
     if new == text:
         return False
     if not check:
-        path.write_text(new, encoding="utf-8")
+        write_atomic(path, new, newline=None)
     return True

@@ -21,6 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from masrl_kb.contrib.export.csv_io import guard_row
+from masrl_kb.kb.atomic import write_atomic
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
 from masrl_kb.query.frames import load_pool
 
@@ -107,7 +108,7 @@ def paper_rows(papers: pd.DataFrame) -> list[dict[str, str]]:
     rows = []
     for key, row in papers.sort_index().iterrows():
         out = {
-            "key": key,
+            "key": str(key),
             "first_author": cell(row["authors"][0]),
             "url": URL_SEPARATOR.join([row["url"], *row["extra_urls"]]),
         }
@@ -120,7 +121,7 @@ def excluded_rows(exclusions: pd.DataFrame, tax: Taxonomy) -> list[dict[str, str
     """One survey row per exclusion record, by id."""
     rows = []
     for eid, row in exclusions.sort_index().iterrows():
-        out = {"record_id": eid}
+        out = {"record_id": str(eid)}
         out.update({c: cell(row[f]) for c, f in {**EXCLUDED_FACTS, **EXCLUDED_TEXT}.items()})
         out.update({c: tax[axis].label_of(str(row[c])) for c, axis in EXCLUDED_LABELLED.items()})
         rows.append({c: out[c] for c in EXCLUDED_COLUMNS})
@@ -163,10 +164,6 @@ def write_survey_csv(
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for name, text in survey_csv_texts(root, as_of).items():
-        path = folder / name
-        tmp = path.with_name(f".{name}.{os.getpid()}.tmp")
-        with open(tmp, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-        written.append(path)
+        write_atomic(folder / name, text, newline="")
+        written.append(folder / name)
     return written

@@ -18,16 +18,16 @@ import pandas as pd
 from masrl_kb.contrib.export.csv_io import guard_cell
 
 
-def _plain(value: object) -> object:
+def json_value(value: object) -> object:
     """A JSON-ready value: dates as ISO days, NaN and NA as None."""
     if isinstance(value, pd.Timestamp):
         return value.date().isoformat()
     if isinstance(value, dt.date):  # artifact check days inside mappings
         return value.isoformat()
     if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
+        return [json_value(v) for v in value]
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
+        return {k: json_value(v) for k, v in value.items()}
     if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return None
     if hasattr(value, "item"):  # numpy scalars
@@ -41,7 +41,7 @@ def frame_records(frame: pd.DataFrame, index_name: str) -> list[dict]:
     names = list(frame.columns)
     columns = [frame[name].tolist() for name in names]
     return [
-        {index_name: key, **{name: _plain(v) for name, v in zip(names, values, strict=True)}}
+        {index_name: key, **{name: json_value(v) for name, v in zip(names, values, strict=True)}}
         for key, *values in zip(frame.index, *columns, strict=True)
     ]
 
@@ -82,12 +82,12 @@ def records_csv(records: list[dict]) -> str:
     return out.getvalue()
 
 
-def _csv_cell(value: object) -> object:
+def _csv_cell(value: object) -> str:
     if isinstance(value, list | dict):
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, bool):
         return "true" if value else "false"
-    return "" if value is None else value
+    return "" if value is None else str(value)
 
 
 def to_csv(papers: pd.DataFrame) -> str:

@@ -1,13 +1,8 @@
-"""Candidate lists from scholarly indexes, as CSV for ``masrl-kb screen import``.
+"""Where candidates come from, each service behind :mod:`.http` (deadline, size caps,
+bounded retries honouring Retry-After):
 
-One module per service, each behind :mod:`.transport` (deadline, size cap,
-rate limit, bounded retries honouring Retry-After, strict JSON):
-
-- :mod:`.openreview`: a venue's submissions matching keywords;
-- :mod:`.openalex`: a search in a publication-date window, and the works
-  citing the pool (forward snowballing);
-- :mod:`.semantic_scholar`: recommendations seeded with the pool as positives
-  and the exclusions as negatives.
-
-:mod:`.rows` cleans every value and writes the CSV atomically.
+- :mod:`.arxiv`: the arXiv API, for ``add``/``exclude`` and ``screen run``;
+- :mod:`.openreview`, :mod:`.openalex`, :mod:`.semantic_scholar`: candidate lists
+  as CSV for ``screen import`` (``screen fetch``), through :mod:`.transport`
+  (rate limit, strict JSON); :mod:`.rows` cleans every value and writes the CSV.
 """

@@ -31,16 +31,14 @@ import datetime as dt
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
-from dataclasses import field as dc_field
 
 from masrl_kb.contrib.arxiv_import import family_given
+from masrl_kb.contrib.sources.arxiv import arxiv_in
 from masrl_kb.contrib.sources.pool import Seed
 from masrl_kb.contrib.sources.rows import (
     Candidate,
-    arxiv_in,
+    Fetched,
     candidate,
-    clean,
     doi_of,
     in_window,
     iso_date,
@@ -54,6 +52,7 @@ from masrl_kb.contrib.sources.transport import (
     StatusError,
     field,
 )
+from masrl_kb.contrib.text import MAX_AUTHOR, clean_text
 from masrl_kb.kb.text import title_skeleton
 
 SERVICE = Service(
@@ -71,14 +70,6 @@ MAX_POSITIONS = 20000  # words in one rebuilt abstract
 SELECT = "id,doi,title,display_name,publication_date,authorships,abstract_inverted_index,locations"
 WORK_ID = re.compile(r"^(?:https://openalex\.org/)?(W[0-9]{1,12})$")
 _MAILTO = re.compile(r"^[^@\s,;&=]{1,64}@[^@\s,;&=]{1,190}$")
-
-
-@dataclass(frozen=True)
-class Fetched:
-    rows: list[Candidate]
-    query: str
-    seen: int
-    unresolved: list[str] = dc_field(default_factory=list)  # pooled papers OpenAlex lacks
 
 
 def auth_params() -> dict[str, str]:
@@ -109,7 +100,7 @@ def abstract(index: object, where: str) -> str:
     words: dict[int, str] = {}
     for word, positions in index.items():
         if not isinstance(positions, list):
-            raise ShapeError(f"{where}.{clean(word, 40)} is not a list")
+            raise ShapeError(f"{where}.{clean_text(word, 40)} is not a list")
         for pos in positions:
             if isinstance(pos, bool) or not isinstance(pos, int) or not 0 <= pos < MAX_POSITIONS:
                 raise ShapeError(f"{where} holds a position that is not 0..{MAX_POSITIONS - 1}")
@@ -117,7 +108,7 @@ def abstract(index: object, where: str) -> str:
     return " ".join(words[p] for p in sorted(words))
 
 
-def _arxiv_of(work: dict, doi: str, where: str) -> str:
+def _arxiv_of(work: object, doi: str, where: str) -> str:
     found = arxiv_in(doi)
     locations = field(work, "locations", list, where, optional=True) or []
     for i, loc in enumerate(locations):
@@ -126,7 +117,7 @@ def _arxiv_of(work: dict, doi: str, where: str) -> str:
     return found
 
 
-def _authors(work: dict, where: str) -> list[str]:
+def _authors(work: object, where: str) -> list[str]:
     names = []
     for i, authorship in enumerate(field(work, "authorships", list, where, optional=True) or []):
         spot = f"{where}.authorships[{i}]"
@@ -134,7 +125,7 @@ def _authors(work: dict, where: str) -> list[str]:
         name = field(author, "display_name", str, f"{spot}.author", optional=True)
         name = name or field(authorship, "raw_author_name", str, spot, optional=True)
         if name:
-            names.append(family_given(clean(name, 200)))
+            names.append(family_given(clean_text(name, MAX_AUTHOR)))
     return names
 
 
@@ -152,13 +143,16 @@ def work_row(work: object, where: str) -> Candidate | None:
         _authors(work, where),
         iso_date(field(work, "publication_date", str, where, optional=True)),
         url=url if url.startswith("https://") else f"https://openalex.org/{wid}",
-        abstract=abstract(work.get("abstract_inverted_index"), f"{where}.abstract_inverted_index"),
+        abstract=abstract(
+            field(work, "abstract_inverted_index", object, where, optional=True),
+            f"{where}.abstract_inverted_index",
+        ),
         doi=doi,
         arxiv_id=arxiv,
     )
 
 
-def _pages(client: Client, params: dict[str, object]) -> Iterator[list[Candidate]]:
+def _pages(client: Client, params: dict[str, object]) -> Iterator[list[Candidate | None]]:
     cursor, seen = "*", set()
     for _ in range(MAX_PAGES):
         answer = client.get_json("/works", {**params, "cursor": cursor})
@@ -178,7 +172,8 @@ def _pages(client: Client, params: dict[str, object]) -> Iterator[list[Candidate
 
 
 def _collect(client: Client, params: dict[str, object], since, until) -> tuple[list, int]:
-    rows, seen = [], 0
+    rows: list[Candidate] = []
+    seen = 0
     for page in _pages(client, params):
         seen += len(page)
         rows.extend(r for r in page if r and in_window(r, since, until))

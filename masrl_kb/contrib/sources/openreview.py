@@ -23,18 +23,18 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass
 
 from masrl_kb.contrib.arxiv_import import family_given
 from masrl_kb.contrib.sources.rows import (
-    OPENREVIEW_ID,
     Candidate,
+    Fetched,
     candidate,
-    clean,
     in_window,
+    openreview_of,
     unique,
 )
 from masrl_kb.contrib.sources.transport import Client, Service, ShapeError, SourceError, field
+from masrl_kb.contrib.text import MAX_AUTHOR, clean_text
 
 SERVICE = Service(
     name="openreview",
@@ -45,13 +45,6 @@ SERVICE = Service(
 PAGE = 1000  # the API's largest page
 MAX_PAGES = 50
 FORUM_URL = "https://openreview.net/forum?id="
-
-
-@dataclass(frozen=True)
-class Fetched:
-    rows: list[Candidate]
-    query: str
-    seen: int  # notes read before keyword and date filtering
 
 
 def query_text(venue: str, keywords: list[str], since, until) -> str:
@@ -71,7 +64,7 @@ def _value(content: dict, name: str, kind, where: str):
     return field(holder, "value", kind, f"{where}.{name}", optional=True)
 
 
-def _first_public(note: dict, where: str) -> dt.date | None:
+def _first_public(note: object, where: str) -> dt.date | None:
     for name in ("odate", "pdate", "cdate"):
         millis = field(note, name, int, where, optional=True)
         if millis is not None:
@@ -83,11 +76,11 @@ def _first_public(note: dict, where: str) -> dt.date | None:
 
 def note_row(note: object, where: str) -> Candidate | None:
     forum = field(note, "forum", str, where, optional=True) or field(note, "id", str, where)
-    if not OPENREVIEW_ID.match(forum):
+    if openreview_of(forum) != forum:
         raise ShapeError(f"{where}.forum is not an OpenReview id")
     content = field(note, "content", dict, where)
     authors = _value(content, "authors", list, f"{where}.content") or []
-    names = [family_given(clean(a, 200)) for a in authors if isinstance(a, str)]
+    names = [family_given(clean_text(a, MAX_AUTHOR)) for a in authors if isinstance(a, str)]
     return candidate(
         _value(content, "title", str, f"{where}.content"),
         names,
@@ -125,7 +118,8 @@ def fetch(
         raise SourceError("openreview: give at least one --keyword of at most 200 characters")
     pattern = keyword_pattern(keywords)
     client = client or Client(SERVICE)
-    rows, seen = [], 0
+    rows: list[Candidate] = []
+    seen = 0
     for page in range(MAX_PAGES):
         params = {_param(venue): venue, "limit": page_size, "offset": page * page_size}
         answer = client.get_json("/notes", params)

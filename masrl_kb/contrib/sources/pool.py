@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from masrl_kb.contrib.sources.rows import clean, doi_of
+from masrl_kb.contrib.sources.rows import doi_of
+from masrl_kb.contrib.text import MAX_TITLE, clean_text
 from masrl_kb.kb.records import read_records
 from masrl_kb.kb.validate import arxiv_ids_of
 
@@ -38,7 +39,7 @@ def _seed(data: object, id_field: str) -> Seed | None:
         name=str(data.get(id_field, "")),
         arxiv_id=arxiv[0] if arxiv else "",
         doi=doi,
-        title=clean(data.get("title"), 500),
+        title=clean_text(data.get("title"), MAX_TITLE),
     )
 
 

@@ -5,11 +5,10 @@ Columns: ``id,title,authors,date,url,abstract,doi,arxiv_id,openreview_id``.
 ``openreview:<forum>``, else empty; ``authors`` are "Family, Given" joined by
 "; "; ``date`` is the first public version (YYYY-MM-DD).
 
-Service text is hostile: control and bidi characters become spaces, runs of
-space collapse, every field is bounded in length, ids are checked against
-their patterns, a cell a spreadsheet would run as a formula is prefixed with
-a quote, and the file is written atomically (a temporary dot-file in the same
-folder, then a rename), never through a symbolic link.
+Service text is hostile: it goes through :func:`masrl_kb.contrib.text.clean_text`
+(bounded per field), ids are checked as ``screen import`` checks them, a cell a
+spreadsheet would run as a formula is guarded, and the file is written
+atomically, never through a symbolic link.
 """
 
 from __future__ import annotations
@@ -18,64 +17,44 @@ import csv
 import datetime as dt
 import io
 import os
-import re
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from masrl_kb.contrib.screen_entries import known_id
+from masrl_kb.contrib.export.csv_io import guard_cell
+from masrl_kb.contrib.screen.entries import EntryError, known_id, parse_doi, parse_openreview
+from masrl_kb.contrib.sources.arxiv import arxiv_or_none
 from masrl_kb.contrib.sources.transport import SourceError
+from masrl_kb.contrib.text import (
+    MAX_ABSTRACT,
+    MAX_AUTHOR,
+    MAX_AUTHORS,
+    MAX_TITLE,
+    MAX_URL,
+    clean_text,
+)
 from masrl_kb.kb.atomic import write_atomic
-from masrl_kb.kb.text import strip_controls
 
 COLUMNS = ("id", "title", "authors", "date", "url", "abstract", "doi", "arxiv_id", "openreview_id")
-MAX_TITLE = 500
-MAX_AUTHOR = 200
-MAX_AUTHORS = 300
-MAX_ABSTRACT = 6000
-MAX_URL = 500
-MAX_ROWS = 20000
-_FORMULA_START = ("=", "+", "-", "@")
-ARXIV_ID = re.compile(r"^(?:[0-9]{4}\.[0-9]{4,5}|[a-z-]+(?:\.[A-Z]{2})?/[0-9]{7})$")
-_ARXIV_IN = re.compile(
-    r"(?:arxiv\.org/(?:abs|pdf)/|10\.48550/arxiv\.)"
-    r"([a-z-]+(?:\.[a-z]{2})?/[0-9]{7}|[0-9]{4}\.[0-9]{4,5})",
-    re.I,
-)
-DOI = re.compile(r"^10\.[0-9]{4,9}/[^\s]{1,300}$")
-OPENREVIEW_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 
 
-def clean(value: object, limit: int) -> str:
-    """One line of at most ``limit`` characters, no control or bidi characters."""
-    if not isinstance(value, str):
+def _checked(parse: Callable[[str], str], value: object) -> str:
+    """``parse(value)``, or "" when it is not text or ``parse`` refuses it: the ids
+    ``screen import`` would refuse are left out here."""
+    try:
+        return parse(value) if isinstance(value, str) and value else ""
+    except EntryError:
         return ""
-    text = " ".join(strip_controls(value).split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
-def arxiv_in(text: object) -> str:
-    """The arXiv id (no version) an arXiv URL or arXiv DOI names, else ""."""
-    if not isinstance(text, str):
-        return ""
-    match = _ARXIV_IN.search(text)
-    if not match:
-        return ""
-    found = match.group(1)
-    return found if ARXIV_ID.match(found) else ""
 
 
 def doi_of(text: object) -> str:
     """A DOI from ``10.x/...``, ``doi:10.x/...`` or a doi.org URL, lower-cased; else ""."""
-    if not isinstance(text, str):
-        return ""
-    doi = text.strip()
-    for prefix in ("https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "doi:"):
-        if doi.lower().startswith(prefix):
-            doi = doi[len(prefix) :]
-            break
-    doi = doi.lower()
-    return doi if DOI.match(doi) and not set(doi) & set('"<>') else ""
+    return _checked(parse_doi, text)
+
+
+def openreview_of(text: object) -> str:
+    """An OpenReview forum id from an id or an openreview.net URL; else ""."""
+    return _checked(parse_openreview, text)
 
 
 def iso_date(text: object) -> dt.date | None:
@@ -118,7 +97,7 @@ class Candidate:
             self.arxiv_id,
             self.openreview_id,
         )
-        return [_cell(v) for v in values]
+        return [guard_cell(v) for v in values]
 
 
 def candidate(
@@ -133,30 +112,32 @@ def candidate(
     openreview_id: object = "",
 ) -> Candidate | None:
     """A cleaned row, or None when it has no title left after cleaning."""
-    text = clean(title, MAX_TITLE)
+    text = clean_text(title, MAX_TITLE)
     if not text:
         return None
-    names = tuple(n for n in (clean(a, MAX_AUTHOR) for a in authors) if n)[:MAX_AUTHORS]
-    link = clean(url, MAX_URL)
-    if not link.startswith(("https://", "http://")):
-        link = ""
-    aid = arxiv_id if isinstance(arxiv_id, str) and ARXIV_ID.match(arxiv_id) else ""
-    forum = openreview_id if isinstance(openreview_id, str) else ""
+    names = tuple(n for n in (clean_text(a, MAX_AUTHOR) for a in authors) if n)[:MAX_AUTHORS]
+    link = clean_text(url, MAX_URL)
     return Candidate(
         title=text,
         authors=names,
         date=date,
-        url=link,
-        abstract=clean(abstract, MAX_ABSTRACT),
+        url=link if link.startswith(("https://", "http://")) else "",
+        abstract=clean_text(abstract, MAX_ABSTRACT),
         doi=doi_of(doi),
-        arxiv_id=aid,
-        openreview_id=forum if OPENREVIEW_ID.match(forum) else "",
+        arxiv_id=_checked(lambda a: arxiv_or_none(a) or "", arxiv_id),
+        openreview_id=openreview_of(openreview_id),
     )
 
 
-def _cell(text: str) -> str:
-    # A leading = + - @ makes a spreadsheet run the cell as a formula.
-    return f"'{text}" if text.startswith(_FORMULA_START) else text
+@dataclass(frozen=True)
+class Fetched:
+    """What one fetch found: the rows, the query text to record, the records read."""
+
+    rows: list[Candidate]
+    query: str
+    seen: int
+    unresolved: list[str] = field(default_factory=list)  # pooled papers the index lacks
+    undated: int = 0  # records without a publication date (dropped)
 
 
 def in_window(row: Candidate, since: dt.date | None, until: dt.date | None) -> bool:

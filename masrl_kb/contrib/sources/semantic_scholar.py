@@ -25,21 +25,21 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
-from dataclasses import dataclass
 
 from masrl_kb.contrib.arxiv_import import family_given
+from masrl_kb.contrib.sources.arxiv import arxiv_or_none
 from masrl_kb.contrib.sources.pool import Seed
 from masrl_kb.contrib.sources.rows import (
-    ARXIV_ID,
     Candidate,
+    Fetched,
     candidate,
-    clean,
     doi_of,
     in_window,
     iso_date,
     unique,
 )
 from masrl_kb.contrib.sources.transport import Client, Service, ShapeError, SourceError, field
+from masrl_kb.contrib.text import MAX_AUTHOR, clean_text
 
 ENV_KEY = "SEMANTIC_SCHOLAR_API_KEY"
 SERVICE_KEYED = Service(
@@ -51,14 +51,6 @@ SERVICE_KEYED = Service(
 SERVICE_SHARED = Service(SERVICE_KEYED.name, SERVICE_KEYED.base_url, SERVICE_KEYED.env_url, 3.0)
 FIELDS = "title,authors,externalIds,publicationDate,url,abstract"
 LIMIT = 500
-
-
-@dataclass(frozen=True)
-class Fetched:
-    rows: list[Candidate]
-    query: str
-    seen: int
-    undated: int  # recommendations without a publication date (dropped)
 
 
 def paper_id(seed: Seed) -> str:
@@ -83,8 +75,8 @@ def paper_row(paper: object, where: str) -> Candidate | None:
     for i, author in enumerate(field(paper, "authors", list, where, optional=True) or []):
         name = field(author, "name", str, f"{where}.authors[{i}]", optional=True)
         if name:
-            names.append(family_given(clean(name, 200)))
-    arxiv = arxiv if ARXIV_ID.match(arxiv) else ""
+            names.append(family_given(clean_text(name, MAX_AUTHOR)))
+    arxiv = arxiv_or_none(arxiv) or ""
     url = f"https://arxiv.org/abs/{arxiv}" if arxiv else ""
     url = url or field(paper, "url", str, where, optional=True) or ""
     return candidate(
@@ -119,13 +111,14 @@ def recommend(
     answer = client.post_json("/papers", body, {"fields": FIELDS, "limit": LIMIT}, headers)
     try:
         papers = field(answer, "recommendedPapers", list, "answer")
-        found = [paper_row(p, f"answer.recommendedPapers[{i}]") for i, p in enumerate(papers)]
+        rows = (paper_row(p, f"answer.recommendedPapers[{i}]") for i, p in enumerate(papers))
+        found = [r for r in rows if r is not None]
     except ShapeError as err:
         raise SourceError(f"semantic-scholar: unexpected answer: {err}") from None
-    found = [r for r in found if r]
-    rows = [r for r in found if in_window(r, since, until)]
+    in_it = [r for r in found if in_window(r, since, until)]
     shown = (
         f"Semantic Scholar recommendations from {len(positive)} pooled papers (positive) and "
         f"{len(negative)} exclusions (negative), first public {since}..{until}"
     )
-    return Fetched(unique(rows), shown, len(papers), sum(1 for r in found if r.date is None))
+    undated = sum(r.date is None for r in found)
+    return Fetched(unique(in_it), shown, len(papers), undated=undated)

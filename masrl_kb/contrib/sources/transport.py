@@ -1,6 +1,6 @@
 """The bounded HTTP transport every source adapter goes through.
 
-It adds to :func:`masrl_kb.contrib.arxiv_client.http_request` (one overall
+It adds to :func:`masrl_kb.contrib.sources.http.http_request` (one overall
 deadline per request, a byte cap on the wire and after gzip, bounded retries
 of 5xx and 429 honouring Retry-After) what a JSON API needs:
 
@@ -24,8 +24,13 @@ import time
 from dataclasses import dataclass
 from urllib.parse import urlencode, urlsplit
 
-from masrl_kb.contrib import arxiv_client
-from masrl_kb.contrib.arxiv_client import FetchError, HttpStatusError, Limits
+from masrl_kb.contrib.sources.http import (
+    FetchError,
+    HttpStatusError,
+    Limits,
+    env_seconds,
+    http_request,
+)
 
 ENV_DEADLINE = "MASRL_KB_SOURCES_DEADLINE"
 ENV_DELAY = "MASRL_KB_SOURCES_DELAY"
@@ -67,28 +72,15 @@ class Service:
         return url
 
 
-def _env_seconds(name: str, default: float) -> float:
-    text = os.environ.get(name)
-    if not text:
-        return default
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 <= value <= 3600:
-        raise SourceError(f"{name}={text[:40]!r} is not a number of seconds from 0 to 3600")
-    return value
-
-
 class Client:
     """Requests to one service, spaced by its minimum interval, each within the limits."""
 
     def __init__(self, service: Service) -> None:
         self.service = service
         self.base = service.base()
-        self.delay = _env_seconds(ENV_DELAY, service.delay)
+        self.delay = env_seconds(ENV_DELAY, service.delay, SourceError)
         self.limits = Limits(
-            deadline=_env_seconds(ENV_DEADLINE, DEFAULT_DEADLINE),
+            deadline=env_seconds(ENV_DEADLINE, DEFAULT_DEADLINE, SourceError),
             delay=self.delay,
             attempts=ATTEMPTS,
             max_body=MAX_BODY_BYTES,
@@ -124,9 +116,7 @@ class Client:
         self._pace()
         sent = {"Accept": "application/json", "User-Agent": USER_AGENT, **headers}
         try:
-            raw = arxiv_client.http_request(
-                url, self.limits, method=method, headers=sent, body=body
-            )
+            raw = http_request(url, self.limits, method=method, headers=sent, body=body)
         except HttpStatusError as err:
             message = f"{self.service.name}: the server answered {err}"
             raise StatusError(message, err.status) from None

@@ -1,20 +1,17 @@
-"""A careful HTTP client for the arXiv API: the network is treated as hostile.
+"""The bounded HTTP transport of every network call (arXiv, scholarly indexes).
+
+The network is treated as hostile:
 
 - One overall deadline covers connecting, every retry and every byte read; a
   server that trickles a byte at a time is cut off when it passes.
-- The response is streamed and counted: at most :data:`MAX_BODY_BYTES` on the
-  wire and :data:`MAX_EXPANDED_BYTES` once gzip is undone (a small gzip "bomb"
+- The response is streamed and counted: at most ``Limits.max_body`` bytes on
+  the wire and ``Limits.max_expanded`` once gzip is undone (a small gzip "bomb"
   that expands to gigabytes is refused after a few megabytes).
-- arXiv asks clients to wait 3 s between requests: retries (on 5xx answers
-  and dropped connections, a few at most) wait that long, within the deadline;
-  a 429 answer is retried after the wait its Retry-After header asks for, if
-  that still fits in the deadline.
-- :func:`http_request` also sends POST bodies and extra headers, so the
-  scholarly-index adapters (:mod:`masrl_kb.contrib.sources`) share these bounds.
-- The Atom XML is parsed only after those limits; a document type
-  declaration (the door to entity expansion) is refused outright.
+- Retries (on 5xx answers and dropped connections, a few at most) wait
+  ``Limits.delay`` within the deadline; a 429 answer is retried after the wait
+  its Retry-After header asks for, if that still fits in the deadline.
 
-The ``arxiv`` package's client offers none of these bounds, hence this module.
+Neither ``requests`` nor the ``arxiv`` package's client offers these bounds, hence this module.
 """
 
 from __future__ import annotations
@@ -24,20 +21,17 @@ import http.client
 import os
 import ssl
 import time
-import xml.etree.ElementTree as ET
 import zlib
 from dataclasses import dataclass
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlsplit
 
-ENV_DELAY = "MASRL_KB_ARXIV_DELAY"
-ENV_DEADLINE = "MASRL_KB_ARXIV_DEADLINE"
 DEFAULT_DELAY = 3.0  # arXiv's API terms: no more than one request every three seconds
 DEFAULT_DEADLINE = 30.0
 ATTEMPTS = 3
 MAX_BODY_BYTES = 1 << 20
 MAX_EXPANDED_BYTES = 4 << 20
 _CHUNK = 1 << 14
-USER_AGENT = "masrl-kb (https://github.com/; arXiv import of single records)"
+USER_AGENT = "masrl-kb (https://github.com/; a curated paper list)"
 
 
 class FetchError(Exception):
@@ -62,34 +56,20 @@ class Limits:
     max_body: int = MAX_BODY_BYTES
     max_expanded: int = MAX_EXPANDED_BYTES
 
-    @classmethod
-    def from_env(cls, deadline: float | None = None, delay: float | None = None) -> Limits:
-        """Limits from the arguments, else ``MASRL_KB_ARXIV_DEADLINE``/``_DELAY``, else defaults."""
-        return cls(
-            deadline=deadline
-            if deadline is not None
-            else _env_seconds(ENV_DEADLINE, DEFAULT_DEADLINE),
-            delay=delay if delay is not None else _env_seconds(ENV_DELAY, DEFAULT_DELAY),
-        )
 
-
-def _env_seconds(name: str, default: float) -> float:
+def env_seconds(name: str, default: float, error: type[Exception] = FetchError) -> float:
+    """A number of seconds (0-3600) from the environment variable ``name``, else ``default``;
+    ``error`` (one line naming the variable) when it holds anything else."""
     text = os.environ.get(name)
     if not text:
         return default
     try:
         value = float(text)
     except ValueError:
-        raise FetchError(f"{name}={text[:40]!r} is not a number of seconds") from None
+        value = -1.0
     if not 0 <= value <= 3600:
-        raise FetchError(f"{name}={text[:40]!r} must be between 0 and 3600 seconds")
+        raise error(f"{name}={text[:40]!r} is not a number of seconds from 0 to 3600")
     return value
-
-
-def query_url(endpoint: str, arxiv_id: str) -> str:
-    """The API URL asking for one paper by id."""
-    query = urlencode({"search_query": "", "id_list": arxiv_id, "start": 0, "max_results": 1})
-    return f"{endpoint}{'&' if '?' in endpoint else '?'}{query}"
 
 
 class _Deadline:
@@ -112,12 +92,11 @@ def _connection(url: str, timeout: float) -> tuple[http.client.HTTPConnection, s
     if parts.query:
         path += f"?{parts.query}"
     if parts.scheme == "https":
-        conn = http.client.HTTPSConnection(
-            parts.hostname, parts.port, timeout=timeout, context=ssl.create_default_context()
-        )
-    else:
-        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
-    return conn, path
+        context = ssl.create_default_context()
+        return http.client.HTTPSConnection(
+            parts.hostname, parts.port, timeout=timeout, context=context
+        ), path
+    return http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout), path
 
 
 def _read_body(
@@ -252,57 +231,6 @@ def http_request(
     raise last or FetchError(f"no complete answer within {lim.deadline:g} s")
 
 
-def http_get(url: str, limits: Limits | None = None) -> bytes:
-    """The body of a 200 answer to ``GET url`` (see :func:`http_request`)."""
-    return http_request(url, limits)
-
-
 def _os_reason(err: Exception) -> str:
     text = getattr(err, "strerror", None) or str(err) or type(err).__name__
     return text.strip().lower()[:120]
-
-
-# ---------------------------------------------------------------- Atom
-
-ATOM = "{http://www.w3.org/2005/Atom}"
-ARXIV = "{http://arxiv.org/schemas/atom}"
-
-
-@dataclass(frozen=True)
-class AtomEntry:
-    """The raw text of one Atom entry's fields (not yet cleaned)."""
-
-    id: str
-    title: str
-    summary: str
-    published: str
-    authors: tuple[str, ...]
-    primary_category: str
-
-
-def parse_feed(body: bytes) -> list[AtomEntry]:
-    """The entries of an arXiv Atom feed; :class:`FetchError` when it is not one."""
-    if b"<!DOCTYPE" in body or b"<!ENTITY" in body:
-        raise FetchError("the answer holds a document type declaration; refused")
-    try:
-        root = ET.fromstring(body)
-    except ET.ParseError as err:
-        raise FetchError(f"the answer is not well-formed XML ({err})") from None
-    if root.tag != f"{ATOM}feed":
-        raise FetchError("the answer is not an Atom feed")
-    entries = []
-    for entry in root.findall(f"{ATOM}entry"):
-        category = entry.find(f"{ARXIV}primary_category")
-        entries.append(
-            AtomEntry(
-                id=entry.findtext(f"{ATOM}id", ""),
-                title=entry.findtext(f"{ATOM}title", ""),
-                summary=entry.findtext(f"{ATOM}summary", ""),
-                published=entry.findtext(f"{ATOM}published", ""),
-                authors=tuple(
-                    a.findtext(f"{ATOM}name", "") for a in entry.findall(f"{ATOM}author")
-                ),
-                primary_category=category.get("term", "") if category is not None else "",
-            )
-        )
-    return entries

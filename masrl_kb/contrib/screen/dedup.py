@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from masrl_kb.contrib.screen_entries import (
+from masrl_kb.contrib.screen.entries import (
     CANDIDATES_CSV,
     Entry,
     EntryError,

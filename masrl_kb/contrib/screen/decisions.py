@@ -27,7 +27,7 @@ import io
 import os
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from masrl_kb.contrib.arxiv_import import (
@@ -38,24 +38,19 @@ from masrl_kb.contrib.arxiv_import import (
     exclude_record,
 )
 from masrl_kb.contrib.export.csv_io import unguard_cell
-from masrl_kb.contrib.screen_entries import (
+from masrl_kb.contrib.screen.entries import (
     Entry,
     EntryError,
-    arxiv_or_none,
-    clean_text,
     parse_doi,
     parse_openreview,
     read_entries,
     title_id,
 )
-from masrl_kb.contrib.screen_files import ImportFileError, load_text, split_ris
-from masrl_kb.contrib.screen_store import (
-    ScreeningError,
-    replace_file,
-    round_data,
-    round_lock,
-    yaml_text,
-)
+from masrl_kb.contrib.screen.import_files import ImportFileError, load_text, split_ris
+from masrl_kb.contrib.screen.round_files import round_yaml
+from masrl_kb.contrib.screen.store import ScreeningError, replace_file, round_lock
+from masrl_kb.contrib.sources.arxiv import arxiv_or_none
+from masrl_kb.contrib.text import clean_text
 from masrl_kb.kb.fields import KEY_PATTERN
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.protocol import load_protocol
@@ -89,23 +84,10 @@ class Decision:
     id: str  # the candidate id
     decision: str  # include or exclude
     reason: str | None
-    line: int
+    line: int = field(compare=False)  # two lines deciding alike are the same decision
     note: str = ""
     key: str = ""
     stage: str = ""
-
-    @property
-    def arxiv_id(self) -> str:  # the name rounds had before candidate ids were generalised
-        return self.id
-
-    def same(self, other: Decision) -> bool:
-        return (self.decision, self.reason, self.note, self.key, self.stage) == (
-            other.decision,
-            other.reason,
-            other.note,
-            other.key,
-            other.stage,
-        )
 
 
 @dataclass(frozen=True)
@@ -181,58 +163,53 @@ def read_decisions(
     return _unique(found, name, problems)
 
 
-def _checked(item: Decision, name: str, vocab: _Vocab, wanted, problems) -> Decision | None:
-    line, allowed = item.line, ", ".join(vocab.reasons)
-    if wanted is not None and item.id not in wanted:
-        problems.append(f"{name}:{line}: id: {item.id} is not a candidate of this round")
-        return None
-    reason = item.reason
+def _reason_problem(item: Decision, vocab: _Vocab) -> str | None:
+    allowed = ", ".join(vocab.reasons)
     if item.decision == "exclude":
-        reason = reason or vocab.default_reason
-        if not reason:
-            problems.append(
-                f"{name}:{line}: reason: an exclusion needs a reason code (a reason column "
-                f"or --reason); allowed: {allowed}"
+        if not item.reason:
+            return (
+                "reason: an exclusion needs a reason code (a reason column or --reason); "
+                f"allowed: {allowed}"
             )
-            return None
-        if reason not in vocab.reasons:
-            problems.append(f"{name}:{line}: reason: unknown code {reason!r}; allowed: {allowed}")
-            return None
-    elif reason and reason not in vocab.rules:
+        if item.reason not in vocab.reasons:
+            return f"reason: unknown code {item.reason!r}; allowed: {allowed}"
+    elif item.reason and item.reason not in vocab.rules:
         rules = ", ".join(vocab.rules) or "none in protocol.yaml"
-        problems.append(
-            f"{name}:{line}: reason: an inclusion's reason is the inclusion rule it meets; "
-            f"{reason[:60]!r} is not one; allowed: {rules}"
+        return (
+            "reason: an inclusion's reason is the inclusion rule it meets; "
+            f"{item.reason[:60]!r} is not one; allowed: {rules}"
         )
-        return None
+    return None
+
+
+def _problem(item: Decision, vocab: _Vocab, wanted: set[str] | None) -> str | None:
+    """``field: message`` of what is wrong with one decision, else None."""
+    if wanted is not None and item.id not in wanted:
+        return f"id: {item.id} is not a candidate of this round"
+    reason = _reason_problem(item, vocab)
+    if reason:
+        return reason
     if item.stage and vocab.stages and item.stage not in vocab.stages:
-        problems.append(
-            f"{name}:{line}: stage: unknown value {item.stage[:60]!r}; "
-            f"allowed: {', '.join(vocab.stages)}"
-        )
-        return None
-    if item.key and (item.decision != "include" or not _KEY.match(item.key)):
-        what = (
-            "only an inclusion names a paper key"
-            if item.decision != "include"
-            else (f"{item.key[:60]!r} does not match {KEY_PATTERN}")
-        )
-        problems.append(f"{name}:{line}: key: {what}")
-        return None
+        return f"stage: unknown value {item.stage[:60]!r}; allowed: {', '.join(vocab.stages)}"
+    if item.key and item.decision != "include":
+        return "key: only an inclusion names a paper key"
+    if item.key and not _KEY.match(item.key):
+        return f"key: {item.key[:60]!r} does not match {KEY_PATTERN}"
     if clean_text(item.note, MAX_NOTE) != " ".join(item.note.split()):
-        problems.append(
-            f"{name}:{line}: note: holds control characters or is longer than {MAX_NOTE}"
-        )
+        return f"note: holds control characters or is longer than {MAX_NOTE}"
+    return None
+
+
+def _checked(
+    item: Decision, name: str, vocab: _Vocab, wanted: set[str] | None, problems: list[str]
+) -> Decision | None:
+    if item.decision == "exclude":
+        item = replace(item, reason=item.reason or vocab.default_reason)
+    problem = _problem(item, vocab, wanted)
+    if problem:
+        problems.append(f"{name}:{item.line}: {problem}")
         return None
-    return Decision(
-        item.id,
-        item.decision,
-        reason or None,
-        line,
-        " ".join(item.note.split()),
-        item.key,
-        item.stage,
-    )
+    return replace(item, reason=item.reason or None, note=" ".join(item.note.split()))
 
 
 def _unique(found: list[Decision], name: str, problems: list[str]) -> list[Decision]:
@@ -240,7 +217,7 @@ def _unique(found: list[Decision], name: str, problems: list[str]) -> list[Decis
     keys: dict[str, Decision] = {}
     for d in found:
         first = seen.setdefault(d.id, d)
-        if first is not d and not first.same(d):
+        if first is not d and first != d:
             problems.append(f"{name}:{d.line}: id: {d.id} decided differently on line {first.line}")
         other = keys.setdefault(d.key, d) if d.key else d
         if other is not d and other.id != d.id:
@@ -400,12 +377,8 @@ def decide_round(
             for d in decisions:
                 _apply(d, entries[d.id], result, base, tax, protocol.reason_axis, stage, today)
         finally:
-            replace_file(round_dir(base, rid) / ROUND_FILE, _round_yaml(rnd))
+            replace_file(round_dir(base, rid) / ROUND_FILE, round_yaml(rnd))
     return result
-
-
-def _round_yaml(rnd: Round) -> str:
-    return yaml_text(round_data(rnd))
 
 
 def _check_against_round(rnd: Round, decisions: list[Decision], name: str, base: Path) -> None:
@@ -442,11 +415,12 @@ def _apply(
         if d.decision == "include":
             done = _include(d, entry, base, today, rnd.id)
         else:
-            label = tax[reason_axis].label_of(d.reason)
+            reason = d.reason or ""  # an exclusion's reason was checked when read
+            label = tax[reason_axis].label_of(reason)
             done = exclude_record(
                 entry.arxiv_id or entry.link,
                 stage=d.stage or stage,
-                reason=d.reason,
+                reason=reason,
                 root=base,
                 source=entry.source,
                 query_family=entry.families[0] if entry.families else None,

@@ -21,10 +21,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import yaml
-
 from masrl_kb.kb.atomic import write_atomic
-from masrl_kb.kb.rounds import SCREENING_DIR, Round, RoundError, round_dir, screening_root
+from masrl_kb.kb.rounds import SCREENING_DIR, RoundError, round_dir, screening_root
 
 ENV_LOCK_WAIT = "MASRL_KB_LOCK_WAIT"
 DEFAULT_LOCK_WAIT = 120.0
@@ -126,42 +124,3 @@ def replace_file(path: Path, text: str) -> bool:
         return False
     write_atomic(path, text)
     return True
-
-
-class _PlainDumper(yaml.SafeDumper):
-    """No anchors: a date shared by two fields is written twice, as a person would."""
-
-    def ignore_aliases(self, data: object) -> bool:
-        return True
-
-
-def yaml_text(data: dict) -> str:
-    return yaml.dump(data, Dumper=_PlainDumper, sort_keys=False, allow_unicode=True, width=100)
-
-
-def round_data(rnd: Round) -> dict:
-    data = {
-        "round": rnd.id,
-        "window": {"since": rnd.since, "until": rnd.until},
-        "run_on": rnd.run_on,
-    }
-    if rnd.sources:
-        data["sources"] = rnd.sources
-    else:
-        data["source"] = "arxiv"  # a round written before source batches existed
-    data |= {
-        "families": rnd.families,
-        "counts": dict(rnd.counts),
-        "duplicates": rnd.duplicates,
-        "retrieved_per_family": rnd.per_family,
-    }
-    if rnd.capped:
-        data["capped"] = rnd.capped
-    if rnd.decided:
-        data["decision_counts"] = {
-            "included": rnd.included,
-            "excluded": rnd.excluded,
-            "awaiting": rnd.awaiting,
-        }
-        data["decided"] = rnd.decided
-    return data

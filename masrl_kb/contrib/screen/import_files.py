@@ -25,21 +25,19 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 from masrl_kb.contrib.arxiv_import import family_given
 from masrl_kb.contrib.export.csv_io import unguard_cell
-from masrl_kb.contrib.screen_entries import (
+from masrl_kb.contrib.screen.entries import Entry, EntryError, parse_doi, parse_openreview
+from masrl_kb.contrib.sources.arxiv import arxiv_in, arxiv_or_none
+from masrl_kb.contrib.text import (
     MAX_ABSTRACT,
     MAX_AUTHOR,
     MAX_AUTHORS,
     MAX_TITLE,
     MAX_URL,
-    Entry,
-    EntryError,
-    arxiv_or_none,
     clean_text,
-    parse_doi,
-    parse_openreview,
 )
 from masrl_kb.kb.rules import is_http_url
 
@@ -94,6 +92,10 @@ class _Problems:
         if self.lines:
             raise ImportFileError(self.lines)
 
+    def fail(self, line: int, field: str, message: str) -> NoReturn:
+        self.add(line, field, message)
+        raise ImportFileError(self.lines)
+
 
 def read_candidates(path: Path, source: str, today: dt.date, empty_ok: bool = False) -> list[Entry]:
     """The candidates of an exported list; :class:`ImportFileError` when malformed.
@@ -103,8 +105,7 @@ def read_candidates(path: Path, source: str, today: dt.date, empty_ok: bool = Fa
     problems = _Problems(name)
     kind = FORMATS.get(path.suffix.lower())
     if kind is None:
-        problems.add(1, "file", f"unknown extension {path.suffix!r}; allowed: .csv, .ris, .bib")
-        problems.raise_any()
+        problems.fail(1, "file", f"unknown extension {path.suffix!r}; allowed: .csv, .ris, .bib")
     text = _read_text(path, problems)
     reader = {"csv": _csv_raws, "ris": _ris_raws, "bibtex": _bibtex_raws}[kind]
     raws = list(reader(text, problems))
@@ -138,20 +139,16 @@ def split_ris(text: str, name: str) -> list[tuple[int, str]]:
 
 def _read_text(path: Path, problems: _Problems, max_bytes: int = MAX_FILE_BYTES) -> str:
     if path.is_symlink() or not path.is_file():
-        problems.add(1, "file", "no such file (symbolic links and special files are refused)")
-        problems.raise_any()
+        problems.fail(1, "file", "no such file (symbolic links and special files are refused)")
     if path.stat().st_size > max_bytes:
-        problems.add(1, "file", f"larger than {max_bytes} bytes")
-        problems.raise_any()
+        problems.fail(1, "file", f"larger than {max_bytes} bytes")
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as err:
         line = path.read_bytes()[: err.start].count(b"\n") + 1
-        problems.add(line, "file", "not UTF-8 text")
-        problems.raise_any()
+        problems.fail(line, "file", "not UTF-8 text")
     if "\x00" in text:
-        problems.add(text[: text.index("\x00")].count("\n") + 1, "file", "holds a NUL byte")
-        problems.raise_any()
+        problems.fail(text[: text.index("\x00")].count("\n") + 1, "file", "holds a NUL byte")
     # CR-only files (old Mac exports) would otherwise read as one long line.
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
@@ -165,11 +162,6 @@ def _first_line(text: str, skip: str = "") -> tuple[int, str]:
 
 
 # ---------------------------------------------------------------- CSV
-
-
-def _unguard(text: str) -> str:
-    """A cell without the leading apostrophe our CSV writers put before formula characters."""
-    return unguard_cell(text)
 
 
 def _csv_raws(text: str, problems: _Problems) -> Iterator[_Raw]:
@@ -216,7 +208,7 @@ def _csv_row(header: list[str], cells: list[str], line: int, problems: _Problems
         if len(cell) > MAX_CELL:
             problems.add(line, column, f"a cell longer than {MAX_CELL} characters")
             return None
-        values[column] = _unguard(cell.strip())
+        values[column] = unguard_cell(cell.strip())
     return _Raw(
         line=line,
         id=values["id"],
@@ -285,7 +277,7 @@ def _first(value: object) -> str:
 def _raw_from_ris(ref: dict, line: int) -> _Raw:
     urls = [u for u in ref.get("urls") or [] if isinstance(u, str)]
     texts = [_first(ref.get("id")), *urls, _first(ref.get("journal_name"))]
-    arxiv = next((a for a in map(_arxiv_in, texts) if a), "")
+    arxiv = next((a for a in map(arxiv_in, texts) if a), "")
     openreview = next((u for u in urls if "openreview.net" in u.lower()), "")
     authors = ref.get("authors") or ref.get("first_authors") or []
     return _Raw(
@@ -300,17 +292,6 @@ def _raw_from_ris(ref: dict, line: int) -> _Raw:
         arxiv_id=arxiv,
         openreview_id=openreview,
     )
-
-
-_ARXIV_IN_TEXT = re.compile(
-    r"(?:arxiv\.org/(?:abs|pdf)/|arXiv:\s*)([0-9]{4}\.[0-9]{4,5}|[a-z-]+(?:\.[A-Z]{2})?/[0-9]{7})",
-    re.I,
-)
-
-
-def _arxiv_in(text: str) -> str:
-    found = _ARXIV_IN_TEXT.search(text or "")
-    return (arxiv_or_none(found.group(1)) or "") if found else ""
 
 
 # ---------------------------------------------------------------- BibTeX
@@ -333,10 +314,10 @@ def _bibtex_raws(text: str, problems: _Problems) -> Iterator[_Raw]:
         problems.add(1, "bibtex", f"cannot read the file ({str(err)[:120]})")
         return
     for block in library.failed_blocks:
-        problems.add(block.start_line + 1, "bibtex", _bibtex_failure(block))
+        problems.add((block.start_line or 0) + 1, "bibtex", _bibtex_failure(block))
     for entry in library.entries:
         fields = {k.lower(): _bib_text(f.value) for k, f in entry.fields_dict.items()}
-        yield _raw_from_bibtex(fields, entry.start_line + 1)
+        yield _raw_from_bibtex(fields, (entry.start_line or 0) + 1)
 
 
 def _bibtex_failure(block: object) -> str:
@@ -369,7 +350,7 @@ def _raw_from_bibtex(fields: dict, line: int) -> _Raw:
         fields.get("eprint", "") if fields.get("archiveprefix", "arxiv").lower() == "arxiv" else ""
     )
     texts = [fields.get("url", ""), fields.get("journal", "")]
-    arxiv = arxiv_or_none(eprint) if eprint else next((a for a in map(_arxiv_in, texts) if a), "")
+    arxiv = arxiv_or_none(eprint) if eprint else next((a for a in map(arxiv_in, texts) if a), "")
     url = fields.get("url", "")
     authors = [a.strip() for a in re.split(r"\s+and\s+", fields.get("author", "")) if a.strip()]
     return _Raw(
@@ -425,7 +406,7 @@ def _ids(raw: _Raw, problems: _Problems) -> tuple[str, str, str] | None:
             problems.add(raw.line, name, str(err))
             return None
     for text in (raw.id, raw.url):
-        out.setdefault("arxiv_id", arxiv_or_none(text) or _arxiv_in(text))
+        out.setdefault("arxiv_id", arxiv_or_none(text) or arxiv_in(text))
         if text.lower().startswith(("doi:", "10.", "https://doi.org/", "http://doi.org/")):
             out.setdefault("doi", _maybe(parse_doi, text))
         if text.lower().startswith("openreview:") or "openreview.net" in text.lower():

@@ -19,8 +19,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from masrl_kb.contrib.arxiv_import import ArxivImportError, ArxivPaper, parse_arxiv_id
-from masrl_kb.contrib.screen_store import StoreError
+from masrl_kb.contrib.screen.store import StoreError
+from masrl_kb.contrib.sources.arxiv import ArxivPaper
+from masrl_kb.contrib.text import MAX_AUTHORS
 from masrl_kb.kb.protocol import QueryFamily
 from masrl_kb.kb.rounds import DOI_PATTERN, OPENREVIEW_PATTERN, round_dir
 from masrl_kb.kb.validate import normalise_title
@@ -29,13 +30,6 @@ ENTRIES_JSON = "entries.json"
 CANDIDATES_CSV = "candidates.csv"
 CANDIDATES_RIS = "candidates.ris"
 MAX_ENTRIES_BYTES = 50 * 1024 * 1024
-# Bounds on hostile text (API answers and imported files).
-MAX_TITLE = 500
-MAX_AUTHOR = 200
-MAX_AUTHORS = 300
-MAX_ABSTRACT = 6000
-MAX_CATEGORY = 40
-MAX_URL = 2000
 
 _DOI = re.compile(rf"^{DOI_PATTERN}$")
 _OPENREVIEW = re.compile(rf"^{OPENREVIEW_PATTERN}$")
@@ -44,18 +38,6 @@ _DOI_PREFIX = re.compile(r"^(?:doi:\s*|https?://(?:dx\.)?doi\.org/)", re.I)
 
 class EntryError(ValueError):
     """A candidate id or field that cannot be read (the message names the value)."""
-
-
-def clean_text(value: object, limit: int) -> str:
-    """Outside text made safe to store: no control or format characters, one space, bounded."""
-    text = unicodedata.normalize("NFC", str(value or ""))
-    text = "".join(
-        " " if unicodedata.category(c) in ("Cc", "Zl", "Zp") else c
-        for c in text
-        if unicodedata.category(c) not in ("Cf", "Cs", "Co") or c == "\u200d"
-    )
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def title_key(title: str) -> str:
@@ -100,13 +82,6 @@ def parse_openreview(text: str) -> str:
             "(letters, digits, '_' or '-') or an openreview.net/forum?id= URL"
         )
     return raw
-
-
-def arxiv_or_none(text: str) -> str | None:
-    try:
-        return parse_arxiv_id(text)
-    except ArxivImportError:
-        return None
 
 
 @dataclass
@@ -164,6 +139,19 @@ class Entry:
             self.submitted,
             self.primary_category,
             self.abstract,
+        )
+
+    @classmethod
+    def from_paper(cls, paper: ArxivPaper) -> Entry:
+        """A ``screen run`` entry; ``;`` in a name would split it in ``candidates.csv``."""
+        authors = [a.replace(";", ",") for a in paper.authors]
+        return cls(
+            arxiv_id=paper.arxiv_id,
+            title=paper.title,
+            authors=authors[:MAX_AUTHORS],
+            submitted=paper.published,
+            primary_category=paper.primary_category,
+            abstract=paper.abstract,
         )
 
     def to_json(self) -> dict:

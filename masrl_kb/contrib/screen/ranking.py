@@ -1,0 +1,56 @@
+"""The order a round's candidates are screened in: best score first.
+
+The score is the TF-IDF cosine similarity (scikit-learn) of a candidate's
+title and abstract to the most similar pooled paper's title and summary, plus
+``ranking.family_weight`` of ``protocol.yaml`` per query family it matches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from masrl_kb.contrib.screen.entries import Entry
+from masrl_kb.kb.fields import PLACEHOLDER
+from masrl_kb.kb.records import read_records
+
+
+def pool_texts(root: Path) -> list[str]:
+    """Each pooled paper's title and summary (the ranking's reference texts).
+
+    Read from the record files, not the validated pool: papers a previous round
+    included are still unfinished (TODO) while the next round runs.
+    """
+    texts = []
+    for rec in read_records(root).papers:
+        data = rec.data if isinstance(rec.data, dict) else {}
+        parts = [data.get(f) for f in ("title", "summary")]
+        text = " ".join(p for p in parts if isinstance(p, str) and p != PLACEHOLDER)
+        if text.strip():
+            texts.append(text)
+    return texts
+
+
+def score_entries(entries: list[Entry], pool: list[str], family_weight: float) -> None:
+    """Set ``score``: best TF-IDF cosine similarity to a pooled paper + weight x families."""
+    if not entries:
+        return
+    texts = [f"{e.title} {e.abstract}" for e in entries]
+    similarity = [0.0] * len(entries)
+    if pool:
+        from sklearn.feature_extraction.text import TfidfVectorizer
+        from sklearn.metrics.pairwise import cosine_similarity
+
+        vectorizer = TfidfVectorizer(stop_words="english", sublinear_tf=True)
+        vectorizer.fit(pool + texts)
+        matrix = cosine_similarity(vectorizer.transform(texts), vectorizer.transform(pool))
+        similarity = [float(row.max()) for row in matrix]
+    for entry, sim in zip(entries, similarity, strict=True):
+        entry.score = round(sim + family_weight * len(entry.families), 4)
+
+
+def ranked(entries: Iterable[Entry], root: Path, family_weight: float) -> list[Entry]:
+    """The entries scored against the pool, best score first, then by id (deterministic)."""
+    entries = list(entries)
+    score_entries(entries, pool_texts(root), family_weight)
+    return sorted(entries, key=lambda e: (-(e.score or 0.0), e.id))

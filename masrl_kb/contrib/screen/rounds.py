@@ -1,0 +1,259 @@
+"""Living-review screening rounds: ``masrl-kb screen run`` and ``screen import``.
+
+A round is a window of first-publication dates, ``screening/<since>_<until>/``.
+It holds one or more source batches: ``screen run`` runs every query family
+of ``protocol.yaml`` against arXiv (source ``arxiv``); ``screen import`` reads
+a candidate list exported elsewhere (RIS, BibTeX or CSV: OpenReview,
+OpenAlex, Semantic Scholar, a curated list...) into the same window. Each
+batch removes what the knowledge base already holds (pool, exclusions, other
+rounds, earlier batches of the same round), keeps what falls in the window,
+and the round's candidates are ranked again together.
+
+The steps, one module each: the sources (:mod:`masrl_kb.contrib.sources.arxiv`,
+:mod:`.import_files`), duplicates (:mod:`.dedup`), ranking (:mod:`.ranking`),
+the folder's files (:mod:`.round_files`, swapped in by :mod:`.store`) and the
+decisions (:mod:`.decisions`). Outside text is hostile: see :mod:`masrl_kb.contrib.text`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from masrl_kb.contrib.screen.dedup import Known, add_round, known_records, mark_duplicates
+from masrl_kb.contrib.screen.entries import Entry, match_families, query_families, read_entries
+from masrl_kb.contrib.screen.import_files import read_candidates
+from masrl_kb.contrib.screen.ranking import ranked
+from masrl_kb.contrib.screen.round_files import old_duplicate_rows, round_files
+from masrl_kb.contrib.screen.store import ScreeningError, round_lock, write_round_folder
+from masrl_kb.contrib.sources.arxiv import EARLIEST, Paging, family_query, search_family
+from masrl_kb.contrib.text import clean_text
+from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.protocol import Protocol, load_protocol
+from masrl_kb.kb.rounds import (
+    SCREENING_DIR,
+    Round,
+    RoundError,
+    load_round,
+    load_rounds,
+    round_dir,
+    round_id,
+)
+from masrl_kb.kb.taxonomy import load_taxonomy
+
+MAX_QUERY = 2000
+EARLIEST_IMPORT = dt.date(1950, 1, 1)
+
+
+@dataclass
+class RunResult:
+    round: Round
+    folder: Path
+    candidates: list[Entry]
+    duplicates: list[Entry]  # removed by this batch
+
+    @property
+    def batch(self) -> dict[str, Any]:
+        return self.round.batches[-1]
+
+
+def check_window(since: dt.date, until: dt.date, today: dt.date, earliest: dt.date) -> None:
+    if until < since:
+        raise ScreeningError(f"--until {until} is before --since {since}")
+    if until > today:
+        raise ScreeningError(f"--until {until} is after today ({today}): the window is not over")
+    if since < earliest:
+        raise ScreeningError(f"--since {since} is before {earliest}")
+
+
+def _round_folder(base: Path, rid: str) -> Path:
+    try:
+        return round_dir(base, rid)
+    except RoundError as err:
+        raise ScreeningError(str(err)) from None
+
+
+def _labels(base: Path) -> dict[str, str]:
+    axis = load_taxonomy(base)["exclusion_source"]
+    return {v: axis.label_of(v) for v in axis.ids}
+
+
+# ---------------------------------------------------------------- one batch
+
+
+def _screen_batch(
+    entries: list[Entry], known: Known, since: dt.date, until: dt.date, threshold: float
+) -> tuple[list[Entry], list[Entry], int]:
+    """(new candidates, duplicates, number outside the window) of one batch.
+
+    Duplicates first (a pooled paper's new version keeps its first date), then
+    the window, then look-alikes among the batch's own entries.
+    """
+    mark_duplicates(entries, known, threshold)
+    fresh = [e for e in entries if not e.duplicate_of]
+    in_window = [e for e in fresh if since <= e.submitted <= until]
+    mark_duplicates(in_window, Known(), threshold, within="this batch")
+    candidates = [e for e in in_window if not e.duplicate_of]
+    duplicates = [e for e in entries if e.duplicate_of]
+    return candidates, duplicates, len(fresh) - len(in_window)
+
+
+def _with_batch(
+    rnd: Round, batch: dict[str, Any], to_screen: int, duplicates: list[Entry]
+) -> Round:
+    """The round with one more source batch, its counts summed over the batches."""
+    batches = [*(rnd.batches if rnd.sources or rnd.counts else []), batch]
+    counts = {
+        "retrieved": sum(b["identified"] for b in batches),
+        "outside_window": sum(b["outside_window"] for b in batches),
+        "duplicates_removed": sum(b["duplicates_removed"] for b in batches),
+        "to_screen": to_screen,
+    }
+    added = [{"id": e.id, "duplicate_of": e.duplicate_of, "match": e.match} for e in duplicates]
+    return replace(rnd, counts=counts, duplicates=rnd.duplicates + added, sources=batches)
+
+
+def _batch(name: str, query: str, file: str, today: dt.date, entries: int) -> dict[str, Any]:
+    return {"name": name, "query": query, "file": file, "imported_on": today, "identified": entries}
+
+
+def _add_batch(
+    base: Path,
+    rnd: Round,
+    batch: dict[str, Any],
+    entries: list[Entry],
+    known: Known,
+    protocol: Protocol,
+    old: list[Entry] | None = None,
+) -> RunResult:
+    """Screen one batch's entries into ``rnd`` and write the round folder
+    (``old``: the candidates of its earlier batches, when the folder exists)."""
+    candidates, duplicates, outside = _screen_batch(
+        entries, known, rnd.since, rnd.until, protocol.title_similarity
+    )
+    merged = ranked((old or []) + candidates, base, protocol.family_weight)
+    batch |= {"duplicates_removed": len(duplicates), "outside_window": outside}
+    rnd = _with_batch(rnd, batch, len(merged), duplicates)
+    folder = round_dir(base, rnd.id)
+    kept = old_duplicate_rows(folder) if old is not None else []
+    files = round_files(rnd, merged, duplicates, _labels(base), kept)
+    write_round_folder(folder, files, replace=old is not None)
+    return RunResult(rnd, folder, merged, duplicates)
+
+
+# ---------------------------------------------------------------- screen run
+
+
+def _arxiv_entries(
+    protocol: Protocol, since: dt.date, until: dt.date, paging: Paging, endpoint: str | None
+) -> tuple[list[Entry], dict[str, int], list[str]]:
+    """Unique entries by arXiv id (families merged), the number each family returned,
+    and the families whose results reached ``paging.max_per_family``."""
+    found: dict[str, Entry] = {}
+    per_family: dict[str, int] = {}
+    capped: list[str] = []
+    for n, family in enumerate(protocol.families):
+        if n:
+            time.sleep(paging.delay_seconds)
+        papers, full = search_family(family, since, until, paging, endpoint)
+        per_family[family.id] = len({p.arxiv_id for p in papers})
+        if full:
+            capped.append(family.id)
+        for paper in papers:
+            kept = found.setdefault(paper.arxiv_id, Entry.from_paper(paper))
+            if family.id not in kept.families:
+                kept.families.append(family.id)
+    return [found[k] for k in sorted(found)], per_family, capped
+
+
+def run_round(
+    since: dt.date,
+    until: dt.date | None = None,
+    root: str | os.PathLike[str] | None = None,
+    paging: Paging | None = None,
+    endpoint: str | None = None,
+    today: dt.date | None = None,
+) -> RunResult:
+    """Search arXiv, deduplicate, rank and write one round; nothing is written on failure."""
+    base = find_root(root)
+    today = today or dt.date.today()
+    until = until or today
+    check_window(since, until, today, EARLIEST)
+    protocol = load_protocol(base)
+    rid = round_id(since, until)
+    folder = _round_folder(base, rid)
+    exists = ScreeningError(f"round {rid} already exists in {SCREENING_DIR}/{rid}")
+    if folder.exists():
+        raise exists
+    entries, per_family, capped = _arxiv_entries(
+        protocol, since, until, paging or Paging(), endpoint
+    )
+    families = [f.id for f in protocol.families]
+    query = "\n".join(family_query(f, since, until) for f in protocol.families)
+    rnd = Round(rid, since, until, today, families, {}, per_family=per_family, capped=capped)
+    with round_lock(base, rid):
+        if folder.exists():
+            raise exists
+        known = known_records(base, load_rounds(base))
+        batch = _batch("arxiv", query, "", today, len(entries))
+        return _add_batch(base, rnd, batch, entries, known, protocol)
+
+
+# ---------------------------------------------------------------- screen import
+
+
+def import_round(
+    path: str | os.PathLike[str],
+    source: str,
+    since: dt.date,
+    until: dt.date,
+    query: str = "",
+    root: str | os.PathLike[str] | None = None,
+    today: dt.date | None = None,
+    empty_ok: bool = False,
+) -> RunResult:
+    """Add a batch read from an exported list to the window's round (made if new).
+
+    The whole file is read and checked first; a malformed file writes nothing. A
+    candidate whose own title and abstract match no query family takes the first
+    family the batch's ``query`` matches (the search that surfaced it), so its
+    exclusion record can name one. ``empty_ok`` records a file with no candidate.
+    """
+    base = find_root(root)
+    today = today or dt.date.today()
+    check_window(since, until, today, EARLIEST_IMPORT)
+    sources = load_taxonomy(base)["exclusion_source"].ids
+    if source not in sources:
+        raise ScreeningError(
+            f"--source: unknown value {source!r}; allowed (exclusion_source in taxonomy.yaml): "
+            + ", ".join(sources)
+        )
+    query = clean_text(query, MAX_QUERY)
+    protocol = load_protocol(base)
+    path = Path(path)
+    entries = read_candidates(path, source, today, empty_ok)
+    searched = query_families(query, protocol.families)[:1]
+    for entry in entries:
+        match_families(entry, protocol.families)
+        entry.families = entry.families or list(searched)
+    rid = round_id(since, until)
+    folder = _round_folder(base, rid)
+    batch = _batch(source, query, path.name, today, len(entries))
+    with round_lock(base, rid):
+        existing = folder.exists()
+        rnd = load_round(base, rid) if existing else Round(rid, since, until, today, [], {})
+        if existing and any((b["name"], b["file"]) == (source, path.name) for b in rnd.batches):
+            raise ScreeningError(
+                f"round {rid} already has a batch from {path.name} (source {source}); "
+                "nothing written"
+            )
+        known = known_records(base, [r for r in load_rounds(base) if r.id != rid])
+        old = None
+        if existing:
+            old = list(read_entries(base, rid).values())
+            add_round(known, base, rid)
+        return _add_batch(base, rnd, batch, entries, known, protocol, old)
