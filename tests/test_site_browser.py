@@ -20,6 +20,9 @@ from masrl_kb.site import urls as site_urls
 from masrl_kb.site.context import Cross, all_crosses
 from tests.test_site_support import KEY, build_hostile_site, real_site, serve
 
+# Chromium on a whole real site: minutes, so only with --all (and in CI).
+pytestmark = pytest.mark.slow
+
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
