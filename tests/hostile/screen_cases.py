@@ -56,12 +56,16 @@ class ScreenCase:
 # ---------------------------------------------------------------- screen import
 
 
+def _import(path: Path, *options: str) -> list[str]:
+    window = ["--since", SINCE, "--until", UNTIL]
+    return ["screen", "import", str(path), "--source", "openalex", *window, *options]
+
+
 def _import_file(name: str, data: bytes, *options: str) -> Setup:
     def setup(root: Path, tmp: Path) -> list[str]:
         path = tmp / name
         path.write_bytes(data)
-        window = ["--since", SINCE, "--until", UNTIL]
-        return ["screen", "import", str(path), "--source", "openalex", *window, *options]
+        return _import(path, *options)
 
     return setup
 
@@ -79,8 +83,7 @@ def _import_special(kind: str) -> Setup:
                 fh.truncate(8 << 30)
         elif kind == "missing":
             pass
-        return ["screen", "import", str(path), "--source", "openalex", "--since", SINCE,
-                "--until", UNTIL]  # fmt: skip
+        return _import(path)
 
     return setup
 
@@ -89,8 +92,7 @@ def _import_into(kind: str) -> Setup:
     def setup(root: Path, tmp: Path) -> list[str]:
         path = tmp / "list.csv"
         path.write_text(GOOD_CSV)
-        argv = ["screen", "import", str(path), "--source", "openalex", "--since", SINCE,
-                "--until", UNTIL]  # fmt: skip
+        argv = _import(path)
         if kind == "screening-link":
             (tmp / "elsewhere").mkdir()
             os.symlink(tmp / "elsewhere", root / "screening")
