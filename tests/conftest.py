@@ -20,7 +20,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--all",
         action="store_true",
-        help="run the tests marked slow too (wheel, browser, whole-site builds), as CI does",
+        help="run the tests marked slow too (wheel, browser, ASReview), as CI does",
     )
 
 
@@ -33,7 +33,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_report_header(config: pytest.Config) -> str | None:
     if config.option.markexpr == "not slow":
-        return "slow tests left out (wheel, browser, whole-site builds); --all runs them"
+        return "slow tests left out (wheel, browser, ASReview); --all runs them"
     return None
 
 
