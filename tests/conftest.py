@@ -15,6 +15,28 @@ REPO = Path(__file__).resolve().parent.parent
 # skipped, and .ci/run runs that file in an environment that has it.
 collect_ignore = [] if importlib.util.find_spec("asreview") else ["test_screening_asreview.py"]
 
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--all",
+        action="store_true",
+        help="run the tests marked slow too (wheel, browser, ASReview), as CI does",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # A plain local run leaves the slow tests out so that an edit is checked in a
+    # couple of minutes; an explicit -m (say -m slow) or --all decides otherwise.
+    if not config.option.markexpr and not config.getoption("--all"):
+        config.option.markexpr = "not slow"
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    if config.option.markexpr == "not slow":
+        return "slow tests left out (wheel, browser, ASReview); --all runs them"
+    return None
+
+
 # A valid paper record; tests replace one line at a time. Line numbers matter:
 # the expected messages name them.
 GOOD_PAPER = """\

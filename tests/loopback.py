@@ -5,6 +5,9 @@ from __future__ import annotations
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+ATOM = "application/atom+xml; charset=utf-8"  # arXiv's content type
+JSON = "application/json"
+
 
 class QuietHandler(BaseHTTPRequestHandler):
     """A request handler that keeps the test output free of access logs."""
@@ -13,16 +16,24 @@ class QuietHandler(BaseHTTPRequestHandler):
         pass
 
 
-def send_atom(handler: BaseHTTPRequestHandler, status: int, body: bytes, headers=()) -> None:
-    """Answer with an Atom body (arXiv's content type); ``headers`` are added as given."""
+def send(handler: BaseHTTPRequestHandler, status: int, body: bytes, content_type: str, headers=()):
+    """Answer with ``body``; ``headers`` are added as given (a Content-Length among them wins)."""
     handler.send_response(status)
-    handler.send_header("Content-Type", "application/atom+xml; charset=utf-8")
+    handler.send_header("Content-Type", content_type)
     for name, value in headers:
         handler.send_header(name, value)
     if not any(name == "Content-Length" for name, _ in headers):
         handler.send_header("Content-Length", str(len(body)))
     handler.end_headers()
     handler.wfile.write(body)
+
+
+def send_atom(handler: BaseHTTPRequestHandler, status: int, body: bytes, headers=()) -> None:
+    send(handler, status, body, ATOM, headers)
+
+
+def send_json(handler: BaseHTTPRequestHandler, status: int, body: bytes, headers=()) -> None:
+    send(handler, status, body, JSON, headers)
 
 
 class LoopbackServer:
@@ -40,16 +51,32 @@ class LoopbackServer:
         self.server.server_close()
 
 
-def send_json(handler: BaseHTTPRequestHandler, status: int, body: bytes, headers=()) -> None:
-    """Answer with a JSON body; ``headers`` are added as given."""
-    handler.send_response(status)
-    handler.send_header("Content-Type", "application/json")
-    for name, value in headers:
-        handler.send_header(name, value)
-    if not any(name == "Content-Length" for name, _ in headers):
-        handler.send_header("Content-Length", str(len(body)))
-    handler.end_headers()
-    handler.wfile.write(body)
+class Stub:
+    """A loopback server whose ``answer(handler)`` answers every GET and POST.
+
+    Subclasses say how to answer and what to record; ``url`` is the address
+    (``path`` appended), ``close()`` stops the server.
+    """
+
+    path = "/api/query"
+
+    def __init__(self) -> None:
+        stub = self
+
+        class Handler(QuietHandler):
+            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+                stub.answer(self)
+
+            do_POST = do_GET  # noqa: N815
+
+        self._loopback = LoopbackServer(Handler, self.path)
+        self.url = self._loopback.url
+
+    def answer(self, handler: BaseHTTPRequestHandler) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        self._loopback.close()
 
 
 class Request:
@@ -59,6 +86,7 @@ class Request:
         from urllib.parse import parse_qs, urlsplit
 
         parts = urlsplit(handler.path)
+        self.handler = handler
         self.method = handler.command
         self.path = parts.path
         self.query = {k: v[-1] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
@@ -66,7 +94,7 @@ class Request:
         self.headers = {k.lower(): v for k, v in handler.headers.items()}
 
 
-class JsonStub:
+class JsonStub(Stub):
     """A loopback JSON API: ``route(request, n)`` answers the n-th request (from 0).
 
     ``route`` returns ``(status, body, headers)`` to send, or None when it has
@@ -74,27 +102,19 @@ class JsonStub:
     ``url`` is the base URL (no path); ``requests`` lists what was asked.
     """
 
+    path = ""
+
     def __init__(self, route) -> None:
         self.requests: list[Request] = []
-        stub = self
+        self.route = route
+        super().__init__()
 
-        class Handler(QuietHandler):
-            def _answer(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                request = Request(self, self.rfile.read(length) if length else b"")
-                request.handler = self
-                n = len(stub.requests)
-                stub.requests.append(request)
-                answer = route(request, n)
-                if answer is not None:
-                    status, body, headers = answer
-                    send_json(self, status, body, headers)
-
-            do_GET = _answer  # noqa: N815
-            do_POST = _answer  # noqa: N815
-
-        self._loopback = LoopbackServer(Handler, path="")
-        self.url = self._loopback.url
-
-    def close(self) -> None:
-        self._loopback.close()
+    def answer(self, handler: BaseHTTPRequestHandler) -> None:
+        length = int(handler.headers.get("Content-Length") or 0)
+        request = Request(handler, handler.rfile.read(length) if length else b"")
+        n = len(self.requests)
+        self.requests.append(request)
+        answer = self.route(request, n)
+        if answer is not None:
+            status, body, headers = answer
+            send_json(handler, status, body, headers)

@@ -7,43 +7,39 @@ query family in protocol.yaml; the page is the ``start`` parameter. The files ar
 
 from __future__ import annotations
 
+import functools
 import re
 import shutil
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from masrl_kb.kb.protocol import load_protocol
-from tests.loopback import LoopbackServer, QuietHandler, send_atom
+from tests.loopback import Stub, send_atom
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "screening"
 _FIRST_TERM = re.compile(r'^\(ti:"([^"]+)"')
 
 
-class ScreeningStub:
+class ScreeningStub(Stub):
     """Serves the fixture pages; records every (family, start, max_results) asked."""
 
     def __init__(self, fixtures: Path = FIXTURES) -> None:
-        families = {f.terms[0]: f.id for f in load_protocol(REPO).families}
+        self.families = {f.terms[0]: f.id for f in load_protocol(REPO).families}
+        self.fixtures = fixtures
         self.requests: list[tuple[str, int, int]] = []
-        stub = self
+        super().__init__()
 
-        class Handler(QuietHandler):
-            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-                query = parse_qs(urlsplit(self.path).query)
-                found = _FIRST_TERM.match(query.get("search_query", [""])[0])
-                family = families.get(found.group(1), "?") if found else "?"
-                start = int(query.get("start", ["0"])[0])
-                stub.requests.append((family, start, int(query.get("max_results", ["0"])[0])))
-                path = fixtures / f"{family}-{start}.xml"
-                body = (path if path.is_file() else fixtures / "empty.xml").read_bytes()
-                send_atom(self, 200, body)
-
-        self._loopback = LoopbackServer(Handler)
-        self.url = self._loopback.url
-
-    def close(self) -> None:
-        self._loopback.close()
+    def answer(self, handler: BaseHTTPRequestHandler) -> None:
+        query = parse_qs(urlsplit(handler.path).query)
+        found = _FIRST_TERM.match(query.get("search_query", [""])[0])
+        family = self.families.get(found.group(1), "?") if found else "?"
+        start = int(query.get("start", ["0"])[0])
+        self.requests.append((family, start, int(query.get("max_results", ["0"])[0])))
+        path = self.fixtures / f"{family}-{start}.xml"
+        path = path if path.is_file() else self.fixtures / "empty.xml"
+        send_atom(handler, 200, path.read_bytes())
 
 
 def copy_kb(target: Path, survey_only: bool = True) -> Path:
@@ -54,16 +50,27 @@ def copy_kb(target: Path, survey_only: bool = True) -> Path:
     and records are the only ones after it, whatever the screening rounds since
     have added to the real pool.
     """
-    import yaml
-
     target.mkdir(parents=True)
     for name in ("taxonomy.yaml", "protocol.yaml", "claims.yaml", "benchmarks.yaml"):
         shutil.copy(REPO / name, target / name)
-    baseline = yaml.safe_load((REPO / "protocol.yaml").read_text())["survey"]["baseline"]
-    for folder, field in (("papers", "added"), ("exclusions", "screened")):
+    for folder in ("papers", "exclusions"):
         (target / folder).mkdir()
+    for rel in _record_files(survey_only):
+        shutil.copy(REPO / rel, target / rel)
+    return target
+
+
+@functools.cache
+def _record_files(survey_only: bool) -> tuple[str, ...]:
+    """The record files ``copy_kb`` copies, chosen once a session: reading every record
+    took a second a copy, and the tests never change the real records."""
+    import yaml
+
+    baseline = yaml.safe_load((REPO / "protocol.yaml").read_text())["survey"]["baseline"]
+    chosen = []
+    for folder, field in (("papers", "added"), ("exclusions", "screened")):
         for path in sorted((REPO / folder).glob("*.yaml")):
             day = yaml.safe_load(path.read_text(encoding="utf-8")).get(field)
             if not survey_only or day <= baseline:
-                shutil.copy(path, target / folder / path.name)
-    return target
+                chosen.append(f"{folder}/{path.name}")
+    return tuple(chosen)

@@ -19,6 +19,9 @@ from masrl_kb.contrib.sources.arxiv import Paging
 from masrl_kb.kb.rounds import load_round
 from tests.screening_stub import ScreeningStub, copy_kb
 
+# Needs asreview in an environment of its own (.ci/run makes one).
+pytestmark = pytest.mark.slow
+
 ROUND = "2026-11-16_2026-11-22"
 
 

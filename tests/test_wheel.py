@@ -21,6 +21,9 @@ import pytest
 
 from tests.conftest import REPO
 
+# Builds a wheel and installs it in a fresh venv: about a minute, only with --all.
+pytestmark = pytest.mark.slow
+
 EXAMPLE = REPO / "traces" / "examples" / "debate.json"
 
 

@@ -29,15 +29,23 @@ class Draft:
     unfinished: tuple[str, ...]
 
 
-def _placeholders(value: object, name: str) -> list[str]:
-    """Dotted names of every place ``value`` holds the placeholder."""
+def _placeholders(value: object, name: str, seen: set[int] | None = None) -> list[str]:
+    """Dotted names of every place ``value`` holds the placeholder.
+
+    A node that YAML aliases share is walked once: a "billion laughs" record
+    (nine levels of nine aliases) must not cost a billion steps.
+    """
     if value == PLACEHOLDER:
         return [name]
+    if not isinstance(value, dict | list):
+        return []
+    seen = set() if seen is None else seen
+    if id(value) in seen:
+        return []
+    seen.add(id(value))
     if isinstance(value, dict):
-        return [p for k, v in value.items() for p in _placeholders(v, f"{name}.{k}")]
-    if isinstance(value, list):
-        return [p for i, v in enumerate(value) for p in _placeholders(v, f"{name}[{i}]")]
-    return []
+        return [p for k, v in value.items() for p in _placeholders(v, f"{name}.{k}", seen)]
+    return [p for i, v in enumerate(value) for p in _placeholders(v, f"{name}[{i}]", seen)]
 
 
 def unfinished_fields(rec: RecordFile) -> tuple[str, ...]:

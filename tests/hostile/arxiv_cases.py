@@ -17,19 +17,26 @@ import contextlib
 import functools
 import gzip
 import io
-import os
-import shutil
 import socket
 import time
-import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 from masrl_kb.contrib.sources import arxiv
 from masrl_kb.kb.synthetic import write_synthetic_root
-from tests.loopback import LoopbackServer, QuietHandler, send_atom
+from tests.hostile.running import (
+    CONTROL,
+    Judged,
+    common_reasons,
+    files,
+    one_error_line,
+    run_cli,
+    tally,
+)
+from tests.loopback import Stub as LoopbackStub
+from tests.loopback import send_atom
 
 HERE = Path(__file__).resolve().parent / "arxiv"
 PAPER_ID = "2410.08115"
@@ -43,16 +50,24 @@ def serve_file(path: Path) -> Behaviour:
     return lambda h, n: send_atom(h, 200, path.read_bytes())
 
 
-def trickle(h: BaseHTTPRequestHandler, n: int) -> None:
-    """Headers at once, then one byte every 0.3 s, forever (until the client leaves)."""
-    h.send_response(200)
-    h.send_header("Content-Length", "100000")
-    h.end_headers()
-    with contextlib.suppress(OSError):
-        for _ in range(1000):
-            h.wfile.write(b"<")
-            h.wfile.flush()
-            time.sleep(0.3)
+def trickling(every: float, times: int) -> Behaviour:
+    """Headers at once, then one byte every ``every`` seconds, ``times`` times (or until
+    the client leaves)."""
+
+    def behave(h: BaseHTTPRequestHandler, n: int) -> None:
+        h.send_response(200)
+        h.send_header("Content-Length", "100000")
+        h.end_headers()
+        with contextlib.suppress(OSError):
+            for _ in range(times):
+                h.wfile.write(b"<")
+                h.wfile.flush()
+                time.sleep(every)
+
+    return behave
+
+
+trickle = trickling(0.3, 1000)
 
 
 def silent(h: BaseHTTPRequestHandler, n: int) -> None:
@@ -75,14 +90,23 @@ def gzip_bomb(h: BaseHTTPRequestHandler, n: int) -> None:
     send_atom(h, 200, _bomb(), [("Content-Encoding", "gzip")])
 
 
-def oversized(h: BaseHTTPRequestHandler, n: int) -> None:
-    """A 3 MB body without a Content-Length (so only counting catches it)."""
-    h.send_response(200)
-    h.send_header("Connection", "close")
-    h.end_headers()
-    with contextlib.suppress(OSError):
-        for _ in range(3 * 16):
-            h.wfile.write(b" " * (1 << 16))
+def unbounded(megabytes: int, start: bytes = b"", fill: bytes = b" ") -> Behaviour:
+    """A body of ``megabytes`` MB (``start``, then ``fill``) without a Content-Length,
+    so that only counting catches it."""
+
+    def behave(h: BaseHTTPRequestHandler, n: int) -> None:
+        h.send_response(200)
+        h.send_header("Connection", "close")
+        h.end_headers()
+        with contextlib.suppress(OSError):
+            h.wfile.write(start)
+            for _ in range(megabytes * 16):
+                h.wfile.write(fill * (1 << 16))
+
+    return behave
+
+
+oversized = unbounded(3)  # over the 1 MB cap of an ``add`` answer on the wire
 
 
 def fail_then(status: int, failures: int, then: Behaviour) -> Behaviour:
@@ -106,24 +130,18 @@ def drop_then(failures: int, then: Behaviour) -> Behaviour:
     return behave
 
 
-class Stub:
+class Stub(LoopbackStub):
     """A loopback server running one behaviour; counts the requests it saw."""
 
     def __init__(self, behave: Behaviour) -> None:
         self.requests = 0
-        stub = self
+        self.behave = behave
+        super().__init__()
 
-        class Handler(QuietHandler):
-            def do_GET(self) -> None:  # noqa: N802
-                n = stub.requests
-                stub.requests += 1
-                behave(self, n)
-
-        self._loopback = LoopbackServer(Handler)
-        self.url = self._loopback.url
-
-    def close(self) -> None:
-        self._loopback.close()
+    def answer(self, handler: BaseHTTPRequestHandler) -> None:
+        n = self.requests
+        self.requests += 1
+        self.behave(handler, n)
 
 
 @dataclass(frozen=True)
@@ -152,32 +170,12 @@ def arxiv_cases() -> list[ArxivCase]:
     return cases
 
 
-@dataclass
-class ArxivOutcome:
-    kind: str  # rejected / unclear / accepted / crashed
-    output: str
-    reasons: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-
-
-def _files(root: Path) -> dict[str, bytes]:
-    return {
-        p.relative_to(root).as_posix(): p.read_bytes()
-        for p in root.rglob("*")
-        if p.is_file() and ".cache" not in p.parts
-    }
-
-
-_CONTROL = {chr(c) for c in range(0x20) if c != 0x0A} | {chr(c) for c in range(0x7F, 0xA0)}
-
-
-def run_arxiv_case(case: ArxivCase, tmp: Path) -> ArxivOutcome:
+def run_arxiv_case(case: ArxivCase, tmp: Path) -> Judged:
     """Run ``masrl-kb add`` against the case's server and judge the outcome."""
-    from masrl_kb.cli.main import main
     from masrl_kb.kb.validate import validate
 
     root = write_synthetic_root(tmp / "kb", papers=3, exclusions=1)
-    before = _files(root)
+    before = files(root)
     _bomb()  # made before the clock starts
     stub = Stub(case.behave)
     env = {
@@ -185,71 +183,44 @@ def run_arxiv_case(case: ArxivCase, tmp: Path) -> ArxivOutcome:
         arxiv.ENV_DEADLINE: DEADLINE,
         arxiv.ENV_DELAY: "0",
     }
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    out, err = io.StringIO(), io.StringIO()
-    start = time.monotonic()
     try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(["--root", str(root), "add", PAPER_ID])
-    except BaseException:  # noqa: BLE001 - a crash is what this measures
-        return ArxivOutcome("crashed", traceback.format_exc())
+        run = run_cli(["--root", str(root), "add", PAPER_ID], env)
     finally:
-        seconds = time.monotonic() - start
         stub.close()
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-    text = out.getvalue() + err.getvalue()
-    after = _files(root)
-    reasons = []
-    if seconds > case.within:
-        reasons.append(f"took {seconds:.1f} s")
-    if "Traceback" in text:
-        reasons.append("traceback")
-    if _CONTROL & set(text):
-        reasons.append("control characters reached the terminal")
+    if run.crash:
+        return Judged("crashed", run.crash)
+    after = files(root)
+    reasons = common_reasons(run, case.within)
     if any(name.rsplit("/", 1)[-1].startswith(".") for name in after):
         reasons.append("a temporary file was left")
-    if code != 0:
-        errors = [line for line in err.getvalue().splitlines() if line.strip()]
-        if len(errors) != 1 or case.message not in errors[0]:
-            reasons.append(f"expected one error line holding {case.message!r}")
+    if run.code != 0:
+        reasons += filter(None, [one_error_line(run.err, case.message)])
         if after != before:
             reasons.append("files changed")
-        kind = "rejected"
+        kind = "unclear" if reasons else "rejected"
     else:
         new = {name: data for name, data in after.items() if name not in before}
-        if len(new) != 1 or _CONTROL & set(next(iter(new.values())).decode("utf-8", "replace")):
+        if len(new) != 1 or CONTROL & set(next(iter(new.values())).decode("utf-8", "replace")):
             reasons.append("the record holds control characters or is missing")
         report = validate(root)
         wrong = [str(p) for p in report.problems if "unfinished" not in p.message]
         if wrong:
             reasons.append(f"written record breaks a rule: {wrong[0]}")
         kind = "accepted"
-    if reasons and kind == "rejected":
-        kind = "unclear"
-    return ArxivOutcome(kind, text, reasons, seconds)
+    return Judged(kind, run.text, reasons, run.seconds)
+
+
+def _verdict(case: ArxivCase, outcome: Judged) -> tuple[str, tuple | None]:
+    good = (case.expect == "reject" and outcome.kind == "rejected") or (
+        case.expect == "sanitise" and outcome.kind == "accepted" and not outcome.reasons
+    )
+    kind = outcome.kind if good or outcome.kind == "crashed" else "unclear"
+    if case.expect == "sanitise" and good:
+        kind = "sanitised"
+    failure = (f"arxiv/{case.name}", outcome.kind, "; ".join(outcome.reasons))
+    return kind, None if good else failure
 
 
 def arxiv_counts(bad: list) -> dict[str, int]:
     """Counts by outcome for the script; failures appended to ``bad``."""
-    counts: dict[str, int] = {}
-    for case in arxiv_cases():
-        tmp = Path(__import__("tempfile").mkdtemp())
-        try:
-            outcome = run_arxiv_case(case, tmp)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-        good = (case.expect == "reject" and outcome.kind == "rejected") or (
-            case.expect == "sanitise" and outcome.kind == "accepted" and not outcome.reasons
-        )
-        kind = outcome.kind if good or outcome.kind == "crashed" else "unclear"
-        if case.expect == "sanitise" and good:
-            kind = "sanitised"
-        counts[kind] = counts.get(kind, 0) + 1
-        if not good:
-            bad.append((f"arxiv/{case.name}", outcome.kind, "; ".join(outcome.reasons)))
-    return counts
+    return tally(arxiv_cases(), run_arxiv_case, _verdict, bad)

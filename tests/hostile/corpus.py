@@ -16,19 +16,16 @@ of a secret file's content, and leaves the hostile file as it was.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import re
-import signal
 import stat
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from masrl_kb.kb.synthetic import write_synthetic_root
+from tests.hostile.running import EXIT_BUG, deadline, run_cli
 
 HERE = Path(__file__).resolve().parent
 RECORDS = HERE / "records"
@@ -338,39 +335,18 @@ def _snapshot(path: Path) -> tuple | None:
     return (info.st_mode, info.st_size)
 
 
-class _Timeout(Exception):
-    pass
-
-
-def _alarm(signum, frame):  # noqa: ARG001
-    raise _Timeout
-
-
 def run_case(case: Case, tmp: Path) -> Outcome:
     """Plant the case in a fresh small data root, run its command, judge the outcome."""
-    from masrl_kb.cli.main import main
-
     root = write_synthetic_root(tmp / "kb", papers=3, exclusions=2)
     named = case.plant(root)
     before = _snapshot(root / named.rstrip("/"))
     records = _records(root)
     command = [arg.replace("{root}", str(root)) for arg in case.command]
-    out, err = io.StringIO(), io.StringIO()
-    old = signal.signal(signal.SIGALRM, _alarm)
-    signal.alarm(CASE_SECONDS)
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(["--root", str(root), *command])
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 2
-    except _Timeout:
-        return Outcome("crashed", None, out.getvalue() + err.getvalue(), "hung")
-    except BaseException:  # noqa: BLE001 - a crash is what this measures
-        return Outcome("crashed", None, out.getvalue() + err.getvalue(), traceback.format_exc())
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
-    text = out.getvalue() + err.getvalue()
+    with deadline(CASE_SECONDS):
+        run = run_cli(["--root", str(root), *command])
+    text, code = run.text, run.code
+    if run.crash:
+        return Outcome("crashed", None, text, "hung" if run.hung else run.crash)
     if code == 0:
         return Outcome("accepted", code, text)
     kind, code, text, reason = _judge(case, root, named, before, code, text)
@@ -393,6 +369,8 @@ def _judge(case: Case, root: Path, named: str, before, code: int, text: str):
     reasons = []
     if "Traceback" in text:
         reasons.append("traceback")
+    if code == EXIT_BUG:
+        reasons.append(f"exit {EXIT_BUG}: an unexpected error, not a refusal")
     field = f" {case.field}:" if case.field else ""
     if not any(named in line and field in line for line in text.splitlines()):
         reasons.append(f"no line names {named} and field {case.field}")

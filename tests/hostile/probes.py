@@ -13,7 +13,6 @@ import contextlib
 import csv
 import io
 import os
-import signal
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from pathlib import Path
 
 from masrl_kb.kb import cache
 from masrl_kb.kb.synthetic import write_synthetic_root
+from tests.hostile.running import TimeUp, deadline, run_cli
 
 PROBE_SECONDS = 60
 SECRET = Path("/etc/passwd")
@@ -43,40 +43,26 @@ class ProbeOutcome:
     reason: str = ""
 
 
-class _Hung(Exception):
-    pass
-
-
-def _alarm(signum, frame):  # noqa: ARG001
-    raise _Hung
-
-
 def run_probe(probe: Probe, tmp: Path) -> ProbeOutcome:
-    old = signal.signal(signal.SIGALRM, _alarm)
-    signal.alarm(PROBE_SECONDS)
     try:
-        reason = probe.run(tmp)
-    except _Hung:
+        with deadline(PROBE_SECONDS):
+            reason = probe.run(tmp)
+    except TimeUp:
         return ProbeOutcome("hung", f"no answer in {PROBE_SECONDS} s")
     except BaseException:  # noqa: BLE001 - a crash is what this measures
         return ProbeOutcome("crashed", traceback.format_exc())
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
     return ProbeOutcome("wrong", reason) if reason else ProbeOutcome("clean")
 
 
 def cli(*argv: str) -> tuple[int, str, str]:
-    """The real command line in-process: (exit code, stdout, stderr)."""
-    from masrl_kb.cli.main import main
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(list(argv))
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 2
-    return code, out.getvalue(), err.getvalue()
+    """The real command line in-process: (exit code, stdout, stderr); a crash raises."""
+    run = run_cli(list(argv))
+    if run.hung:
+        raise TimeUp
+    if run.crash:
+        raise RuntimeError(run.crash)
+    assert run.code is not None
+    return run.code, run.out, run.err
 
 
 def small_root(tmp: Path) -> Path:

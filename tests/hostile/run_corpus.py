@@ -15,11 +15,10 @@ from __future__ import annotations
 import argparse
 import collections
 import sys
-import tempfile
-from pathlib import Path
 
 from tests.hostile.corpus import all_cases, run_case
 from tests.hostile.probes import all_probes, run_probe
+from tests.hostile.running import in_scratch
 
 KINDS = ("rejected", "sanitised", "unclear", "accepted", "crashed")
 # Probes end clean, wrong, crashed or hung; counted in the same table.
@@ -33,16 +32,14 @@ def main() -> int:
     counts: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     bad = []
     for case in all_cases():
-        with tempfile.TemporaryDirectory() as tmp:
-            outcome = run_case(case, Path(tmp))
+        outcome = in_scratch(run_case, case)
         counts[case.group][outcome.kind] += 1
         if outcome.kind != "rejected":
             bad.append((case.id, outcome.kind, outcome.reason or outcome.output[-300:]))
         if args.verbose:
             print(f"{outcome.kind:<9} {case.id}")
     for probe in all_probes():
-        with tempfile.TemporaryDirectory() as tmp:
-            outcome = run_probe(probe, Path(tmp))
+        outcome = in_scratch(run_probe, probe)
         counts[probe.group][PROBE_KIND[outcome.kind]] += 1
         if outcome.kind != "clean":
             bad.append((probe.id, outcome.kind, outcome.reason[-300:]))

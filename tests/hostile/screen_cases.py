@@ -16,18 +16,15 @@ no file of the data root changed (lock files aside: they are not data).
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
-import io
 import os
-import time
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from masrl_kb.contrib.sources import arxiv
-from tests.hostile.arxiv_cases import Stub, fail_then, gzip_bomb, silent
+from tests.hostile.arxiv_cases import Stub, fail_then, gzip_bomb, silent, trickling, unbounded
+from tests.hostile.running import Judged, common_reasons, environ, files, run_cli, tally
 from tests.loopback import send_atom
 from tests.screening_stub import copy_kb
 
@@ -38,7 +35,6 @@ HEADER = "id,title,authors,date,url,abstract,doi,arxiv_id,openreview_id\n"
 GOOD_ROW = 'W1,Learning When to Stop,"Placeholder, Ada",2026-06-03,https://example.org/w1,,,,\n'
 GOOD_CSV = HEADER + GOOD_ROW + 'W2,Turn Credit,"Stub, Dan",2026-06-04,,,,,AbCdEf1234\n'
 GOOD_RIS = "TY  - JOUR\nTI  - A Title\nDA  - 2026/06/03\nUR  - https://e.org/a\nER  -\n"
-_CONTROL = {chr(c) for c in range(0x20) if c != 0x0A} | {chr(c) for c in range(0x7F, 0xA0)}
 
 Setup = Callable[[Path, Path], list[str]]  # (data root, scratch folder) -> argv after --root
 
@@ -60,12 +56,16 @@ class ScreenCase:
 # ---------------------------------------------------------------- screen import
 
 
+def _import(path: Path, *options: str) -> list[str]:
+    window = ["--since", SINCE, "--until", UNTIL]
+    return ["screen", "import", str(path), "--source", "openalex", *window, *options]
+
+
 def _import_file(name: str, data: bytes, *options: str) -> Setup:
     def setup(root: Path, tmp: Path) -> list[str]:
         path = tmp / name
         path.write_bytes(data)
-        window = ["--since", SINCE, "--until", UNTIL]
-        return ["screen", "import", str(path), "--source", "openalex", *window, *options]
+        return _import(path, *options)
 
     return setup
 
@@ -83,8 +83,7 @@ def _import_special(kind: str) -> Setup:
                 fh.truncate(8 << 30)
         elif kind == "missing":
             pass
-        return ["screen", "import", str(path), "--source", "openalex", "--since", SINCE,
-                "--until", UNTIL]  # fmt: skip
+        return _import(path)
 
     return setup
 
@@ -93,8 +92,7 @@ def _import_into(kind: str) -> Setup:
     def setup(root: Path, tmp: Path) -> list[str]:
         path = tmp / "list.csv"
         path.write_text(GOOD_CSV)
-        argv = ["screen", "import", str(path), "--source", "openalex", "--since", SINCE,
-                "--until", UNTIL]  # fmt: skip
+        argv = _import(path)
         if kind == "screening-link":
             (tmp / "elsewhere").mkdir()
             os.symlink(tmp / "elsewhere", root / "screening")
@@ -394,37 +392,17 @@ def feed_cases() -> list[ScreenCase]:
     ]
     cases = [ScreenCase(g, n, e, _run_feed(_serve(b)), env=env) for n, b, e in bodies]
     behaviours = [
-        ("trickle-1-byte-per-second", _slow_trickle, "no complete answer within 1.5 s", 6.0),
+        # One byte a second, as issue 19 tried (arxiv_cases.trickle sends one per 0.3 s).
+        ("trickle-1-byte-per-second", trickling(1.0, 60), "no complete answer within 1.5 s", 6.0),
         ("silent", silent, "no complete answer within 1.5 s", 6.0),
         ("gzip-bomb", gzip_bomb, "expands to more than", 20.0),
-        ("oversized", _oversized, "larger than", 20.0),
+        # Over the 20 MB cap of a screening answer.
+        ("oversized", unbounded(21), "larger than", 20.0),
         ("always-503", fail_then(503, 99, _serve(_feed())), "answered HTTP 503", 20.0),
         ("http-404", _serve(b"not found", 404), "answered HTTP 404", 20.0),
     ]
     cases += [ScreenCase(g, n, e, _run_feed(b), w, env) for n, b, e, w in behaviours]
     return cases
-
-
-def _slow_trickle(h, n: int) -> None:
-    """One byte a second, as issue 19 tried (arxiv_cases.trickle sends one per 0.3 s)."""
-    h.send_response(200)
-    h.send_header("Content-Length", "100000")
-    h.end_headers()
-    with contextlib.suppress(OSError):
-        for _ in range(60):
-            h.wfile.write(b"<")
-            h.wfile.flush()
-            time.sleep(1.0)
-
-
-def _oversized(h, n: int) -> None:
-    """A body over the 20 MB cap of a screening answer, without a Content-Length."""
-    h.send_response(200)
-    h.send_header("Connection", "close")
-    h.end_headers()
-    with contextlib.suppress(OSError):
-        for _ in range(21 * 16):
-            h.wfile.write(b" " * (1 << 16))
 
 
 def screen_cases() -> list[ScreenCase]:
@@ -435,44 +413,19 @@ def screen_cases() -> list[ScreenCase]:
 
 
 def _files(root: Path) -> dict[str, bytes]:
-    out = {}
-    for p in sorted(root.rglob("*")):
-        rel = p.relative_to(root).as_posix()
-        if p.name.endswith(".lock") or ".cache" in p.parts:
-            continue
-        if p.is_symlink():
-            out[rel] = os.readlink(p).encode()
-        elif p.is_file():
-            out[rel] = p.read_bytes()
-    return out
+    """The data root's files; lock files are not data."""
+    return {rel: data for rel, data in files(root).items() if not rel.endswith(".lock")}
 
 
-@dataclass
-class ScreenOutcome:
-    kind: str  # rejected / unclear / accepted / crashed
-    output: str
-    reasons: list[str] = field(default_factory=list)
-
-
-def run_screen_case(case: ScreenCase, tmp: Path) -> ScreenOutcome:
+def run_screen_case(case: ScreenCase, tmp: Path) -> Judged:
     """Set the case up in a copy of the records, run its command, judge the outcome."""
-    from masrl_kb.cli.main import main
-
     root = copy_kb(tmp / "kb")
-    saved = {k: os.environ.get(k) for k in (*case.env, arxiv.ENV_ARXIV_URL)}
-    os.environ.update(case.env)
-    out, err = io.StringIO(), io.StringIO()
     try:
-        argv = case.setup(root, tmp)
-        before = _files(root)
-        start = time.monotonic()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(["--root", str(root), *argv])
-        seconds = time.monotonic() - start
-    except SystemExit as exc:
-        code, seconds = (exc.code if isinstance(exc.code, int) else 2), 0.0
-    except BaseException:  # noqa: BLE001 - a crash is what this measures
-        return ScreenOutcome("crashed", out.getvalue() + err.getvalue() + traceback.format_exc())
+        # A feed case's setup points the arXiv URL at its stub; no other case uses one.
+        with environ({**case.env, arxiv.ENV_ARXIV_URL: None}):
+            argv = case.setup(root, tmp)
+            before = _files(root)
+            run = run_cli(["--root", str(root), *argv])
     finally:
         for fd in _HELD:
             os.close(fd)
@@ -480,51 +433,35 @@ def run_screen_case(case: ScreenCase, tmp: Path) -> ScreenOutcome:
         for stub in _STUBS:
             stub.close()
         _STUBS.clear()
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-    text = out.getvalue() + err.getvalue()
-    if code == 0:
-        return ScreenOutcome("accepted", text)
-    return ScreenOutcome(*_judge(case, text, err.getvalue(), seconds, before, _files(root)))
+    if run.crash:
+        return Judged("crashed", run.text + run.crash)
+    if run.code == 0:
+        return Judged("accepted", run.text)
+    reasons = common_reasons(run, case.within) + _judge(case, run.text, run.err)
+    after = _files(root)
+    if before != after:
+        changed = set(before) ^ set(after) | {k for k in before if before[k] != after.get(k)}
+        reasons.append(f"files changed: {sorted(changed)[:3]}")
+    return Judged("unclear" if reasons else "rejected", run.text, reasons)
 
 
-def _judge(case: ScreenCase, text: str, errors: str, seconds, before, after):
+def _judge(case: ScreenCase, text: str, errors: str) -> list[str]:
     reasons = []
-    if seconds > case.within:
-        reasons.append(f"took {seconds:.1f} s")
-    if "Traceback" in text:
-        reasons.append("traceback")
-    if _CONTROL & set(text):
-        reasons.append("control characters reached the terminal")
     if max((len(line) for line in text.splitlines()), default=0) > MAX_LINE:
         reasons.append("an overlong line")
     if not any(case.expect in line for line in errors.splitlines()):
         reasons.append(f"no error line holds {case.expect!r}")
-    if before != after:
-        changed = sorted(
-            set(before) ^ set(after) | {k for k in before if before[k] != after.get(k)}
-        )
-        reasons.append(f"files changed: {sorted(changed)[:3]}")
-    return ("unclear" if reasons else "rejected"), text, reasons
+    return reasons
+
+
+def _verdict(case: ScreenCase, outcome: Judged) -> tuple[str, tuple | None]:
+    failure = (case.id, outcome.kind, "; ".join(outcome.reasons) or outcome.output[-300:])
+    return outcome.kind, None if outcome.kind == "rejected" else failure
 
 
 def screen_counts(bad: list) -> dict[str, dict[str, int]]:
     """Counts by group and outcome for tests/hostile/run_corpus.py; failures appended."""
-    import shutil
-    import tempfile
-
-    counts: dict[str, dict[str, int]] = {}
+    groups: dict[str, list[ScreenCase]] = {}
     for case in screen_cases():
-        tmp = Path(tempfile.mkdtemp())
-        try:
-            outcome = run_screen_case(case, tmp)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-        group = counts.setdefault(case.group, {})
-        group[outcome.kind] = group.get(outcome.kind, 0) + 1
-        if outcome.kind != "rejected":
-            bad.append((case.id, outcome.kind, "; ".join(outcome.reasons) or outcome.output[-300:]))
-    return counts
+        groups.setdefault(case.group, []).append(case)
+    return {group: tally(cases, run_screen_case, _verdict, bad) for group, cases in groups.items()}

@@ -13,19 +13,21 @@ Runs use a 1.5 s deadline and no delay between requests.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import os
-import shutil
-import tempfile
-import time
-import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from tests.hostile import arxiv_cases
+from tests.hostile.running import (
+    BIDI,
+    CONTROL,
+    Judged,
+    common_reasons,
+    one_error_line,
+    run_cli,
+    tally,
+)
 from tests.loopback import JsonStub, send_json
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "sources"
@@ -111,16 +113,8 @@ def on_handler(behave) -> Behaviour:
     return run
 
 
-def oversized(request, n) -> None:
-    """9 MB of JSON string without a Content-Length (the cap is 8 MB)."""
-    h = request.handler
-    h.send_response(200)
-    h.send_header("Connection", "close")
-    h.end_headers()
-    with contextlib.suppress(OSError):
-        h.wfile.write(b'{"x": "')
-        for _ in range(9 * 16):
-            h.wfile.write(b"a" * (1 << 16))
+# 9 MB of JSON string without a Content-Length (the cap is 8 MB).
+oversized = on_handler(arxiv_cases.unbounded(9, start=b'{"x": "', fill=b"a"))
 
 
 def gzip_bomb(request, n) -> None:
@@ -199,19 +193,10 @@ def source_cases() -> list[SourceCase]:
 # ---------------------------------------------------------------- running
 
 
-@dataclass
-class SourceOutcome:
-    kind: str  # rejected / unclear / accepted / crashed
-    output: str
-    reasons: list[str] = field(default_factory=list)
+_CONTROL = CONTROL | BIDI
 
 
-_CONTROL = {chr(c) for c in range(0x20) if c != 0x0A} | {chr(c) for c in range(0x7F, 0xA0)}
-_CONTROL |= {"\u202e", "\u202d", "\u2066", "\u2067", "\u2068", "\u2069"}
-
-
-def _run(case: SourceCase, tmp: Path, out_file: Path) -> tuple[int, str, str, float]:
-    from masrl_kb.cli.main import main
+def _run(case: SourceCase, tmp: Path, out_file: Path):
     from masrl_kb.kb.synthetic import write_synthetic_root
 
     root = write_synthetic_root(tmp / "kb", papers=2, exclusions=1)
@@ -222,52 +207,30 @@ def _run(case: SourceCase, tmp: Path, out_file: Path) -> tuple[int, str, str, fl
         "MASRL_KB_SOURCES_DEADLINE": DEADLINE,
         "MASRL_KB_SOURCES_DELAY": "0",
     }
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    out, err = io.StringIO(), io.StringIO()
-    start = time.monotonic()
     argv = ["--root", str(root), "screen", "fetch", case.adapter.source, *case.adapter.args]
     try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main([*argv, "-o", str(out_file)])
+        return run_cli([*argv, "-o", str(out_file)], env)
     finally:
-        seconds = time.monotonic() - start
         stub.close()
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-    return code, out.getvalue(), err.getvalue(), seconds
 
 
-def run_source_case(case: SourceCase, tmp: Path) -> SourceOutcome:
+def run_source_case(case: SourceCase, tmp: Path) -> Judged:
     """Run ``screen fetch`` against the case's stub and judge the outcome."""
     folder = tmp / "out"
     folder.mkdir()
     out_file = folder / "candidates.csv"
-    try:
-        code, out, err, seconds = _run(case, tmp, out_file)
-    except BaseException:  # noqa: BLE001 - a crash is what this measures
-        return SourceOutcome("crashed", traceback.format_exc())
-    text = out + err
-    reasons = []
-    if seconds > case.within:
-        reasons.append(f"took {seconds:.1f} s")
-    if "Traceback" in text:
-        reasons.append("traceback")
-    if _CONTROL & set(text):
-        reasons.append("control characters reached the terminal")
+    run = _run(case, tmp, out_file)
+    if run.crash:
+        return Judged("crashed", run.crash)
+    reasons = common_reasons(run, case.within, _CONTROL)
     left = sorted(p.name for p in folder.iterdir())
-    if code != 0:
-        errors = [line for line in err.splitlines() if line.strip()]
-        if len(errors) != 1 or case.message not in errors[0]:
-            reasons.append(f"expected one error line holding {case.message!r}: {errors[:3]}")
-        if code != case.code:
-            reasons.append(f"exit {code}, expected {case.code}")
+    if run.code != 0:
+        reasons += filter(None, [one_error_line(run.err, case.message)])
+        if run.code != case.code:
+            reasons.append(f"exit {run.code}, expected {case.code}")
         if left:
             reasons.append(f"files left: {left}")
-        return SourceOutcome("unclear" if reasons else "rejected", text, reasons)
+        return Judged("unclear" if reasons else "rejected", run.text, reasons)
     if left != ["candidates.csv"]:
         reasons.append(f"expected only the CSV, found {left}")
     else:
@@ -276,24 +239,19 @@ def run_source_case(case: SourceCase, tmp: Path) -> SourceOutcome:
             reasons.append("the CSV holds control characters")
         if case.contains not in written:
             reasons.append(f"the CSV lacks {case.contains!r}")
-    return SourceOutcome("accepted", text, reasons)
+    return Judged("accepted", run.text, reasons)
+
+
+def _verdict(case: SourceCase, outcome: Judged) -> tuple[str, tuple | None]:
+    wanted = "rejected" if case.expect == "reject" else "accepted"
+    good = outcome.kind == wanted and not outcome.reasons
+    kind = "sanitised" if good and case.expect == "accept" else outcome.kind
+    if not good and outcome.kind != "crashed":
+        kind = "unclear"
+    failure = (f"sources/{case.id}", outcome.kind, "; ".join(outcome.reasons))
+    return kind, None if good else failure
 
 
 def source_counts(bad: list) -> dict[str, int]:
     """Counts by outcome for tests/hostile/run_corpus.py; failures appended to ``bad``."""
-    counts: dict[str, int] = {}
-    for case in source_cases():
-        tmp = Path(tempfile.mkdtemp())
-        try:
-            outcome = run_source_case(case, tmp)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-        wanted = "rejected" if case.expect == "reject" else "accepted"
-        good = outcome.kind == wanted and not outcome.reasons
-        kind = "sanitised" if good and case.expect == "accept" else outcome.kind
-        if not good and outcome.kind != "crashed":
-            kind = "unclear"
-        counts[kind] = counts.get(kind, 0) + 1
-        if not good:
-            bad.append((f"sources/{case.id}", outcome.kind, "; ".join(outcome.reasons)))
-    return counts
+    return tally(source_cases(), run_source_case, _verdict, bad)
