@@ -15,6 +15,7 @@ from itertools import combinations
 
 import pandas as pd
 
+from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.readings import KB_READER, READING_AXES, Reader, load_readers
 from masrl_kb.query.frames import load_papers
 
@@ -28,30 +29,32 @@ def readings(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.Da
     The knowledge base's own records are the reader ``kb``; they are compared
     only on papers some other reader coded.
     """
-    papers = load_papers(root) if papers is None else papers
-    readers = load_readers(set(papers.index), root)
+    if papers is None:
+        root = find_root(root)  # once, for both reads
+        papers = load_papers(root)
     rows = [
-        {"reader": r.id, "key": key, "axis": axis, "value": value}
-        for r in readers
+        (r.id, key, axis, value)
+        for r in load_readers(set(papers.index), root)
         for key, coded in r.readings.items()
         for axis, value in coded.items()
     ]
-    read_keys = {row["key"] for row in rows}
-    for key in sorted(read_keys):
-        for axis in READING_AXES:
-            value = papers.at[key, axis]
-            rows.append({"reader": KB_READER, "key": key, "axis": axis, "value": _plain(value)})
+    read = sorted({key for _, key, _, _ in rows})
+    # object dtype: the kb's values as plain str and bool, as the readers' files have them
+    own = papers.loc[read, list(READING_AXES)].astype(object).to_numpy().tolist()
+    rows += [
+        (KB_READER, key, axis, value)
+        for key, values in zip(read, own, strict=True)
+        for axis, value in zip(READING_AXES, values, strict=True)
+    ]
     return pd.DataFrame(rows, columns=["reader", "key", "axis", "value"])
 
 
 def reader_list(papers: pd.DataFrame | None = None, root: PathLike = None) -> list[Reader]:
     """The readers under ``readings/`` (the kb's own reading not included)."""
-    papers = load_papers(root) if papers is None else papers
+    if papers is None:
+        root = find_root(root)  # once, for both reads
+        papers = load_papers(root)
     return load_readers(set(papers.index), root)
-
-
-def _plain(value: object) -> object:
-    return bool(value) if isinstance(value, bool) or hasattr(value, "dtype") else value
 
 
 def _pairs(table: pd.DataFrame) -> list[tuple[str, str]]:

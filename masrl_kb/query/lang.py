@@ -31,7 +31,7 @@ import ast
 import io
 import tokenize
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 if TYPE_CHECKING:  # pandas is imported when a query is evaluated, not when parsed
     import pandas as pd
@@ -282,7 +282,7 @@ def _literal(node: ast.AST) -> Literal:
     raise _refuse(node, f"{_describe(node)} as a value")
 
 
-def _is_number(value: object) -> bool:
+def _is_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
