@@ -78,25 +78,21 @@ def _compared(table: pd.DataFrame) -> Iterator[tuple[str, str, str, pd.DataFrame
                 yield a, b, axis, both
 
 
-def _labels(x: list, y: list) -> list[str]:
-    return sorted({str(v) for v in x} | {str(v) for v in y})
-
-
-def _kappa(x: list, y: list, labels: list[str]) -> float:
+def _kappa(x: list[str], y: list[str], labels: list[str]) -> float:
     from sklearn.metrics import cohen_kappa_score
 
     if len(labels) < 2:
         return math.nan  # one category only: chance agreement is total, kappa undefined
-    return float(cohen_kappa_score([str(v) for v in x], [str(v) for v in y], labels=labels))
+    return float(cohen_kappa_score(x, y, labels=labels))
 
 
-def _alpha(x: list, y: list, labels: list[str]) -> float:
+def _alpha(x: list[str], y: list[str], labels: list[str]) -> float:
     import krippendorff
 
     if len(labels) < 2:
         return math.nan
     code = {label: i for i, label in enumerate(labels)}
-    data = [[code[str(v)] for v in x], [code[str(v)] for v in y]]
+    data = [[code[v] for v in x], [code[v] for v in y]]
     return float(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"))
 
 
@@ -112,19 +108,10 @@ def agreement(
     table = readings(papers, root) if table is None else table
     rows = []
     for a, b, axis, both in _compared(table):
-        x, y = list(both[a]), list(both[b])
-        labels = _labels(x, y)
-        same = sum(str(i) == str(j) for i, j in zip(x, y, strict=True))
-        rows.append(
-            {
-                "readers": f"{a} / {b}",
-                "axis": axis,
-                "n": len(x),
-                "agreement": same / len(x),
-                "kappa": _kappa(x, y, labels),
-                "alpha": _alpha(x, y, labels),
-            }
-        )
+        x, y = [str(v) for v in both[a]], [str(v) for v in both[b]]  # codes compare as text
+        labels = sorted(set(x) | set(y))
+        same = sum(i == j for i, j in zip(x, y, strict=True)) / len(x)
+        rows.append([f"{a} / {b}", axis, len(x), same, _kappa(x, y, labels), _alpha(x, y, labels)])
     return pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
 
 

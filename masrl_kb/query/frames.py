@@ -109,9 +109,9 @@ def load_drafts(root: PathLike = None) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=DRAFT_COLUMNS)
 
 
-def pool_as_of(papers: pd.DataFrame, exclusions: pd.DataFrame, as_of: DateLike) -> Frames:
+def pool_as_of(papers: pd.DataFrame, exclusions: pd.DataFrame, as_of: dt.date | str) -> Frames:
     """The pool as it stood on ``as_of``: papers added, exclusions screened by that day."""
-    day = pd.Timestamp(as_of)  # type: ignore[arg-type]  # None raises, as it always did
+    day = pd.Timestamp(as_of)
     return papers[papers["added"] <= day], exclusions[exclusions["screened"] <= day]
 
 
