@@ -1,22 +1,17 @@
 """The per-user cache: values computed from the data, kept outside every clone.
 
-The contract:
+- One folder per user: ``platformdirs.user_cache_dir("masrl-kb")``, or the absolute
+  path in ``$MASRL_KB_CACHE_DIR`` (a relative one is ignored: it would land in the
+  folder a command runs in). It is used only when it is a real folder owned by this
+  user that no one else may change; otherwise one warning line and an uncached run.
+- Nothing is written inside a clone and nothing there is read as a cache, so a file
+  a pull request plants cannot reach an entry: entries are plain pickle, unsigned.
+- An entry is named by a hash of everything its value depends on (the bytes of every
+  data file read, the day, this package's version and code, the Python version and
+  a caller's salt): any change is a miss, never a stale value. A corrupt, oversized
+  or unreadable entry is a miss; only the newest entries stay.
 
-- entries live in one folder per user, ``platformdirs.user_cache_dir("masrl-kb")``
-  or the absolute path in ``$MASRL_KB_CACHE_DIR`` (a relative one is ignored: it
-  would land in whatever folder the command runs in). The folder is used only when
-  it is a real folder owned by this user that no one else may change; otherwise one
-  line of warning and the command runs uncached;
-- nothing is ever written inside a clone, and nothing there is read as a cache: a
-  file a pull request plants (say ``.cache/``) cannot reach this folder, so entries
-  are plain pickle, with no signing;
-- an entry is named by a hash of everything its value depends on (the bytes of
-  every data file read, the day, this package's version and code, the Python
-  version and a caller's salt): any change is a miss, never a stale value;
-- a corrupt, oversized or unreadable entry is a miss; only the newest entries stay.
-
-Jinja's compiled templates are kept in the same folder (``masrl_kb.site.templates``).
-
+Jinja's compiled templates live in the same folder (``masrl_kb.site.templates``).
 Deleting the folder is always safe.
 """
 
@@ -57,9 +52,7 @@ def _location() -> Path:
     import platformdirs
 
     override = os.environ.get(ENV_DIR, "")
-    if os.path.isabs(override):
-        return Path(override)
-    path = Path(platformdirs.user_cache_dir("masrl-kb"))
+    path = Path(override if os.path.isabs(override) else platformdirs.user_cache_dir("masrl-kb"))
     return path if path.is_absolute() else Path.home() / ".cache" / "masrl-kb"
 
 
@@ -118,30 +111,34 @@ def _add_file(digest: hashlib.blake2b, name: str, path: Path) -> bool:
     return True
 
 
+def _names(folder: Path) -> list[str] | None:
+    """Every name in a folder, hidden ones too (readings/ reads them); None for a link."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        return sorted(os.listdir(fd))
+    finally:
+        os.close(fd)
+
+
 def pool_fingerprint(root: Path, salt: str = "") -> str | None:
     """One hash of every file a record read depends on (names and bytes), the day, the
     code and ``salt``; None when the pool holds anything but plain files (never cached)."""
     digest = hashlib.blake2b(digest_size=20)
     digest.update(repr((code_fingerprint(), salt, dt.date.today().isoformat())).encode())
-    for name in POOL_FOLDERS:
-        try:  # a link or anything but a folder raises
-            fd = os.open(root / name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
-        except FileNotFoundError:
+    for name in (*POOL_FOLDERS, *POOL_FILES):
+        path = root / name
+        if not os.path.lexists(path):
             digest.update(f"\0no {name}".encode())
-            continue
-        except OSError:
-            return None
-        try:  # hidden files too: readings/ reads every *.yaml name
-            names = sorted(os.listdir(fd))
-        finally:
-            os.close(fd)
-        if not all(_add_file(digest, f"{name}/{n}", root / name / n) for n in names):
-            return None
-    for name in POOL_FILES:
-        if not os.path.lexists(root / name):
-            digest.update(f"\0no {name}".encode())
-        elif not _add_file(digest, name, root / name):
-            return None
+        elif name not in POOL_FOLDERS:
+            if not _add_file(digest, name, path):
+                return None
+        else:
+            names = _names(path)
+            if names is None or not all(_add_file(digest, f"{name}/{n}", path / n) for n in names):
+                return None
     return digest.hexdigest()
 
 
@@ -171,14 +168,10 @@ def store(key: str, value: object) -> None:
         return
     try:
         raw = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
-        return
-    if len(raw) > MAX_ENTRY_BYTES:
-        return
-    try:
-        write_atomic(base / f"{key}{SUFFIX}", raw)
+        if len(raw) <= MAX_ENTRY_BYTES:
+            write_atomic(base / f"{key}{SUFFIX}", raw)
         entries = sorted(base.glob(f"*{SUFFIX}"), key=lambda p: p.lstat().st_mtime_ns)
         for old in entries[:-KEEP]:
             old.unlink()
-    except OSError:
-        pass
+    except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
+        pass  # best effort: a value not kept is only computed again
