@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 
 import pytest
@@ -89,6 +90,12 @@ stage: abstract_screen
 reason: out_of_scope
 note: Left out for the tests.
 """
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The session's cache entries go to a folder of its own, not the user's."""
+    os.environ["MASRL_KB_CACHE_DIR"] = str(tmp_path_factory.mktemp("user-cache"))
 
 
 @pytest.fixture

@@ -1,28 +1,36 @@
-"""The cache key and cache folders: trusted only when they are the user's own.
+"""The cache contract: one private folder per user, outside every clone.
 
-A key file others can read or write, or owned by someone else, or a link, is
-refused with one line of warning and the command runs uncached; a relative
-``XDG_CACHE_HOME`` is ignored; a ``.cache`` link never redirects writes.
+The folder is used only when it is a real folder owned by this user that no one
+else may change; anything else is one line of warning and an uncached run, never
+an error. A relative ``MASRL_KB_CACHE_DIR`` or ``XDG_CACHE_HOME`` is ignored.
+Nothing in the clone is read as a cache, and ``validate``, ``load_papers()`` and
+``build`` write nothing there but ``site/``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import shutil
+import stat
 from pathlib import Path
 
 import pytest
 
 from masrl_kb.kb import cache
 from masrl_kb.kb.synthetic import write_synthetic_root
-from tests.conftest import run_cli
+from tests.conftest import REPO, run_cli
+
+WARNING = "running without the cache"
 
 
 @pytest.fixture
-def xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "xdg"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The cache folder of the test (absent until a command makes it)."""
+    path = tmp_path / "user-cache" / "masrl-kb"
+    monkeypatch.setenv(cache.ENV_DIR, str(path))
     cache.warn.cache_clear()
-    return home
+    return path
 
 
 @pytest.fixture
@@ -30,115 +38,169 @@ def root(tmp_path: Path) -> Path:
     return write_synthetic_root(tmp_path / "kb", papers=3, exclusions=2)
 
 
-def _key(xdg: Path) -> Path:
-    return xdg / cache.KEY_DIR / cache.KEY_FILE
-
-
-def _validate(root: Path, capsys: pytest.CaptureFixture[str]) -> str:
+def _run(root: Path, capsys: pytest.CaptureFixture[str], command: str = "validate") -> str:
+    """Run a command that must succeed; its standard error."""
     capsys.readouterr()
-    assert run_cli("--root", str(root), "validate") == 0
+    assert run_cli("--root", str(root), command) == 0
     return capsys.readouterr().err
 
 
-def test_a_fresh_key_is_private_and_the_cache_is_written(
-    xdg: Path, root: Path, capsys: pytest.CaptureFixture[str]
+def snapshot(folder: Path) -> dict[str, object]:
+    """Relative path -> content hash (or link target) of everything under ``folder``."""
+    found: dict[str, object] = {}
+    for path in sorted(folder.rglob("*")):
+        rel = path.relative_to(folder).as_posix()
+        if path.is_symlink():
+            found[rel] = ("link", os.readlink(path))
+        elif path.is_file():
+            found[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+        else:
+            found[rel] = "folder"
+    return found
+
+
+def test_a_fresh_folder_is_private_and_holds_the_entries(
+    folder: Path, root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert _validate(root, capsys) == ""
-    info = os.stat(_key(xdg))
-    assert info.st_mode & 0o777 == 0o600 and info.st_uid == os.geteuid()
-    assert os.stat(_key(xdg).parent).st_mode & 0o777 == 0o700
-    assert (root / cache.CACHE_DIR / cache.CACHE_FILE).is_file()
+    before = snapshot(root)
+    assert _run(root, capsys) == "" and _run(root, capsys, "stats") == ""
+    info = os.stat(folder)
+    assert info.st_mode & 0o777 == 0o700 and info.st_uid == os.geteuid()
+    names = sorted(p.name.split("-")[0] for p in folder.iterdir())
+    assert names == ["frames", "validate"]
+    assert snapshot(root) == before
 
 
-@pytest.mark.parametrize("mode", [0o644, 0o604, 0o660, 0o666, 0o640])
-def test_a_key_others_may_read_or_write_is_refused(
-    mode: int, xdg: Path, root: Path, capsys: pytest.CaptureFixture[str]
+def _warned_once(root: Path, capsys: pytest.CaptureFixture[str], command: str) -> str:
+    cache.warn.cache_clear()
+    err = _run(root, capsys, command)
+    assert err.count("\n") == 1 and WARNING in err, err
+    return err
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o770, 0o720, 0o702, 0o775])
+def test_a_folder_others_may_change_is_refused(
+    mode: int, folder: Path, root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _key(xdg).parent.mkdir(parents=True, mode=0o700)
-    _key(xdg).write_bytes(b"k" * 32)
-    os.chmod(_key(xdg), mode)
-    err = _validate(root, capsys)
-    assert err.count("\n") == 1 and "running without the cache" in err
-    assert f"has mode {mode:o}" in err
-    assert not (root / cache.CACHE_DIR).exists()
-    assert cache._cache_key() is None
-    assert _key(xdg).read_bytes() == b"k" * 32  # never rewritten
+    folder.mkdir(parents=True)
+    os.chmod(folder, mode)
+    for command in ("validate", "stats"):
+        assert f"has mode {mode:o}" in _warned_once(root, capsys, command)
+    assert list(folder.iterdir()) == []
+    assert stat.S_IMODE(os.stat(folder).st_mode) == mode  # never changed
 
 
-def test_a_key_owned_by_someone_else_is_refused(
-    xdg: Path, root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+def test_a_folder_owned_by_someone_else_is_refused(
+    folder: Path, root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert _validate(root, capsys) == ""  # makes the key and its folder, owned by this user
+    _run(root, capsys)
     real = os.geteuid()
-    monkeypatch.setattr(cache.os, "geteuid", lambda: real + 1)  # both are now a stranger's
+    monkeypatch.setattr(cache.os, "geteuid", lambda: real + 1)
     cache.warn.cache_clear()
-    assert cache._cache_key() is None
-    assert "may be changed by another user" in capsys.readouterr().err
+    assert cache.folder() is None
+    assert cache.load("anything") is None
+    assert f"is owned by user {real}, not by you" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file to another user")
-def test_a_key_file_given_to_another_user_is_refused(
-    xdg: Path, root: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a folder to another user")
+def test_a_folder_given_to_another_user_is_refused(
+    folder: Path, root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert _validate(root, capsys) == ""
-    os.chown(_key(xdg), 65534, 65534)
-    cache.warn.cache_clear()
-    assert cache._cache_key() is None
-    assert "is owned by user 65534, not by you" in capsys.readouterr().err
+    folder.mkdir(parents=True, mode=0o700)
+    os.chown(folder, 65534, 65534)
+    for command in ("validate", "stats"):
+        assert "is owned by user 65534, not by you" in _warned_once(root, capsys, command)
+    assert list(folder.iterdir()) == []
 
 
-@pytest.mark.parametrize("kind", ["key-link", "folder-link", "folder-open"])
-def test_a_linked_or_open_key_location_is_refused(
-    kind: str, xdg: Path, tmp_path: Path, root: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("kind", ["link", "dangling-link", "file"])
+def test_a_folder_that_is_a_link_or_a_file_is_refused(
+    kind: str, folder: Path, tmp_path: Path, root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir(mode=0o700)
-    (elsewhere / cache.KEY_FILE).write_bytes(b"s" * 32)
-    os.chmod(elsewhere / cache.KEY_FILE, 0o600)
-    xdg.mkdir()
-    if kind == "key-link":
-        (xdg / cache.KEY_DIR).mkdir(mode=0o700)
-        _key(xdg).symlink_to(elsewhere / cache.KEY_FILE)
-    elif kind == "folder-link":
-        (xdg / cache.KEY_DIR).symlink_to(elsewhere)
+    if kind == "link":
+        elsewhere.mkdir(mode=0o700)
+    folder.parent.mkdir(parents=True)
+    if kind == "file":
+        folder.write_text("not a folder\n")
     else:
-        (xdg / cache.KEY_DIR).mkdir()
-        os.chmod(xdg / cache.KEY_DIR, 0o777)
-    err = _validate(root, capsys)
-    assert err.count("\n") == 1 and "running without the cache" in err
-    assert not (root / cache.CACHE_DIR).exists()
-    assert sorted(p.name for p in elsewhere.iterdir()) == [cache.KEY_FILE]
+        folder.symlink_to(elsewhere)
+    for command in ("validate", "stats"):
+        assert "symbolic link or not a folder" in _warned_once(root, capsys, command)
+    assert not elsewhere.exists() or list(elsewhere.iterdir()) == []
+    assert folder.is_symlink() or folder.read_text() == "not a folder\n"
 
 
-def test_a_relative_cache_home_is_ignored(
-    tmp_path: Path, root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("variable", [cache.ENV_DIR, "XDG_CACHE_HOME"])
+def test_a_relative_location_is_ignored(
+    variable: str,
+    tmp_path: Path,
+    root: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("XDG_CACHE_HOME", "relative-cache")
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.delenv(cache.ENV_DIR, raising=False)
+    monkeypatch.setenv(variable, "relative-cache")
     monkeypatch.chdir(root)
-    assert cache._key_path() == tmp_path / "home" / ".cache" / cache.KEY_DIR / cache.KEY_FILE
-    _validate(root, capsys)
-    assert not (root / "relative-cache").exists()
-    assert (tmp_path / "home" / ".cache" / cache.KEY_DIR / cache.KEY_FILE).is_file()
+    cache.warn.cache_clear()
+    before = snapshot(root)
+    assert _run(root, capsys) == ""
+    assert snapshot(root) == before
+    expected = cache._location()
+    assert expected.is_absolute() and expected.is_relative_to(tmp_path / "home")
+    assert any(expected.glob("validate-*"))
 
 
 @pytest.mark.parametrize("command", ["validate", "stats"])
-def test_a_committed_cache_link_does_not_redirect_writes(
-    command: str, xdg: Path, tmp_path: Path, root: Path, capsys: pytest.CaptureFixture[str]
+def test_a_cache_planted_in_the_clone_is_never_read_nor_followed(
+    command: str, folder: Path, tmp_path: Path, root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Before issue 22 the caches lived in ``<root>/.cache``: whatever sits there now,
+    a link, a file or entries claiming a broken record is valid, is left alone."""
     target = tmp_path / "target"
     target.mkdir()
-    (root / cache.CACHE_DIR).symlink_to(target)
+    assert _run(root, capsys, command) == ""
+    planted = root / ".cache"
+    planted.mkdir()
+    for entry in folder.iterdir():  # this user's own valid entries, copied into the clone
+        shutil.copy(entry, planted / entry.name)
+    (planted / "frames-v1.json").symlink_to(target)
+    shutil.rmtree(folder)
+    bad = sorted((root / "papers").glob("*.yaml"))[0]
+    bad.write_text(bad.read_text("utf-8").replace("year: ", "year: 1", 1), "utf-8")
+    before = snapshot(root)
     capsys.readouterr()
-    assert run_cli("--root", str(root), command) == 0
-    assert list(target.iterdir()) == []
-    assert (root / cache.CACHE_DIR).is_symlink()
-    assert capsys.readouterr().err.count("running without the cache") == 1
+    assert run_cli("--root", str(root), command) == 2
+    assert "year" in "".join(capsys.readouterr())
+    assert snapshot(root) == before and list(target.iterdir()) == []
 
 
-def test_a_cache_folder_that_is_a_file_is_left_alone(
-    xdg: Path, root: Path, capsys: pytest.CaptureFixture[str]
+def test_validate_load_and_build_write_nothing_in_the_clone_but_site(
+    folder: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    (root / cache.CACHE_DIR).write_text("not a folder\n")
-    _validate(root, capsys)
-    assert (root / cache.CACHE_DIR).read_text() == "not a folder\n"
+    """A copy of the repository's data and site sources, as a clone holds them."""
+    import masrl_kb
+    from masrl_kb.site.build import build_site
+
+    def ignore(folder: str, names: list[str]) -> list[str]:
+        top = {"site", "build", "tests"} if Path(folder) == REPO else set()
+        return [n for n in names if n.startswith(".") or n in top or n == "__pycache__"]
+
+    clone = tmp_path / "clone"
+    shutil.copytree(REPO, clone, ignore=ignore, symlinks=True)
+    # The interpreter's own bytecode files are not the tool's writes (and are git-ignored).
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    before = snapshot(clone)
+    assert _run(clone, capsys) == ""
+    masrl_kb.load_papers(clone)
+    masrl_kb.load_papers(clone, drafts="exclude")
+    assert build_site(clone, strict=True) == 0
+    after = snapshot(clone)
+    assert {k: v for k, v in after.items() if k != "site" and not k.startswith("site/")} == before
+    assert "site/index.html" in after
+    assert sorted(p.name.split("-")[0] for p in folder.glob("*.pickle")) == ["frames", "validate"]

@@ -1,10 +1,18 @@
-"""The kept papers/exclusions frames of an unchanged pool (issue 14, item 4)."""
+"""What the per-user cache keeps: an unchanged pool's frames and validation report.
+
+An entry is named by a hash of every file the value depends on, the day, the
+package's version and code: any change is a miss. A corrupt, oversized, linked or
+foreign entry is a miss too, and the value is computed (and kept) again.
+"""
 
 from __future__ import annotations
 
-import json
+import datetime as dt
+import os
+import pickle
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -12,21 +20,31 @@ import pytest
 
 from masrl_kb.kb import cache
 from masrl_kb.kb.synthetic import write_synthetic_root
-from masrl_kb.query import frames
-from masrl_kb.query.framecache import FRAMES_FILE
+from masrl_kb.query import datafiles, frames
 
 REPO = Path(__file__).resolve().parent.parent
 
 
-def _frames_path(root: Path) -> Path:
-    return root / cache.CACHE_DIR / FRAMES_FILE
+@pytest.fixture
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "user-cache"
+    monkeypatch.setenv(cache.ENV_DIR, str(path))
+    return path
+
+
+@pytest.fixture
+def root(tmp_path: Path, folder: Path) -> Path:
+    return write_synthetic_root(tmp_path / "kb", papers=5, exclusions=2)
+
+
+def _entries(folder: Path, kind: str = "frames") -> list[Path]:
+    return sorted(folder.glob(f"{kind}-*{cache.SUFFIX}"))
 
 
 def _types(value: object) -> object:
     """The shape of a value with the type of every part (LineDict is not a dict)."""
     if isinstance(value, dict):
-        extra = (value.line, value.key_lines, value.raw) if hasattr(value, "key_lines") else None
-        return (type(value), extra, {k: _types(v) for k, v in value.items()})
+        return (type(value), {k: _types(v) for k, v in value.items()})
     if isinstance(value, list):
         return [_types(v) for v in value]
     return type(value)
@@ -38,49 +56,48 @@ def _assert_same(kept: pd.DataFrame, built: pd.DataFrame) -> None:
         assert [_types(v) for v in kept[column]] == [_types(v) for v in built[column]], column
 
 
-def _no_build(monkeypatch) -> None:
-    def refuse(root):
-        raise AssertionError("the records were read again")
+def _reads(monkeypatch: pytest.MonkeyPatch, module=frames) -> list[Path]:
+    """Count the record reads of ``module`` from now on."""
+    calls: list[Path] = []
+    real = module.read_records if module is frames else module.validate_records_only
+    name = "read_records" if module is frames else "validate_records_only"
+    monkeypatch.setattr(module, name, lambda r: calls.append(r) or real(r))
+    return calls
 
-    monkeypatch.setattr(frames, "_valid_records", refuse)
 
-
-def _check_kept_equals_built(root: Path, monkeypatch) -> None:
+def _check_kept_equals_built(root: Path, folder: Path, monkeypatch) -> None:
     built = frames.load_pool(root)
-    assert _frames_path(root).is_file()
-    with monkeypatch.context() as m:
-        _no_build(m)
-        kept = frames.load_pool(root)
+    assert len(_entries(folder)) == 1
+    reads = _reads(monkeypatch)
+    kept = frames.load_pool(root)
     for a, b in zip(kept, built, strict=True):
         _assert_same(a, b)
-    with monkeypatch.context() as m:
-        _no_build(m)
-        day = built[0]["added"].median()
-        kept = frames.load_pool(root, as_of=day)
-        for a, b in zip(kept, frames.pool_as_of(*built, day), strict=True):
-            _assert_same(a, b)
+    day = built[0]["added"].median()
+    for a, b in zip(frames.load_pool(root, as_of=day), frames.pool_as_of(*built, day), strict=True):
+        _assert_same(a, b)
+    assert frames.load_papers(root, drafts="exclude").equals(built[0])
+    assert reads == []
 
 
-def test_kept_frames_equal_built_ones_on_a_synthetic_pool(tmp_path, monkeypatch) -> None:
+def test_kept_frames_equal_built_ones_on_a_synthetic_pool(tmp_path, folder, monkeypatch) -> None:
     root = write_synthetic_root(tmp_path / "kb", papers=40, exclusions=6)
-    _check_kept_equals_built(root, monkeypatch)
+    _check_kept_equals_built(root, folder, monkeypatch)
 
 
-def test_kept_frames_equal_built_ones_on_the_real_records(tmp_path, monkeypatch) -> None:
+def test_kept_frames_equal_built_ones_on_the_real_records(tmp_path, folder, monkeypatch) -> None:
     root = tmp_path / "kb"
     shutil.copytree(REPO, root, ignore=shutil.ignore_patterns(".*", "site", "build", "*.egg-info"))
-    _check_kept_equals_built(root, monkeypatch)
+    _check_kept_equals_built(root, folder, monkeypatch)
 
 
-def _break_or_change(root: Path, old: str, new: str) -> None:
-    path = sorted((root / "papers").glob("*.yaml"))[1]
+def _edit(root: Path, old: str, new: str, index: int = 1) -> None:
+    path = sorted((root / "papers").glob("*.yaml"))[index]
     path.write_text(path.read_text().replace(old, new, 1))
 
 
-def test_a_changed_record_is_read_again(tmp_path) -> None:
-    root = write_synthetic_root(tmp_path / "kb", papers=5, exclusions=2)
+def test_a_changed_record_is_read_again(root: Path) -> None:
     frames.load_papers(root)
-    _break_or_change(root, "Synthetic University", "Changed University")
+    _edit(root, "Synthetic University", "Changed University")
     papers = frames.load_papers(root)
     assert (papers["affiliation"] == "Changed University").sum() == 1
     (root / "papers" / "extra.txt").write_text("a stray file")
@@ -88,97 +105,156 @@ def test_a_changed_record_is_read_again(tmp_path) -> None:
         frames.load_papers(root)
 
 
-def test_an_invalid_pool_is_never_kept(tmp_path) -> None:
-    root = write_synthetic_root(tmp_path / "kb", papers=5, exclusions=2)
+def test_an_invalid_pool_is_never_kept(root: Path, folder: Path) -> None:
     frames.load_papers(root)
-    _break_or_change(root, "year: ", "year: 0x")
+    _edit(root, "year: ", "year: 0x")
     for _ in range(2):
         with pytest.raises(frames.InvalidRecordsError):
             frames.load_papers(root)
+    assert len(_entries(folder)) == 1  # the valid pool's, from before
 
 
-def _rewrite(root: Path, change, sign: bool) -> None:
-    path = _frames_path(root)
-    head, _, body = path.read_bytes().partition(b"\n")
-    body = change(body)
-    meta = json.loads(head)
-    if sign:
-        meta["mac"] = cache._mac(cache._cache_key(), body)
-    path.write_bytes(json.dumps(meta).encode() + b"\n" + body)
+def test_a_pool_with_drafts_is_not_kept(root: Path, folder: Path) -> None:
+    _edit(root, "summary: ", "summary: TODO\nx_summary: ", 0)
+    with pytest.raises(frames.InvalidRecordsError):
+        frames.load_papers(root)
+    assert len(frames.load_papers(root, drafts="exclude")) == 4
+    assert _entries(folder) == []
 
 
-def test_a_tampered_frames_file_is_ignored(tmp_path) -> None:
-    root = write_synthetic_root(tmp_path / "kb", papers=5, exclusions=2)
-    built = frames.load_papers(root)
-    _rewrite(root, lambda b: b.replace(b"Synthetic University", b"Forged University"), False)
-    pd.testing.assert_frame_equal(frames.load_papers(root), built)
-    assert b"Forged" not in _frames_path(root).read_bytes()  # rebuilt and kept again
+def _corrupt(kind: str, path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if kind == "truncated":
+        path.write_bytes(path.read_bytes()[:-100])
+    elif kind == "garbage":
+        path.write_bytes(b"not a pickle at all")
+    elif kind == "empty":
+        path.write_bytes(b"")
+    elif kind == "wrong-type":
+        path.write_bytes(pickle.dumps(("a", "b")))
+    elif kind == "one-frame":
+        path.write_bytes(pickle.dumps((pd.DataFrame(),)))
+    elif kind == "link":
+        path.unlink()
+        path.symlink_to("/dev/zero")
+    elif kind == "fifo":
+        path.unlink()
+        os.mkfifo(path)
+    elif kind == "folder":
+        path.unlink()
+        path.mkdir()
+    else:  # larger than an entry may be
+        monkeypatch.setattr(cache, "MAX_ENTRY_BYTES", 1000)
 
 
-@pytest.mark.parametrize(
-    "change",
-    [
-        lambda b: b"[[]]",
-        lambda b: b"not json",
-        lambda b: b.replace(b'"obj",', b'"obj",99', 1),
-        lambda b: b.replace(b'"cat",[', b'"cat",[999,', 1),
-        lambda b: b.replace(b'"plain"', b'"pickle"', 1),
-        lambda b: b"[" * 100_000,
-    ],
-)
-def test_a_signed_but_malformed_frames_file_is_a_miss(tmp_path, change) -> None:
-    root = write_synthetic_root(tmp_path / "kb", papers=5, exclusions=2)
+KINDS = [
+    "truncated",
+    "garbage",
+    "empty",
+    "wrong-type",
+    "one-frame",
+    "link",
+    "fifo",
+    "folder",
+    "big",
+]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_corrupt_or_unsafe_entry_is_a_miss(
+    kind: str, root: Path, folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     built = frames.load_pool(root)
-    _rewrite(root, change, True)
+    (entry,) = _entries(folder)
+    _corrupt(kind, entry, monkeypatch)
+    reads = _reads(monkeypatch)
     for a, b in zip(frames.load_pool(root), built, strict=True):
-        pd.testing.assert_frame_equal(a, b)
+        _assert_same(a, b)
+    assert len(reads) == 1
+    if kind not in ("fifo", "folder", "big"):  # those stay in the way: never replaced
+        assert cache.load(entry.name.removesuffix(cache.SUFFIX)) is not None
 
 
-def test_an_unsafe_frames_file_is_ignored(tmp_path) -> None:
-    root = write_synthetic_root(tmp_path / "kb", papers=5, exclusions=2)
-    built = frames.load_papers(root)
-    path = _frames_path(root)
-    path.unlink()
-    path.symlink_to("/dev/zero")
-    pd.testing.assert_frame_equal(frames.load_papers(root), built)
-
-
-def test_a_pool_with_a_linked_record_is_not_kept(tmp_path) -> None:
-    root = write_synthetic_root(tmp_path / "kb", papers=5, exclusions=2)
+def test_a_pool_that_holds_a_link_is_never_kept(root: Path, folder: Path) -> None:
     (root / "readings").mkdir(exist_ok=True)
     (root / "readings" / "link.yaml").symlink_to(root / "taxonomy.yaml")
     assert cache.pool_fingerprint(root, "") is None
+    (root / "readings" / "link.yaml").unlink()
+    assert cache.pool_fingerprint(root, "") is not None
+    (root / "readings").rmdir()
+    (root / "readings").symlink_to(root / "papers")
+    assert cache.pool_fingerprint(root, "") is None
 
 
-def test_a_changed_reading_or_taxonomy_file_is_read_again(tmp_path, monkeypatch) -> None:
-    root = write_synthetic_root(tmp_path / "kb", papers=5, exclusions=2)
+@pytest.mark.parametrize(
+    "name",
+    ["taxonomy.yaml", "benchmarks.yaml", "protocol.yaml", "sources.yaml", "readings/.r.yaml"],
+)
+def test_every_file_a_read_depends_on_is_in_the_fingerprint(root: Path, name: str) -> None:
     (root / "readings").mkdir(exist_ok=True)
-    frames.load_papers(root)
-    key = cache.pool_fingerprint(root, "")
-    (root / "readings" / ".hidden.yaml").write_text("not: read\n")
-    assert cache.pool_fingerprint(root, "") != key
-    (root / "readings" / ".hidden.yaml").unlink()
-    assert cache.pool_fingerprint(root, "") == key
-    tax = root / "taxonomy.yaml"
-    tax.write_text(tax.read_text() + "\n# a comment\n")
-    assert cache.pool_fingerprint(root, "") != key
-    calls = []
-    real = frames._valid_records
-    monkeypatch.setattr(frames, "_valid_records", lambda r: calls.append(r) or real(r))
-    frames.load_papers(root)
-    assert len(calls) == 1
+    key = cache.pool_fingerprint(root, "salt")
+    path = root / name
+    original = path.read_bytes() if path.exists() else None
+    path.write_text((path.read_text() if path.exists() else "") + "\n# edited\n")
+    assert cache.pool_fingerprint(root, "salt") != key
+    if original is None:
+        path.unlink()
+    else:
+        path.write_bytes(original)
+    assert cache.pool_fingerprint(root, "salt") == key
+    assert cache.pool_fingerprint(root, "another salt") != key
 
 
-def test_cells_that_do_not_read_back_the_same_are_not_kept(tmp_path) -> None:
-    from masrl_kb.query.framecache import write_frames
+def test_the_version_the_code_and_the_day_are_in_the_fingerprint(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import masrl_kb
 
-    root = write_synthetic_root(tmp_path / "kb", papers=3, exclusions=1)
-    papers, exclusions = frames.load_pool(root)
-    for odd in ({1: "a key that is not text"}, {"\ue000": [1, [], [], []]}, {"x": {"\ue000d": 1}}):
-        changed = papers.copy()
-        changed["artifacts"] = [odd, *changed["artifacts"][1:]]  # a column of mappings
-        _frames_path(root).unlink(missing_ok=True)
-        write_frames(root, "key", changed, exclusions)
-        assert not _frames_path(root).exists(), odd
-    write_frames(root, "key", papers, exclusions)
-    assert _frames_path(root).exists()
+    key = cache.pool_fingerprint(root)
+    monkeypatch.setattr(masrl_kb, "__version__", "99.0")
+    cache.code_fingerprint.cache_clear()
+    assert cache.pool_fingerprint(root) != key
+    monkeypatch.undo()
+    cache.code_fingerprint.cache_clear()
+    assert cache.pool_fingerprint(root) == key
+    code = tmp_path / "code"
+    shutil.copytree(cache.PACKAGE, code, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(cache, "PACKAGE", code)
+    cache.code_fingerprint.cache_clear()
+    assert cache.pool_fingerprint(root) == key
+    (code / "query" / "frames.py").write_text((code / "query" / "frames.py").read_text() + "#\n")
+    cache.code_fingerprint.cache_clear()
+    assert cache.pool_fingerprint(root) != key
+    monkeypatch.undo()
+    cache.code_fingerprint.cache_clear()
+
+    tomorrow = dt.date.today() + dt.timedelta(days=1)
+    monkeypatch.setattr(cache, "dt", SimpleNamespace(date=SimpleNamespace(today=lambda: tomorrow)))
+    assert cache.pool_fingerprint(root) != key
+
+
+def test_the_validation_report_of_an_unchanged_pool_is_kept(
+    root: Path, folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert datafiles.validate(root).ok
+    reads = _reads(monkeypatch, datafiles)
+    assert datafiles.validate(root).ok and reads == []
+    _edit(root, "year: ", "year: 0x")
+    report = datafiles.validate(root)
+    assert not report.ok and "year" in str(report.problems[0]) and len(reads) == 1
+    assert datafiles.validate(root).problems == report.problems and len(reads) == 1
+    assert len(_entries(folder, "validate")) == 2
+
+
+def test_only_the_newest_entries_stay(folder: Path) -> None:
+    for i in range(cache.KEEP + 3):
+        cache.store(f"entry-{i}", i)
+        os.utime(folder / f"entry-{i}{cache.SUFFIX}", (i, i))
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        f"entry-{i}{cache.SUFFIX}" for i in range(3, cache.KEEP + 3)
+    )
+    assert [cache.load(f"entry-{i}") for i in (2, 3)] == [None, 3]
+
+
+def test_a_value_that_cannot_be_pickled_is_not_kept(folder: Path) -> None:
+    cache.store("lambda", lambda: None)
+    assert cache.load("lambda") is None and not any(folder.iterdir())

@@ -65,7 +65,7 @@ def test_survey_pool_entered_on_cut_off_and_rounds_after_it(papers: pd.DataFrame
     assert later == brought
 
 
-# ---------------------------------------------------------------- the parse cache (issue 14)
+# ------------------------------------------------ no parse cache in the clone (issue 22)
 
 
 def _copy_root(tmp_path):
@@ -74,92 +74,44 @@ def _copy_root(tmp_path):
     return write_synthetic_root(tmp_path / "kb", papers=5, exclusions=2)
 
 
-def test_the_parse_cache_gives_the_same_records(tmp_path) -> None:
-    from masrl_kb.kb.records import read_records
+def _plant_old_caches(root) -> None:
+    """What the caches of issue 14 kept in the clone, forged: a broken record parses fine."""
+    import json
 
-    root = _copy_root(tmp_path)
-    cold = read_records(root, use_cache=False)
-    first = read_records(root)
-    from masrl_kb.kb.cache import CACHE_DIR, CACHE_FILE
-
-    assert (root / CACHE_DIR / CACHE_FILE).is_file()
-    warm = read_records(root)
-    for a, b, c in zip(cold.papers, first.papers, warm.papers, strict=True):
-        assert a.data == b.data == c.data
-        assert a.data.key_lines == c.data.key_lines and a.data.raw == c.data.raw
-        assert type(c.data["added"]) is type(a.data["added"])
+    folder = root / ".cache"
+    folder.mkdir()
+    entry = json.dumps([[], {"affiliation": "Forged University", "\u0000l": 1, "\u0000k": [1]}])
+    body = json.dumps({"entries": {"0" * 40: entry}, "checks": {}})
+    (folder / "records-v2.json").write_text('{"format": "masrl-kb-records/2"}\n' + body)
+    (folder / "frames-v1.json").symlink_to("/dev/zero")
 
 
-def test_only_a_changed_file_is_parsed_again(tmp_path, monkeypatch) -> None:
+def test_records_are_always_parsed_from_their_files(tmp_path, monkeypatch) -> None:
     from masrl_kb.kb import records
 
     root = _copy_root(tmp_path)
-    records.read_records(root)
+    _plant_old_caches(root)
+    first = records.read_records(root)
     parsed = []
     real = records.decode_yaml_bytes
     monkeypatch.setattr(records, "decode_yaml_bytes", lambda raw: parsed.append(raw) or real(raw))
-    records.read_records(root)
-    assert parsed == []
-    path = sorted((root / "papers").glob("*.yaml"))[0]
-    path.write_text(path.read_text().replace("Synthetic University", "Another University"))
     again = records.read_records(root)
-    assert len(parsed) == 1 and b"Another University" in parsed[0]
-    assert again.papers[0].data["affiliation"] == "Another University"
+    assert len(parsed) == len(first.papers) + len(first.exclusions) == 7
+    for a, b in zip(first.papers, again.papers, strict=True):
+        assert (
+            a.data == b.data and a.data.key_lines == b.data.key_lines and a.data.raw == b.data.raw
+        )
+    assert {r.data["affiliation"] for r in again.papers} == {"Synthetic University"}
 
 
-def _rewrite_cache(root, change, sign: bool) -> None:
-    import json
-
-    from masrl_kb.kb import cache
-
-    path = root / cache.CACHE_DIR / cache.CACHE_FILE
-    head, _, body = path.read_bytes().partition(b"\n")
-    data = json.loads(body)
-    change(data)
-    body = json.dumps(data).encode()
-    meta = json.loads(head)
-    if sign:
-        meta["mac"] = cache._mac(cache._cache_key(), body)
-    path.write_bytes(json.dumps(meta).encode() + b"\n" + body)
-
-
-def test_a_corrupt_cache_entry_is_parsed_again(tmp_path) -> None:
-    from masrl_kb.kb.records import read_records
-
-    root = _copy_root(tmp_path)
-    expected = [r.data for r in read_records(root).papers]
-
-    def corrupt(data) -> None:
-        for digest in data["entries"]:
-            data["entries"][digest] = '[[], {"\\u0000l": "one"}]'  # a wrong shape
-
-    _rewrite_cache(root, corrupt, sign=True)
-    assert [r.data for r in read_records(root).papers] == expected
-    path = root / ".cache"
-    for name in path.iterdir():
-        name.write_text("{not json")
-    assert [r.data for r in read_records(root).papers] == expected
-    for name in path.iterdir():
-        name.unlink()
-        name.symlink_to("/dev/zero")
-    assert [r.data for r in read_records(root).papers] == expected
-
-
-def test_a_forged_cache_is_ignored(tmp_path) -> None:
-    """A cache file that came with a pull request (no valid HMAC) is not used."""
-    from masrl_kb.kb.records import read_records
-    from masrl_kb.kb.validate import validate
+def test_a_cache_planted_in_the_clone_cannot_hide_a_broken_record(tmp_path) -> None:
+    """A pull request may carry any file: nothing under the clone is read as a cache."""
+    from masrl_kb.query.datafiles import validate
 
     root = _copy_root(tmp_path)
     assert validate(root).ok
-
-    def forge(data) -> None:
-        for digest, entry in data["entries"].items():
-            data["entries"][digest] = entry.replace("Synthetic University", "Forged University")
-
-    _rewrite_cache(root, forge, sign=False)
-    assert {r.data["affiliation"] for r in read_records(root).papers} == {"Synthetic University"}
-    # Verdicts are covered by the same HMAC: a forged "no problems" is not believed either.
+    _plant_old_caches(root)
     bad = sorted((root / "papers").glob("*.yaml"))[0]
     bad.write_text(bad.read_text().replace("year: ", "year: 0x", 1))
-    assert not validate(root).ok
+    report = validate(root)
+    assert not report.ok and report.problems[0].field == "year"

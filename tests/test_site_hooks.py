@@ -127,14 +127,12 @@ def test_compact_drops_indentation_but_keeps_pre_and_textarea_verbatim() -> None
 
 
 def test_compiled_templates_are_cached_only_in_a_private_folder(tmp_path, monkeypatch) -> None:
-    import os
     import stat
-    import tempfile
 
     from masrl_kb.site.templates import template_cache
 
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    folder = tmp_path / f"_jinja2-cache-{os.getuid()}"
+    folder = tmp_path / "user-cache"  # the package's per-user cache folder (kb/cache.py)
+    monkeypatch.setenv("MASRL_KB_CACHE_DIR", str(folder))
     cache = template_cache()
     assert cache is not None and Path(cache.directory) == folder
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700

@@ -555,7 +555,7 @@ def compare_upstream(
     """
     base = find_root(root)
     tax = load_taxonomy(base)
-    records = read_records(base, use_cache=False)
+    records = read_records(base)
     report = UpstreamReport(apply=apply)
     papers, excluded = _matched(papers_csv, excluded_csv, records)
     work = _compared(papers, excluded, tax, report)

@@ -1,7 +1,7 @@
 """One atomic file write for every command that writes a file.
 
 A reader (or an interrupted run) sees the old file or the new one, never a part:
-the text goes to a hidden temporary file beside the target, which then replaces it.
+the data goes to a hidden temporary file beside the target, which then replaces it.
 Callers check links and folders first; this only writes.
 """
 
@@ -11,12 +11,17 @@ import os
 from pathlib import Path
 
 
-def write_atomic(path: Path, text: str, newline: str | None = "\n") -> None:
-    """Replace ``path`` with ``text`` in one step (``newline`` as :func:`open` takes it)."""
+def write_atomic(path: Path, data: str | bytes, newline: str | None = "\n") -> None:
+    """Replace ``path`` with ``data`` in one step: text is written as UTF-8 (``newline``
+    as :func:`open` takes it), bytes as they are."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with open(tmp, "x", encoding="utf-8", newline=newline) as handle:
-            handle.write(text)
+        if isinstance(data, bytes):
+            with open(tmp, "xb") as handle:
+                handle.write(data)
+        else:
+            with open(tmp, "x", encoding="utf-8", newline=newline) as handle:
+                handle.write(data)
         os.replace(tmp, path)
     finally:
         if os.path.lexists(tmp):

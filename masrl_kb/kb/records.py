@@ -2,8 +2,8 @@
 
 Files are read defensively (:func:`masrl_kb.kb.yamlio.read_regular_file`): a
 symbolic link, FIFO, device or oversized file becomes a problem on that file,
-never a followed link, a hang or a memory error. Parsed records are kept in a
-parse cache keyed by content hash (:mod:`masrl_kb.kb.cache`).
+never a followed link, a hang or a memory error. Nothing is cached per file: what
+is kept is the outcome for a whole unchanged pool (:mod:`masrl_kb.kb.cache`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from masrl_kb.kb.cache import ParseCache, content_hash
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.yamlio import (
     LineDict,
@@ -41,7 +40,6 @@ class RecordFile:
     rel: str  # path relative to the data root, with forward slashes
     data: object
     problems: list[YamlProblem] = field(default_factory=list)
-    digest: str | None = None  # content hash, when the parse cache is in use
 
     @property
     def stem(self) -> str:
@@ -69,7 +67,6 @@ class RecordSet:
     stray: list[str]  # files in the record folders that are not *.yaml
     # (folder, message): a record folder that is missing or not a folder.
     folder_problems: list[tuple[str, str]] = field(default_factory=list)
-    cache: ParseCache | None = None  # for the validator's verdicts
 
 
 def _parse_all(raws: list[bytes]) -> list[LoadedYaml]:
@@ -107,29 +104,21 @@ def _record_paths(base: Path, folder: str) -> tuple[list[Path], list[str]]:
     return paths, stray
 
 
-def _load_files(paths: list[Path], cache: ParseCache | None) -> list[tuple[LoadedYaml, str | None]]:
-    loaded: list[tuple[LoadedYaml | None, str | None]] = []
-    misses: list[tuple[int, str | None, bytes]] = []
-    for path in paths:
+def _load_files(paths: list[Path]) -> list[LoadedYaml]:
+    """Each file parsed; one that cannot be read safely is a problem on that file."""
+    raws: dict[int, bytes] = {}
+    loaded: dict[int, LoadedYaml] = {}
+    for i, path in enumerate(paths):
         try:
-            raw = read_regular_file(path)
+            raws[i] = read_regular_file(path)
         except UnsafeFileError as err:
-            loaded.append((LoadedYaml(None, [YamlProblem(1, "file", str(err))]), None))
-            continue
-        digest = content_hash(raw) if cache is not None else None
-        hit = cache.get(digest) if cache is not None else None
-        loaded.append((hit, digest))
-        if hit is None:
-            misses.append((len(loaded) - 1, digest, raw))
-    for (i, digest, _), result in zip(misses, _parse_all([m[2] for m in misses]), strict=True):
-        loaded[i] = (result, digest)
-        if cache is not None:
-            cache.put(digest, result)
-    return loaded  # type: ignore[return-value]
+            loaded[i] = LoadedYaml(None, [YamlProblem(1, "file", str(err))])
+    loaded.update(zip(raws, _parse_all(list(raws.values())), strict=True))
+    return [loaded[i] for i in range(len(paths))]
 
 
 def _read_dir(
-    root: Path, folder: str, kind: str, cache: ParseCache | None, required: bool
+    root: Path, folder: str, kind: str, required: bool
 ) -> tuple[list[RecordFile], list[str], str | None]:
     base = root / folder
     problem = _folder_problem(base, folder, required)
@@ -137,30 +126,24 @@ def _read_dir(
         return [], [], problem
     paths, stray = _record_paths(base, folder)
     records = [
-        RecordFile(kind, f"{folder}/{path.name}", loaded.data, loaded.problems, digest)
-        for path, (loaded, digest) in zip(paths, _load_files(paths, cache), strict=True)
+        RecordFile(kind, f"{folder}/{path.name}", loaded.data, loaded.problems)
+        for path, loaded in zip(paths, _load_files(paths), strict=True)
     ]
     return records, stray, None
 
 
-def read_records(root: str | os.PathLike[str] | None = None, use_cache: bool = True) -> RecordSet:
+def read_records(root: str | os.PathLike[str] | None = None) -> RecordSet:
     """Parse every record file (no validation beyond YAML itself).
 
     ``papers/`` must exist (an empty pool is a folder with no files);
-    ``exclusions/`` may be absent. With ``use_cache`` parsed files are kept in
-    ``<root>/.cache/`` keyed by content hash, so unchanged files are not re-parsed.
+    ``exclusions/`` may be absent.
     """
     base = find_root(root)
-    cache = ParseCache.open(base) if use_cache else None
-    if cache is not None and not cache.enabled:
-        cache = None
-    papers, stray_p, missing_p = _read_dir(base, PAPERS_DIR, "paper", cache, True)
-    exclusions, stray_e, missing_e = _read_dir(base, EXCLUSIONS_DIR, "exclusion", cache, False)
-    if cache is not None:
-        cache.save()
+    papers, stray_p, missing_p = _read_dir(base, PAPERS_DIR, "paper", True)
+    exclusions, stray_e, missing_e = _read_dir(base, EXCLUSIONS_DIR, "exclusion", False)
     folder_problems = [
         (name, message)
         for name, message in ((PAPERS_DIR, missing_p), (EXCLUSIONS_DIR, missing_e))
         if message
     ]
-    return RecordSet(base, papers, exclusions, stray_p + stray_e, folder_problems, cache)
+    return RecordSet(base, papers, exclusions, stray_p + stray_e, folder_problems)

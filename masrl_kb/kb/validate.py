@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
-import hashlib
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -16,7 +15,6 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from masrl_kb.kb.benchmarks import BENCHMARKS_FILE, BenchmarkFile, read_benchmarks
-from masrl_kb.kb.cache import code_fingerprint
 from masrl_kb.kb.fields import (
     ARXIV_ID_PATTERN,
     BENCHMARK_FIELDS,
@@ -448,51 +446,6 @@ def record_text_problems(kind: str, rel: str, text: str, tax: Taxonomy) -> list[
     return sorted(p for p in _record_problems(rec, tax) if not p.message.startswith("unfinished"))
 
 
-# Cached verdicts also key on the code itself (cache.code_fingerprint); this is
-# for rules that live outside masrl_kb/kb.
-RULES_VERSION = "2026-11-30.1"
-
-
-def _check_context(tax: Taxonomy) -> str:
-    """What a record's verdict depends on besides its bytes: rules, taxonomy, today."""
-    axes = [
-        (n, a.ids, [sorted(map(str, v.extra.items())) for v in a.values])
-        for n, a in tax.axes.items()
-    ]
-    text = repr((RULES_VERSION, code_fingerprint(), dt.date.today().isoformat(), axes))
-    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
-
-
-def _cached_verdict(rel: str, value: object) -> tuple[list[Problem], list] | None:
-    """A stored verdict back as problems and identities; None when its shape is wrong."""
-    try:
-        found, ids = value  # type: ignore[misc]
-        problems = [Problem(rel, line, field, message) for line, field, message in found]
-        identities = [(a, b, c) for a, b, c in ids]
-    except (TypeError, ValueError):
-        return None
-    texts = {type(x) for p in problems for x in (p.field, p.message)}
-    texts |= {type(x) for triple in identities for x in triple}
-    if not texts <= {str} or any(type(p.line) is not int for p in problems):
-        return None
-    return problems, identities
-
-
-def _verdict(rec: RecordFile, tax: Taxonomy, records: RecordSet, context: str | None):
-    """(problems, identities) of one record, from the cache when its bytes are known."""
-    cache = records.cache
-    slot = f"{rec.digest}:{context}:{rec.kind}:{rec.rel}" if context and rec.digest else None
-    if slot is not None:
-        cached = _cached_verdict(rec.rel, cache.get_check(slot))
-        if cached is not None:
-            return cached
-    problems = list(_record_problems(rec, tax))
-    ids = list(_identities(rec))
-    if slot is not None:
-        cache.put_check(slot, [[[p.line, p.field, p.message] for p in problems], ids])
-    return problems, ids
-
-
 def _readings_problems(records: RecordSet) -> Iterator[Problem]:
     """The first problem of the independent readings (readings/*.yaml), if any."""
     keys = {r.data.get("key") for r in records.papers if isinstance(r.data, dict)}
@@ -531,13 +484,11 @@ def validate_records(records: RecordSet, tax: Taxonomy) -> list[Problem]:
     """All problems in a parsed record set, sorted by file and line."""
     problems = [Problem(f"{name}/", 1, "folder", msg) for name, msg in records.folder_problems]
     problems += [Problem(rel, 1, "file", "record files must end in .yaml") for rel in records.stray]
-    context = _check_context(tax) if records.cache is not None else None
     identities: dict[int, list[tuple[str, str, str]]] = {}
     everything = records.papers + records.exclusions
     for rec in everything:
-        found, ids = _verdict(rec, tax, records, context)
-        problems.extend(found)
-        identities[id(rec)] = ids
+        problems.extend(_record_problems(rec, tax))
+        identities[id(rec)] = list(_identities(rec))
     registry = read_benchmarks(records.root)
     problems.extend(_benchmark_problems(registry, records.papers, tax))
     problems.extend(_readings_problems(records))
@@ -545,8 +496,6 @@ def validate_records(records: RecordSet, tax: Taxonomy) -> list[Problem]:
     problems.extend(Problem(*found) for found in judgement_problems(records.papers, outside))
     problems.extend(Problem(*found) for found in provenance_problems(records.papers, records.root))
     problems.extend(_duplicate_problems(everything, identities))
-    if records.cache is not None:
-        records.cache.save()
     return sorted(set(problems))
 
 

@@ -15,6 +15,7 @@ from itertools import combinations
 
 import pandas as pd
 
+from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.readings import KB_READER, READING_AXES, Reader, load_readers
 from masrl_kb.query.frames import load_papers
 
@@ -28,30 +29,32 @@ def readings(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.Da
     The knowledge base's own records are the reader ``kb``; they are compared
     only on papers some other reader coded.
     """
-    papers = load_papers(root) if papers is None else papers
-    readers = load_readers(set(papers.index), root)
+    if papers is None:
+        root = find_root(root)  # once, for both reads
+        papers = load_papers(root)
     rows = [
-        {"reader": r.id, "key": key, "axis": axis, "value": value}
-        for r in readers
+        (r.id, key, axis, value)
+        for r in load_readers(set(papers.index), root)
         for key, coded in r.readings.items()
         for axis, value in coded.items()
     ]
-    read_keys = {row["key"] for row in rows}
-    for key in sorted(read_keys):
-        for axis in READING_AXES:
-            value = papers.at[key, axis]
-            rows.append({"reader": KB_READER, "key": key, "axis": axis, "value": _plain(value)})
+    read = sorted({key for _, key, _, _ in rows})
+    # object dtype: the kb's values as plain str and bool, as the readers' files have them
+    own = papers.loc[read, list(READING_AXES)].astype(object).to_numpy().tolist()
+    rows += [
+        (KB_READER, key, axis, value)
+        for key, values in zip(read, own, strict=True)
+        for axis, value in zip(READING_AXES, values, strict=True)
+    ]
     return pd.DataFrame(rows, columns=["reader", "key", "axis", "value"])
 
 
 def reader_list(papers: pd.DataFrame | None = None, root: PathLike = None) -> list[Reader]:
     """The readers under ``readings/`` (the kb's own reading not included)."""
-    papers = load_papers(root) if papers is None else papers
+    if papers is None:
+        root = find_root(root)  # once, for both reads
+        papers = load_papers(root)
     return load_readers(set(papers.index), root)
-
-
-def _plain(value: object) -> object:
-    return bool(value) if isinstance(value, bool) or hasattr(value, "dtype") else value
 
 
 def _pairs(table: pd.DataFrame) -> list[tuple[str, str]]:
@@ -75,25 +78,21 @@ def _compared(table: pd.DataFrame) -> Iterator[tuple[str, str, str, pd.DataFrame
                 yield a, b, axis, both
 
 
-def _labels(x: list, y: list) -> list[str]:
-    return sorted({str(v) for v in x} | {str(v) for v in y})
-
-
-def _kappa(x: list, y: list, labels: list[str]) -> float:
+def _kappa(x: list[str], y: list[str], labels: list[str]) -> float:
     from sklearn.metrics import cohen_kappa_score
 
     if len(labels) < 2:
         return math.nan  # one category only: chance agreement is total, kappa undefined
-    return float(cohen_kappa_score([str(v) for v in x], [str(v) for v in y], labels=labels))
+    return float(cohen_kappa_score(x, y, labels=labels))
 
 
-def _alpha(x: list, y: list, labels: list[str]) -> float:
+def _alpha(x: list[str], y: list[str], labels: list[str]) -> float:
     import krippendorff
 
     if len(labels) < 2:
         return math.nan
     code = {label: i for i, label in enumerate(labels)}
-    data = [[code[str(v)] for v in x], [code[str(v)] for v in y]]
+    data = [[code[v] for v in x], [code[v] for v in y]]
     return float(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"))
 
 
@@ -109,19 +108,10 @@ def agreement(
     table = readings(papers, root) if table is None else table
     rows = []
     for a, b, axis, both in _compared(table):
-        x, y = list(both[a]), list(both[b])
-        labels = _labels(x, y)
-        same = sum(str(i) == str(j) for i, j in zip(x, y, strict=True))
-        rows.append(
-            {
-                "readers": f"{a} / {b}",
-                "axis": axis,
-                "n": len(x),
-                "agreement": same / len(x),
-                "kappa": _kappa(x, y, labels),
-                "alpha": _alpha(x, y, labels),
-            }
-        )
+        x, y = [str(v) for v in both[a]], [str(v) for v in both[b]]  # codes compare as text
+        labels = sorted(set(x) | set(y))
+        same = sum(i == j for i, j in zip(x, y, strict=True)) / len(x)
+        rows.append([f"{a} / {b}", axis, len(x), same, _kappa(x, y, labels), _alpha(x, y, labels)])
     return pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
 
 

@@ -26,10 +26,11 @@ def authors(papers: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per (author, paper): ``author``, ``key``, ``position`` (1 = first), ``year``,
     ``title``, and ``folded`` (the name without accents, for matching), sorted by author."""
     pool = load_papers() if papers is None else papers
+    columns = (pool.index, pool["authors"], pool["year"], pool["title"])
     rows = [
-        (name, key, pos, int(row.year), row.title, fold(name))
-        for key, row in zip(pool.index, pool.itertuples(index=False), strict=True)
-        for pos, name in enumerate(row.authors, start=1)
+        (name, key, pos, int(year), title, fold(name))
+        for key, names, year, title in zip(*columns, strict=True)
+        for pos, name in enumerate(names, start=1)
     ]
     frame = pd.DataFrame(rows, columns=["author", "key", "position", "year", "title", "folded"])
     return frame.sort_values(["folded", "author", "year", "key"], kind="stable").reset_index(

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from masrl_kb.kb.paths import find_root
 from masrl_kb.query.claimsfile import (
     CLAIMS_FILE,
     OPERATORS,
@@ -16,7 +17,7 @@ from masrl_kb.query.claimsfile import (
     claim_error,
     load_claims,
 )
-from masrl_kb.query.frames import load_exclusions, load_papers, load_pool
+from masrl_kb.query.frames import load_pool
 from masrl_kb.query.lang import QueryError, select_rows
 
 __all__ = [
@@ -45,12 +46,17 @@ class ClaimResult:
     @property
     def expected_value(self) -> int:
         """The number the value is compared with ("all" resolves to ``total``)."""
-        return self.total if self.claim.expected == "all" else self.claim.expected
+        return _expected(self.claim, self.total)
 
     @property
     def shown_value(self) -> str:
         """The value as a reader sees it: ``N`` or ``N of M``."""
         return f"{self.value} of {self.total}" if self.total is not None else str(self.value)
+
+
+def _expected(claim: Claim, total: int | None) -> int:
+    # claims.yaml allows "all" only with an ``of`` query: ``total`` is then its count.
+    return claim.expected if isinstance(claim.expected, int) else total or 0
 
 
 def _matching(
@@ -75,20 +81,20 @@ def evaluate_claims(
     root: str | os.PathLike[str] | None = None,
 ) -> list[ClaimResult]:
     """Each claim's current value and whether it holds."""
+    if claims is None or papers is None or exclusions is None:
+        root = find_root(root)  # once, for every file read below
     claims = load_claims(root) if claims is None else claims
-    if papers is None and exclusions is None:
-        papers, exclusions = load_pool(root)
-    papers = load_papers(root) if papers is None else papers
-    exclusions = load_exclusions(root) if exclusions is None else exclusions
+    if papers is None or exclusions is None:
+        pool = load_pool(root)
+        papers = pool[0] if papers is None else papers
+        exclusions = pool[1] if exclusions is None else exclusions
     results = []
     for claim in claims:
         index = _matching(claim, papers, exclusions, claim.where)
         total = len(_matching(claim, papers, exclusions, claim.of)) if claim.of else None
-        value = len(index)
+        holds = OPERATORS[claim.op](len(index), _expected(claim, total))
         keys = tuple(index) if claim.where else ()
-        expected = total if claim.expected == "all" else claim.expected
-        holds = OPERATORS[claim.op](value, expected)
-        results.append(ClaimResult(claim, value, holds, keys, total))
+        results.append(ClaimResult(claim, len(index), holds, keys, total))
     return results
 
 

@@ -15,6 +15,7 @@ import os
 import re
 from pathlib import Path
 
+from masrl_kb.kb import cache
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.protocol import PROTOCOL_FILE, ProtocolError, load_protocol
@@ -80,11 +81,11 @@ def _round_bounds(root: Path, rnd: Round) -> list[Problem]:
     if not isinstance(data, LineDict):
         return []
     problems = []
-    counts, per_family = data.get("counts"), data.get("retrieved_per_family")
-    for name in COUNTS if isinstance(counts, LineDict) else ():
-        problems += _bounded(counts, rel, name, "counts.")
-    for name in per_family if isinstance(per_family, LineDict) else ():
-        problems += _bounded(per_family, rel, name, "retrieved_per_family.")
+    # (table, the names it must bound): every name of the per-family table is a family.
+    for prefix, names in (("counts", COUNTS), ("retrieved_per_family", None)):
+        table = data.get(prefix)
+        if isinstance(table, LineDict):
+            problems += [p for n in names or table for p in _bounded(table, rel, n, f"{prefix}.")]
     last = latest_date()
     for name, day in (("window", rnd.since), ("window", rnd.until), ("run_on", rnd.run_on)):
         if isinstance(day, dt.datetime) or not MIN_DATE <= day <= last:
@@ -113,12 +114,26 @@ def data_file_problems(root: str | os.PathLike[str] | None = None) -> list[Probl
     return claims_problems(base) + protocol_problems(base) + round_problems(base)
 
 
+def _records_report(base: Path) -> Report:
+    """The records' report: as kept for an unchanged pool (:mod:`masrl_kb.kb.cache`)
+    or computed, and then kept."""
+    key = cache.pool_fingerprint(base, "validate")
+    kept = cache.load(f"validate-{key}") if key is not None else None
+    if isinstance(kept, Report):
+        return kept
+    report = validate_records_only(base)
+    if key is not None:
+        cache.store(f"validate-{key}", report)
+    return report
+
+
 def validate(root: str | os.PathLike[str] | None = None) -> Report:
     """Validate every record and every data file under the data root."""
-    report = validate_records_only(root)
+    base = find_root(root)
+    report = _records_report(base)
     try:
-        load_taxonomy(find_root(root))
+        load_taxonomy(base)
     except TaxonomyError:
         return report  # the taxonomy's problems are the report; the rest reads it
-    problems = sorted(set(report.problems) | set(data_file_problems(root)))
+    problems = sorted(set(report.problems) | set(data_file_problems(base)))
     return Report(problems, report.papers, report.exclusions)

@@ -14,22 +14,26 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, TypeGuard
 
+import numpy as np
 import pandas as pd
 
+from masrl_kb.kb import cache
 from masrl_kb.kb.benchmarks import read_benchmarks
-from masrl_kb.kb.drafts import check_mode, split_drafts
+from masrl_kb.kb.drafts import Draft, check_mode, split_drafts
 from masrl_kb.kb.fields import EXCLUSION_FIELDS, PAPER_FIELDS, TAG_FIELDS
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.records import RecordSet, read_records
 from masrl_kb.kb.rules import decision_statuses
 from masrl_kb.kb.taxonomy import Taxonomy, TaxonomyError, load_taxonomy
 from masrl_kb.kb.validate import Problem, arxiv_ids_of, validate_records
-from masrl_kb.query.framecache import pool_key, read_frames, write_frames
 from masrl_kb.query.lang import select_rows, unknown_name
 
 PathLike = str | os.PathLike[str] | None
+Frames = tuple[pd.DataFrame, pd.DataFrame]
 ARTIFACT_KINDS = ("code", "weights", "data", "traces")
 DateLike = dt.date | str | None
 DECISION_AXES = ("decision", "decision_learned")
@@ -39,6 +43,7 @@ EXCLUSION_TAGS = {
     "stage": "exclusion_stage",
     "reason": "exclusion_reason",
 }
+DRAFT_COLUMNS = ["path", "kind", "id", "title", "unfinished"]
 
 
 class InvalidRecordsError(ValueError):
@@ -51,118 +56,7 @@ class InvalidRecordsError(ValueError):
         super().__init__(f"{len(problems)} invalid record problem(s):\n{shown}{more}")
 
 
-def _categorical(values: Iterable[object], ids: list[str]) -> pd.Categorical:
-    return pd.Categorical(list(values), categories=ids, ordered=True)
-
-
-def _valid_records(root: PathLike):
-    records = read_records(root)
-    return records, _checked(records)
-
-
-def _finished_records(root: PathLike):
-    """The records without their drafts (checked), the taxonomy and the drafts left out."""
-    records, left_out = split_drafts(read_records(root))
-    return records, _checked(records), left_out
-
-
-def _checked(records: RecordSet) -> Taxonomy:
-    """The taxonomy, once every record of ``records`` has passed validation."""
-    try:
-        tax = load_taxonomy(records.root)
-    except TaxonomyError as err:
-        raise InvalidRecordsError(err.problems) from None
-    problems = validate_records(records, tax)
-    if problems:
-        raise InvalidRecordsError(problems)
-    return tax
-
-
-def _without_lines(value: object) -> object:
-    """A record value as plain dicts and lists: the YAML reader's line-numbered mappings
-    serve validation messages, not tables, and plain cells are kept (and read back)
-    by the frame cache without a per-mapping hook."""
-    if isinstance(value, dict):
-        return {k: _without_lines(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_without_lines(v) for v in value]
-    return value
-
-
-def _paper_row(data: dict) -> dict:
-    data = _without_lines(data)
-    row = {k: v for k, v in data.items() if k != "citation"}
-    citation = data["citation"]
-    row["bibtex_key"] = citation["bibtex_key"]
-    row["entry_type"] = citation["entry_type"]
-    row["citation"] = dict(citation)
-    row["decisions"] = [dict(d) for d in data["decisions"]]
-    row.update(decision_statuses(data["decisions"]))
-    for d in data["decisions"]:
-        row[f"{d['id']}_mechanism"] = d.get("mechanism")
-        row[f"{d['id']}_source"] = (d.get("evidence") or {}).get("source")
-    row["credit_source"] = (data.get("credit_evidence") or {}).get("source")
-    artifacts = data.get("artifacts") or {}
-    for kind in ARTIFACT_KINDS:
-        url = artifacts.get(kind)
-        row[f"has_{kind}"] = isinstance(url, str)
-        row[f"{kind}_url"] = url if isinstance(url, str) else None
-    row["license"] = artifacts.get("license")
-    evaluations = data.get("evaluated_on") or []
-    # None when the record has no evaluated_on; [] when it says "checked, none".
-    row["evaluated_on"] = [dict(e) for e in evaluations] if "evaluated_on" in data else None
-    row["n_benchmarks"] = len(evaluations)
-    row["ma_native_eval"] = any(e.get("multi_agent_native") for e in evaluations)
-    return row
-
-
-def _paper_frame(rows: list[dict], tax: Taxonomy) -> pd.DataFrame:
-    frame = pd.DataFrame(rows)
-    defaults = {
-        "arxiv_id": None,
-        "notes": None,
-        "authors_truncated": False,
-        "authors_note": None,
-        "extra_urls": None,
-        "own_sites": None,
-        "evaluated_on_none": None,
-        "evaluation_provisional": None,
-        "credit_evidence": None,
-        "credit_mechanism": None,
-        "sources": None,
-        "evaluation_source": None,
-        "artifacts": None,
-        "evaluates": None,
-        "multi_agent_native": None,
-    }
-    for column, default in defaults.items():
-        if column not in frame:
-            frame[column] = default
-    frame["sources"] = [s if isinstance(s, list) else [] for s in frame["sources"]]
-    frame["authors_truncated"] = frame["authors_truncated"].fillna(False).astype(bool)
-    frame["extra_urls"] = [u if isinstance(u, list) else [] for u in frame["extra_urls"]]
-    frame["reward_family"] = [tax.family_of(r) for r in frame["reward_type"]]
-    for name in TAG_FIELDS:
-        frame[name] = _categorical(frame[name], tax[name].ids)
-    frame["reward_family"] = _categorical(frame["reward_family"], tax["reward_family"].ids)
-    frame["entry_type"] = _categorical(frame["entry_type"], tax["entry_type"].ids)
-    status = tax["decision_status"].ids
-    for did in tax["decision"].ids:
-        column = frame[did] if did in frame else pd.Series([None] * len(frame))
-        frame[did] = _categorical(column.fillna("absent"), status)
-        for suffix, axis in (("mechanism", "decision_mechanism"), ("source", "evidence_source")):
-            name = f"{did}_{suffix}"
-            values = frame[name] if name in frame else [None] * len(frame)
-            frame[name] = _categorical(values, tax[axis].ids)
-    frame["credit_source"] = _categorical(frame["credit_source"], tax["evidence_source"].ids)
-    frame["credit_mechanism"] = _categorical(frame["credit_mechanism"], tax["credit_mechanism"].ids)
-    frame["rl_methods_using"] = _benchmark_use(frame)
-    # multi_agent_native holds True/False on benchmark records only; this one is queryable.
-    frame["ma_native_benchmark"] = [v is True for v in frame["multi_agent_native"]]
-    frame["added"] = pd.to_datetime(frame["added"])
-    frame["year"] = frame["year"].astype(int)
-    frame["credit_strict"] = frame["credit_strict"].astype(bool)
-    return frame.set_index("key").sort_index()
+# ---------------------------------------------------------------- loading
 
 
 def load_papers(
@@ -186,39 +80,25 @@ def load_papers(
     return load_pool(root, as_of=as_of, drafts=drafts)[0]
 
 
-def load_pool(
+def load_exclusions(
     root: PathLike = None, as_of: DateLike = None, drafts: str = "error"
-) -> tuple[pd.DataFrame, pd.DataFrame]:
+) -> pd.DataFrame:
+    """One row per excluded record, indexed by ``id``; tags are categoricals.
+
+    ``as_of``: only the records screened on or before that date; ``drafts`` as
+    for :func:`load_papers`.
+    """
+    return load_pool(root, as_of=as_of, drafts=drafts)[1]
+
+
+def load_pool(root: PathLike = None, as_of: DateLike = None, drafts: str = "error") -> Frames:
     """``(load_papers(), load_exclusions())`` from one read and validation.
 
     ``as_of``: papers added and exclusions screened on or before that date only.
     ``drafts``: ``"error"`` or ``"exclude"``, as for :func:`load_papers`.
     """
-    papers, exclusions = _built_pool(root, check_mode(drafts))
+    papers, exclusions = _built_pool(find_root(root), check_mode(drafts))
     return (papers, exclusions) if as_of is None else pool_as_of(papers, exclusions, as_of)
-
-
-def _built_pool(root: PathLike, drafts: str = "error") -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Both frames: as kept for an unchanged valid pool, else built from the records.
-
-    Frames are kept only for a pool without drafts, so a kept pool serves both modes.
-    """
-    base = find_root(root)
-    key = pool_key(base)
-    kept = read_frames(base, key) if key is not None else None
-    if kept is not None:
-        return kept
-    if drafts == "exclude":
-        records, tax, left_out = _finished_records(base)
-    else:
-        (records, tax), left_out = _valid_records(base), []
-    papers, exclusions = _papers_table(records, tax), _exclusions_table(records, tax)
-    if key is not None and not left_out:
-        write_frames(base, key, papers, exclusions)
-    return papers, exclusions
-
-
-DRAFT_COLUMNS = ["path", "kind", "id", "title", "unfinished"]
 
 
 def load_drafts(root: PathLike = None) -> pd.DataFrame:
@@ -229,17 +109,126 @@ def load_drafts(root: PathLike = None) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=DRAFT_COLUMNS)
 
 
-def pool_as_of(
-    papers: pd.DataFrame, exclusions: pd.DataFrame, as_of: DateLike
-) -> tuple[pd.DataFrame, pd.DataFrame]:
+def pool_as_of(papers: pd.DataFrame, exclusions: pd.DataFrame, as_of: dt.date | str) -> Frames:
     """The pool as it stood on ``as_of``: papers added, exclusions screened by that day."""
     day = pd.Timestamp(as_of)
     return papers[papers["added"] <= day], exclusions[exclusions["screened"] <= day]
 
 
+def _is_frames(value: object) -> TypeGuard[Frames]:
+    return (
+        isinstance(value, tuple)
+        and len(value) == 2
+        and all(isinstance(f, pd.DataFrame) for f in value)
+    )
+
+
+def _built_pool(base: Path, drafts: str) -> Frames:
+    """Both frames: as kept for an unchanged valid pool (:mod:`masrl_kb.kb.cache`), else
+    built from the records. Only a pool without drafts is kept: it serves both modes."""
+    key = cache.pool_fingerprint(base, f"frames {pd.__version__} {np.__version__}")
+    kept = cache.load(f"frames-{key}") if key is not None else None
+    if _is_frames(kept):
+        return kept
+    records = read_records(base)
+    left_out: list[Draft] = []
+    if drafts == "exclude":
+        records, left_out = split_drafts(records)
+    tax = _checked(records)
+    built = _papers_table(records, tax), _exclusions_table(records, tax)
+    if key is not None and not left_out:
+        cache.store(f"frames-{key}", built)
+    return built
+
+
+def _checked(records: RecordSet) -> Taxonomy:
+    """The taxonomy, once every record of ``records`` has passed validation."""
+    try:
+        tax = load_taxonomy(records.root)
+    except TaxonomyError as err:
+        raise InvalidRecordsError(err.problems) from None
+    problems = validate_records(records, tax)
+    if problems:
+        raise InvalidRecordsError(problems)
+    return tax
+
+
+# ---------------------------------------------------------------- records as rows
+
+
+def _categorical(values: Iterable[object], ids: Sequence[str]) -> pd.Categorical:
+    return pd.Categorical(list(values), categories=list(ids), ordered=True)
+
+
+def _without_lines(value: Any) -> Any:
+    """A record value as plain dicts and lists: the YAML reader's line-numbered
+    mappings serve validation messages, not tables."""
+    if isinstance(value, dict):
+        return {k: _without_lines(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_lines(v) for v in value]
+    return value
+
+
+def _paper_row(record: object) -> dict[str, Any]:
+    data = _without_lines(record)
+    row = {k: v for k, v in data.items() if k != "citation"}
+    citation = data["citation"]
+    row.update(bibtex_key=citation["bibtex_key"], entry_type=citation["entry_type"])
+    row["citation"] = citation
+    row.update(decision_statuses(data["decisions"]))
+    for d in data["decisions"]:
+        row[f"{d['id']}_mechanism"] = d.get("mechanism")
+        row[f"{d['id']}_source"] = (d.get("evidence") or {}).get("source")
+    row["credit_source"] = (data.get("credit_evidence") or {}).get("source")
+    artifacts = data.get("artifacts") or {}
+    for kind in ARTIFACT_KINDS:
+        url = artifacts.get(kind)
+        row[f"has_{kind}"] = isinstance(url, str)
+        row[f"{kind}_url"] = url if isinstance(url, str) else None
+    row["license"] = artifacts.get("license")
+    evaluations = data.get("evaluated_on") or []
+    # None when the record has no evaluated_on; [] when it says "checked, none".
+    row["evaluated_on"] = evaluations if "evaluated_on" in data else None
+    row["n_benchmarks"] = len(evaluations)
+    row["ma_native_eval"] = any(e.get("multi_agent_native") for e in evaluations)
+    return row
+
+
+def _tag_columns(frame: pd.DataFrame, tax: Taxonomy) -> None:
+    """Every tag, decision and evidence column as an ordered categorical."""
+    for name in (*TAG_FIELDS, "reward_family", "entry_type"):
+        frame[name] = _categorical(frame[name], tax[name].ids)
+    status = tax["decision_status"].ids
+    for did in tax["decision"].ids:
+        statuses = frame[did] if did in frame else pd.Series([None] * len(frame))
+        frame[did] = _categorical(statuses.fillna("absent"), status)
+        for suffix, axis in (("mechanism", "decision_mechanism"), ("source", "evidence_source")):
+            name = f"{did}_{suffix}"
+            frame[name] = _categorical(
+                frame[name] if name in frame else [None] * len(frame), tax[axis].ids
+            )
+    frame["credit_source"] = _categorical(frame["credit_source"], tax["evidence_source"].ids)
+    frame["credit_mechanism"] = _categorical(frame["credit_mechanism"], tax["credit_mechanism"].ids)
+
+
 def _papers_table(records: RecordSet, tax: Taxonomy) -> pd.DataFrame:
-    frame = _paper_frame([_paper_row(r.data) for r in records.papers], tax)
-    return frame[_paper_columns(tax)]
+    frame = pd.DataFrame([_paper_row(r.data) for r in records.papers])
+    for f in PAPER_FIELDS:  # an optional field no record uses is still a column
+        if f.name not in frame:
+            frame[f.name] = None
+    frame["sources"] = [s if isinstance(s, list) else [] for s in frame["sources"]]
+    frame["authors_truncated"] = frame["authors_truncated"].fillna(False).astype(bool)
+    frame["extra_urls"] = [u if isinstance(u, list) else [] for u in frame["extra_urls"]]
+    frame["reward_family"] = [tax.family_of(r) for r in frame["reward_type"]]
+    _tag_columns(frame, tax)
+    frame["rl_methods_using"] = _benchmark_use(frame)
+    # multi_agent_native holds True/False on benchmark records only; this one is queryable.
+    frame["ma_native_benchmark"] = [v is True for v in frame["multi_agent_native"]]
+    frame["added"] = pd.to_datetime(frame["added"])
+    frame["year"] = frame["year"].astype(int)
+    frame["credit_strict"] = frame["credit_strict"].astype(bool)
+    return frame.set_index("key").sort_index()[_paper_columns(tax)]
 
 
 def _benchmark_use(frame: pd.DataFrame) -> list[int]:
@@ -255,57 +244,38 @@ def _benchmark_use(frame: pd.DataFrame) -> list[int]:
 
 def _paper_columns(tax: Taxonomy) -> list[str]:
     """Record fields in field-list order, each derived column after its source."""
-    columns: list[str] = []
     decisions = tax["decision"].ids
-    for f in PAPER_FIELDS[1:]:
-        columns.append(f.name)
-        if f.name == "reward_type":
-            columns.append("reward_family")
-        if f.name == "credit_evidence":
-            columns.append("credit_source")
-        if f.name == "decisions":
-            columns.extend(decisions)
-            columns.extend(f"{d}_{s}" for s in ("mechanism", "source") for d in decisions)
-        if f.name == "citation":
-            columns.extend(["bibtex_key", "entry_type"])
-        if f.name == "artifacts":
-            columns.extend(f"has_{k}" for k in ARTIFACT_KINDS)
-            columns.extend(f"{k}_url" for k in ARTIFACT_KINDS)
-            columns.append("license")
-        if f.name == "evaluated_on":
-            columns.extend(["n_benchmarks", "ma_native_eval", "rl_methods_using"])
-        if f.name == "multi_agent_native":
-            columns.append("ma_native_benchmark")
-    return columns
-
-
-def load_exclusions(
-    root: PathLike = None, as_of: DateLike = None, drafts: str = "error"
-) -> pd.DataFrame:
-    """One row per excluded record, indexed by ``id``; tags are categoricals.
-
-    ``as_of``: only the records screened on or before that date; ``drafts`` as
-    for :func:`load_papers`.
-    """
-    return load_pool(root, as_of=as_of, drafts=drafts)[1]
+    derived = {
+        "reward_type": ["reward_family"],
+        "credit_evidence": ["credit_source"],
+        "decisions": [
+            *decisions,
+            *(f"{d}_{s}" for s in ("mechanism", "source") for d in decisions),
+        ],
+        "citation": ["bibtex_key", "entry_type"],
+        "artifacts": [
+            *(f"has_{k}" for k in ARTIFACT_KINDS),
+            *(f"{k}_url" for k in ARTIFACT_KINDS),
+            "license",
+        ],
+        "evaluated_on": ["n_benchmarks", "ma_native_eval", "rl_methods_using"],
+        "multi_agent_native": ["ma_native_benchmark"],
+    }
+    return [c for f in PAPER_FIELDS[1:] for c in (f.name, *derived.get(f.name, ()))]
 
 
 def _exclusions_table(records: RecordSet, tax: Taxonomy) -> pd.DataFrame:
     rows = []
     for rec in records.exclusions:
         row = _without_lines(rec.data)
-        ids = sorted(arxiv_ids_of(rec.data))
+        ids = sorted(arxiv_ids_of(row))
         row["arxiv_id"] = ids[0] if ids else None
         rows.append(row)
-    frame = pd.DataFrame(rows, columns=[*_exclusion_columns(), "arxiv_id"])
+    frame = pd.DataFrame(rows, columns=[*(f.name for f in EXCLUSION_FIELDS), "arxiv_id"])
     for column, axis in EXCLUSION_TAGS.items():
         frame[column] = _categorical(frame[column], tax[axis].ids)
     frame["screened"] = pd.to_datetime(frame["screened"])
     return frame.set_index("id").sort_index()
-
-
-def _exclusion_columns() -> list[str]:
-    return [f.name for f in EXCLUSION_FIELDS]
 
 
 # ---------------------------------------------------------------- axes
@@ -408,16 +378,11 @@ def crosstab(
     subset = _strict_filter(papers, strict)
     row_values = axis_values(rows, papers)
     col_values = axis_values(cols, papers)
-    col_masks = {c: axis_mask(subset, cols, c) for c in col_values}
-    table = pd.DataFrame(
-        [
-            [int((axis_mask(subset, rows, r) & col_masks[c]).sum()) for c in col_values]
-            for r in row_values
-        ],
-        index=pd.Index(row_values, name=rows),
-        columns=pd.Index(col_values, name=cols),
+    col_masks = [axis_mask(subset, cols, c) for c in col_values]
+    counts = [[int((axis_mask(subset, rows, r) & c).sum()) for c in col_masks] for r in row_values]
+    return pd.DataFrame(
+        counts, index=pd.Index(row_values, name=rows), columns=pd.Index(col_values, name=cols)
     )
-    return table
 
 
 def cell_papers(
@@ -462,11 +427,13 @@ def tag_matrix(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.
     for unit in axis_values("credit_unit", papers):
         columns[("credit_strict", unit)] = (papers["credit_unit"] == unit) & papers["credit_strict"]
     frame = pd.DataFrame(columns, index=papers.index)
-    frame.columns = pd.MultiIndex.from_tuples(frame.columns, names=["axis", "value"])
+    frame.columns = pd.MultiIndex.from_tuples(list(columns), names=["axis", "value"])
     return frame.astype(bool)
 
 
-def select(where: str | None, papers: pd.DataFrame | None = None, root: PathLike = None):
+def select(
+    where: str | None, papers: pd.DataFrame | None = None, root: PathLike = None
+) -> pd.DataFrame:
     """Papers matching a query of :mod:`masrl_kb.query.lang` (all when empty).
 
     Example: ``select('credit_unit == "message" and credit_strict')``. Raises
@@ -479,16 +446,16 @@ def select(where: str | None, papers: pd.DataFrame | None = None, root: PathLike
 
 # ---------------------------------------------------------------- evaluations
 
-EVALUATION_COLUMNS = [
-    "key",
-    "benchmark",
-    "label",
-    "pooled",
-    "url",
-    "metric",
-    "multi_agent_native",
-    "category",
-]
+EVALUATION_COLUMNS = "key benchmark label pooled url metric multi_agent_native category".split()
+RESULT_COLUMNS = ["key", "benchmark", "metric", "value", "setting", "where", "source"]
+
+
+def _entries(papers: pd.DataFrame) -> Iterable[tuple[str, str, dict[str, Any]]]:
+    """(paper key, its category, one evaluated_on entry) for every entry of every paper."""
+    for key, category, entries in zip(
+        papers.index, papers["category"], papers["evaluated_on"], strict=True
+    ):
+        yield from ((key, category, e) for e in (entries if isinstance(entries, list) else []))
 
 
 def evaluations(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.DataFrame:
@@ -498,33 +465,20 @@ def evaluations(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd
     ``label`` is what a reader sees (the record's title or the benchmark's
     name); ``pooled`` says which; ``category`` is the evaluating paper's.
     """
-    papers = load_papers(root) if papers is None else papers
+    base = find_root(root)
+    papers = load_papers(base) if papers is None else papers
     require_columns(papers, ["title", "url", "category", "evaluated_on"], "evaluations")
-    outside = {b.id: b for b in read_benchmarks(root).benchmarks}
+    outside = {b.id: b for b in read_benchmarks(base).benchmarks}
     rows = []
-    for key, category, entries in zip(
-        papers.index, papers["category"], papers["evaluated_on"], strict=True
-    ):
-        for e in entries if isinstance(entries, list) else []:
-            bid = e["benchmark"]
-            pooled = bid in papers.index
-            known = outside.get(bid)
-            rows.append(
-                {
-                    "key": key,
-                    "benchmark": bid,
-                    "label": papers.at[bid, "title"] if pooled else getattr(known, "name", bid),
-                    "pooled": pooled,
-                    "url": papers.at[bid, "url"] if pooled else getattr(known, "url", None),
-                    "metric": e["metric"],
-                    "multi_agent_native": bool(e["multi_agent_native"]),
-                    "category": category,
-                }
-            )
+    for key, category, e in _entries(papers):
+        bid = e["benchmark"]
+        pooled = bid in papers.index
+        known = outside.get(bid)
+        label = papers.at[bid, "title"] if pooled else getattr(known, "name", bid)
+        url = papers.at[bid, "url"] if pooled else getattr(known, "url", None)
+        native = bool(e["multi_agent_native"])
+        rows.append([key, bid, label, pooled, url, e["metric"], native, category])
     return pd.DataFrame(rows, columns=EVALUATION_COLUMNS)
-
-
-RESULT_COLUMNS = ["key", "benchmark", "metric", "value", "setting", "where", "source"]
 
 
 def results(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.DataFrame:
@@ -534,8 +488,7 @@ def results(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.Dat
     papers = load_papers(root) if papers is None else papers
     rows = [
         [key, e["benchmark"], *(r[c] for c in RESULT_COLUMNS[2:])]
-        for key, entries in zip(papers.index, papers["evaluated_on"], strict=True)
-        for e in (entries if isinstance(entries, list) else [])
+        for key, _, e in _entries(papers)
         for r in e.get("results") or []
     ]
     return pd.DataFrame(rows, columns=RESULT_COLUMNS)
@@ -554,15 +507,16 @@ def benchmark_matrix(
     papers with at least one evaluation, in key order. ``table`` reuses an
     :func:`evaluations` frame already computed for ``papers``.
     """
-    papers = load_papers(root) if papers is None else papers
-    table = evaluations(papers, root) if table is None else table
+    base = find_root(root) if papers is None or table is None else None
+    papers = load_papers(base) if papers is None else papers
+    table = evaluations(papers, base) if table is None else table
     pooled = sorted(papers.index[papers["category"] == "benchmark"])
-    others = table[~table["pooled"]]
-    counts = others.groupby("benchmark")["key"].nunique()
-    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0].casefold()))
+    counts = table[~table["pooled"]].groupby("benchmark")["key"].nunique()
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0]).casefold()))
     columns = pooled + [name for name, _ in ranked[:outside]]
-    rows = sorted(table["key"].unique())
-    matrix = pd.DataFrame(0, index=pd.Index(rows, name="key"), columns=columns)
+    matrix = pd.DataFrame(
+        0, index=pd.Index(sorted(table["key"].unique()), name="key"), columns=columns
+    )
     for paper, bench in zip(table["key"], table["benchmark"], strict=True):
         if bench in matrix.columns:
             matrix.at[paper, bench] = 1

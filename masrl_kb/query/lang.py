@@ -29,9 +29,10 @@ from __future__ import annotations
 
 import ast
 import io
+import operator
 import tokenize
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 if TYPE_CHECKING:  # pandas is imported when a query is evaluated, not when parsed
     import pandas as pd
@@ -41,14 +42,16 @@ MAX_NODES = 400  # syntax-tree nodes
 MAX_DEPTH = 40  # nesting of the syntax tree
 
 Literal = str | int | float | bool
+# ast operator -> the symbol a message shows, and the function that compares
 COMPARISONS = {
-    ast.Eq: "==",
-    ast.NotEq: "!=",
-    ast.Lt: "<",
-    ast.LtE: "<=",
-    ast.Gt: ">",
-    ast.GtE: ">=",
+    ast.Eq: ("==", operator.eq),
+    ast.NotEq: ("!=", operator.ne),
+    ast.Lt: ("<", operator.lt),
+    ast.LtE: ("<=", operator.le),
+    ast.Gt: (">", operator.gt),
+    ast.GtE: (">=", operator.ge),
 }
+OPERATORS = dict(COMPARISONS.values())
 # ``5 < year`` is ``year > 5``
 MIRRORED = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 ORDERING = frozenset({"<", "<=", ">", ">="})
@@ -222,23 +225,22 @@ def _node(node: ast.AST) -> Node:
     raise _refuse(node, _describe(node))
 
 
+DESCRIBED = {
+    ast.Attribute: "an attribute (.name)",
+    ast.Call: "a call",
+    ast.Subscript: "a subscript ([...])",
+    ast.Lambda: "a lambda",
+    ast.BinOp: "arithmetic",
+    ast.UnaryOp: "a sign or ~",
+    ast.IfExp: "if/else",
+    ast.NamedExpr: "an assignment (:=)",
+    ast.JoinedStr: "an f-string",
+    ast.Starred: "*",
+}
+
+
 def _describe(node: ast.AST) -> str:
-    names = {
-        ast.Attribute: "an attribute (.name)",
-        ast.Call: "a call",
-        ast.Subscript: "a subscript ([...])",
-        ast.Lambda: "a lambda",
-        ast.BinOp: "arithmetic",
-        ast.UnaryOp: "a sign or ~",
-        ast.IfExp: "if/else",
-        ast.NamedExpr: "an assignment (:=)",
-        ast.JoinedStr: "an f-string",
-        ast.Starred: "*",
-    }
-    for kind, name in names.items():
-        if isinstance(node, kind):
-            return name
-    return type(node).__name__
+    return DESCRIBED.get(type(node), type(node).__name__)
 
 
 def _comparison(node: ast.Compare) -> Node:
@@ -254,9 +256,9 @@ def _pair(left: ast.AST, op: ast.cmpop, right: ast.AST, whole: ast.AST) -> Node:
         if not isinstance(left, ast.Name):
             raise QueryError(f"`in` needs a column name on its left{_where(whole)}")
         return Member(left.id, _literal_list(right), isinstance(op, ast.NotIn))
-    symbol = COMPARISONS.get(type(op))
-    if symbol is None:
+    if type(op) not in COMPARISONS:
         raise _refuse(whole, f"the operator `{type(op).__name__}`")
+    symbol = COMPARISONS[type(op)][0]
     if isinstance(left, ast.Name) and not isinstance(right, ast.Name):
         return Compare(left.id, symbol, _literal(right))
     if isinstance(right, ast.Name) and not isinstance(left, ast.Name):
@@ -282,7 +284,7 @@ def _literal(node: ast.AST) -> Literal:
     raise _refuse(node, f"{_describe(node)} as a value")
 
 
-def _is_number(value: object) -> bool:
+def _is_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
@@ -359,7 +361,7 @@ class _Evaluator:
             found = column.isin(values)
             return ~found if node.negated else found
         value = self.value(node.column, column, node.value, node.op)
-        return _compare(column, node.op, value)
+        return OPERATORS[node.op](column, value)
 
     def column(self, name: str) -> pd.Series:
         import pandas as pd
@@ -413,17 +415,3 @@ def _date(name: str, value: Literal) -> Any:
         return pd.Timestamp.fromisoformat(value)
     except ValueError:
         raise QueryError(f"{name} is a date: {_shown(value)} is not YYYY-MM-DD") from None
-
-
-def _compare(column: pd.Series, op: str, value: Any) -> pd.Series:
-    if op == "==":
-        return column == value
-    if op == "!=":
-        return column != value
-    if op == "<":
-        return column < value
-    if op == "<=":
-        return column <= value
-    if op == ">":
-        return column > value
-    return column >= value

@@ -24,6 +24,7 @@ import os
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+import numpy as np
 import pandas as pd
 
 from masrl_kb.kb.paths import find_root
@@ -31,31 +32,19 @@ from masrl_kb.kb.protocol import PROTOCOL_FILE, load_protocol
 from masrl_kb.kb.rounds import load_rounds
 from masrl_kb.kb.rules import crosstab_list
 from masrl_kb.query.claims import Claim, ClaimResult, evaluate_claims, load_claims
-from masrl_kb.query.frames import axis_mask, crosstab, load_pool, pool_as_of
+from masrl_kb.query.frames import Frames, axis_mask, crosstab, load_pool, pool_as_of
 from masrl_kb.query.lang import select_rows
 
 PathLike = str | os.PathLike[str] | None
-Frames = tuple[pd.DataFrame, pd.DataFrame]
 NEW_PAPER_COLUMNS = ["title", "added", "round", "url"]
-MOVED_CELL_COLUMNS = [
-    "rows",
-    "row_value",
-    "cols",
-    "col_value",
-    "strict",
-    "survey",
-    "today",
-    "change",
-    "papers",
-]
+MOVED_CELL_COLUMNS = "rows row_value cols col_value strict survey today change papers".split()
 
 
 def survey_baseline(root: PathLike = None) -> dt.date | None:
     """The survey's cut-off (``protocol.yaml`` ``survey.baseline``); None for a data
     root without a protocol (a bare root has no survey to compare with)."""
-    if not (find_root(root) / PROTOCOL_FILE).is_file():
-        return None
-    return load_protocol(root).baseline
+    base = find_root(root)
+    return load_protocol(base).baseline if (base / PROTOCOL_FILE).is_file() else None
 
 
 def _baseline(root: PathLike, baseline: dt.date | None) -> dt.date | None:
@@ -66,11 +55,10 @@ def pool_coverage(root: PathLike = None, baseline: dt.date | None = None) -> dt.
     """The date the live pool covers: the end of the latest screening round's window
     (``screening/*/round.yaml``), never earlier than the baseline; the baseline
     when no round exists; None when there is neither."""
-    base = _baseline(root, baseline)
-    ends = [r.until for r in load_rounds(root)]
-    if base is not None:
-        ends.append(base)
-    return max(ends) if ends else None
+    base = find_root(root)
+    day = _baseline(base, baseline)
+    ends = [r.until for r in load_rounds(base)] + ([day] if day is not None else [])
+    return max(ends, default=None)
 
 
 def survey_view(
@@ -83,10 +71,12 @@ def survey_view(
 
     Without a baseline (no ``protocol.yaml``) the pool is returned as it is.
     """
+    if (papers is None or exclusions is None) and baseline is None:
+        root = find_root(root)  # once, for both files read below
     if papers is None or exclusions is None:
         papers, exclusions = load_pool(root)
-    base = _baseline(root, baseline)
-    return (papers, exclusions) if base is None else pool_as_of(papers, exclusions, base)
+    day = _baseline(root, baseline)
+    return (papers, exclusions) if day is None else pool_as_of(papers, exclusions, day)
 
 
 def round_of_papers(root: PathLike = None) -> dict[str, str]:
@@ -105,17 +95,19 @@ def new_papers(
     """Papers added after the baseline, newest first: title, added, round (the round
     that brought the paper in, None when it was added by hand) and url. Empty
     without a baseline (no ``protocol.yaml``): nothing to compare with."""
-    papers = load_pool(root)[0] if papers is None else papers
-    base = _baseline(root, baseline)
-    later = papers.iloc[:0] if base is None else papers[papers["added"] > pd.Timestamp(base)]
-    rounds = round_of_papers(root)
+    base = find_root(root)
+    papers = load_pool(base)[0] if papers is None else papers
+    day = _baseline(base, baseline)
+    later = papers.iloc[:0] if day is None else papers[papers["added"] > pd.Timestamp(day)]
+    rounds = round_of_papers(base)
     frame = later[["title", "added", "url"]].copy()
     # object dtype: a paper added by hand has None, not a missing-string NaN
     frame["round"] = pd.Series(
         [rounds.get(k) for k in frame.index], index=frame.index, dtype=object
     )
-    order = sorted(frame.index, key=lambda k: (-frame.at[k, "added"].value, k))
-    return frame.loc[order, NEW_PAPER_COLUMNS]
+    stamps = frame["added"].to_numpy().view("int64")
+    order = sorted(range(len(frame)), key=lambda i: (-stamps[i], frame.index[i]))
+    return frame.iloc[order][NEW_PAPER_COLUMNS]
 
 
 def moved_cells(
@@ -131,31 +123,30 @@ def moved_cells(
     not the other's). ``crosstabs``: ``(rows, cols, strict)`` triples, by
     default every cross-tab the site shows.
     """
+    if papers is None and baseline is None:
+        root = find_root(root)  # once, for both files read below
     papers = load_pool(root)[0] if papers is None else papers
-    base = _baseline(root, baseline)
-    then = papers if base is None else papers[papers["added"] <= pd.Timestamp(base)]
-    in_then = papers.index.isin(then.index)
+    day = _baseline(root, baseline)
+    then = papers if day is None else papers[papers["added"] <= pd.Timestamp(day)]
+    fresh = ~papers.index.isin(then.index)
     keys = papers.index.to_numpy()
     rows = []
     for rows_axis, cols_axis, strict in crosstabs or crosstab_list():
         now = crosstab(rows_axis, cols_axis, strict=strict, papers=papers)
         before = crosstab(rows_axis, cols_axis, strict=strict, papers=then)
-        before = before.reindex(index=now.index, columns=now.columns, fill_value=0)
+        old = before.reindex(index=now.index, columns=now.columns, fill_value=0).to_numpy()
+        new = now.to_numpy()
         keep = papers["credit_strict"].to_numpy(dtype=bool) if strict else True
         # One mask per value (the query API's axis_mask), so a moved cell is an AND of
         # two masks rather than two cell_papers scans; a mover is in one view's cell only.
-        row_masks = {rv: axis_mask(papers, rows_axis, rv).to_numpy(dtype=bool) for rv in now.index}
-        col_masks = {
-            cv: axis_mask(papers, cols_axis, cv).to_numpy(dtype=bool) for cv in now.columns
-        }
-        for rv in now.index:
-            for cv in now.columns:
-                old, new = int(before.at[rv, cv]), int(now.at[rv, cv])
-                if old == new:
-                    continue
-                cell = row_masks[rv] & col_masks[cv] & keep
-                movers = sorted(map(str, keys[cell & ~in_then]))
-                rows.append([rows_axis, rv, cols_axis, cv, strict, old, new, new - old, movers])
+        row_values, col_values = now.index.tolist(), now.columns.tolist()
+        row_masks = [axis_mask(papers, rows_axis, v).to_numpy(dtype=bool) for v in row_values]
+        col_masks = [axis_mask(papers, cols_axis, v).to_numpy(dtype=bool) for v in col_values]
+        for i, j in zip(*np.nonzero(old != new), strict=True):
+            movers = sorted(map(str, keys[row_masks[i] & col_masks[j] & keep & fresh]))
+            a, b = int(old[i, j]), int(new[i, j])
+            cell = [rows_axis, row_values[i], cols_axis, col_values[j], strict]
+            rows.append([*cell, a, b, b - a, movers])
     return pd.DataFrame(rows, columns=MOVED_CELL_COLUMNS)
 
 
@@ -207,12 +198,14 @@ def claim_views(
     baseline: dt.date | None = None,
 ) -> list[ClaimViews]:
     """Every claim of ``claims.yaml`` evaluated in the survey's view and today's."""
+    if any(v is None for v in (claims, papers, exclusions, baseline)):
+        root = find_root(root)  # once, for every file read below
     claims = load_claims(root) if claims is None else claims
     if papers is None or exclusions is None:
         papers, exclusions = load_pool(root)
     survey = survey_view(papers, exclusions, root, baseline)
-    then = evaluate_claims(claims, papers=survey[0], exclusions=survey[1], root=root)
-    now = evaluate_claims(claims, papers=papers, exclusions=exclusions, root=root)
+    then = evaluate_claims(claims, papers=survey[0], exclusions=survey[1])
+    now = evaluate_claims(claims, papers=papers, exclusions=exclusions)
     out = []
     for old, new in zip(then, now, strict=True):
         movers = _claim_movers(new.claim, (papers, exclusions), survey)

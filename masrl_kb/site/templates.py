@@ -19,6 +19,7 @@ from jinja2 import (
 )
 from markupsafe import Markup
 
+from masrl_kb.kb.cache import folder as cache_folder
 from masrl_kb.site import urls
 from masrl_kb.site.html import md_text, safe_url
 
@@ -40,13 +41,11 @@ def _md(text: object) -> Markup:
 
 
 def template_cache() -> FileSystemBytecodeCache | None:
-    """Compiled templates kept between builds, in Jinja's per-user folder under the
-    temp directory (never in the repository, where a pull request could place
-    code); None when Jinja finds that folder unsafe (another user could write it)."""
-    try:
-        return FileSystemBytecodeCache()
-    except (OSError, RuntimeError):
-        return None
+    """Compiled templates kept between builds, in this user's cache folder (never in
+    the repository, where a pull request could place code); None when that folder
+    may not be trusted (:func:`masrl_kb.kb.cache.folder`)."""
+    folder = cache_folder()
+    return None if folder is None else FileSystemBytecodeCache(str(folder), "jinja-%s.cache")
 
 
 @cache

@@ -13,6 +13,7 @@ import contextlib
 import csv
 import io
 import os
+import stat
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -200,19 +201,21 @@ def formula_probes() -> list[Probe]:
 
 
 # ---------------------------------------------------------------- caches
+# The contract (masrl_kb/kb/cache.py): one private folder per user, outside every clone.
 
 
 @contextlib.contextmanager
-def _environment(tmp: Path, xdg: str | None) -> Iterator[Path]:
-    """HOME in the scratch folder and XDG_CACHE_HOME as given (None: unset)."""
-    saved = {k: os.environ.get(k) for k in ("HOME", cache.KEY_ENV)}
+def _environment(tmp: Path, folder: str | None, xdg: str | None = None) -> Iterator[Path]:
+    """HOME in the scratch folder, the cache folder and XDG_CACHE_HOME as given (None: unset)."""
+    names = ("HOME", cache.ENV_DIR, "XDG_CACHE_HOME")
+    saved = {k: os.environ.get(k) for k in names}
     home = tmp / "home"
     home.mkdir()
-    os.environ["HOME"] = str(home)
-    if xdg is None:
-        os.environ.pop(cache.KEY_ENV, None)
-    else:
-        os.environ[cache.KEY_ENV] = xdg
+    for name, value in zip(names, (str(home), folder, xdg), strict=True):
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
     cache.warn.cache_clear()
     try:
         yield home
@@ -233,15 +236,24 @@ def _state(path: Path) -> object:
     if path.is_symlink():
         return ("link", os.readlink(path))
     if path.is_dir():
-        return ("dir", sorted(p.name for p in path.iterdir()))
+        return ("dir", stat.S_IMODE(info.st_mode), sorted(p.name for p in path.iterdir()))
     if not path.is_file():  # a FIFO or device: never opened
         return ("other", info.st_mode)
     return ("file", info.st_mode, info.st_size if info.st_size > 1 << 20 else path.read_bytes())
 
 
-def _judge_run(root: Path, watched: list[Path], warned: bool, commands=("validate",)) -> str | None:
+def _tree(root: Path) -> list[tuple[str, object]]:
+    """Every path under the data root with its state: nothing may be written there."""
+    return [(p.relative_to(root).as_posix(), _state(p)) for p in sorted(root.rglob("*"))]
+
+
+def _judge_run(
+    root: Path, watched: list[Path], warned: bool, commands=("validate", "stats")
+) -> str | None:
     before = [_state(p) for p in watched]
+    tree = _tree(root)
     for command in commands:
+        cache.warn.cache_clear()  # one process per command in real use
         code, out, err = cli("--root", str(root), command)
         text = out + err
         if code != 0 or "Traceback" in text:
@@ -251,6 +263,8 @@ def _judge_run(root: Path, watched: list[Path], warned: bool, commands=("validat
             return f"{command}: expected {'one warning' if warned else 'no warning'}: {err!r}"
         if "root:x:" in text:
             return "secret content echoed"
+    if _tree(root) != tree:
+        return "the data root changed"
     after = [_state(p) for p in watched]
     if after != before:
         changed = [str(p) for p, a, b in zip(watched, after, before, strict=True) if a != b]
@@ -258,169 +272,164 @@ def _judge_run(root: Path, watched: list[Path], warned: bool, commands=("validat
     return None
 
 
-def _key_case(
-    make: Callable[[Path], list[Path]], warned: bool = True
-) -> Callable[[Path], str | None]:
-    """``make`` plants a hostile key (XDG_CACHE_HOME = tmp/xdg); it returns what must not change."""
+def _folder_case(make: Callable[[Path, Path], list[Path]]) -> Callable[[Path], str | None]:
+    """``make(folder, scratch)`` plants a cache folder that may not be trusted and returns
+    what must not change: every command warns once and runs uncached."""
 
     def run(tmp: Path) -> str | None:
         root = small_root(tmp)
-        xdg = tmp / "xdg"
-        with _environment(tmp, str(xdg)):
-            (xdg / cache.KEY_DIR).mkdir(parents=True, mode=0o700)
-            watched = make(xdg / cache.KEY_DIR / cache.KEY_FILE)
-            reason = _judge_run(root, watched, warned)
-            if reason is None and (root / cache.CACHE_DIR).exists():
-                reason = "a cache was written with a key that was refused"
-            return reason
+        folder = tmp / "user-cache" / "masrl-kb"
+        folder.parent.mkdir()
+        with _environment(tmp, str(folder)):
+            return _judge_run(root, make(folder, tmp), warned=True)
 
     return run
 
 
-def _key_mode(mode: int) -> Callable[[Path], list[Path]]:
-    def make(key: Path) -> list[Path]:
-        key.write_bytes(b"k" * 32)
-        os.chmod(key, mode)
-        return [key]
+def _open_folder(mode: int) -> Callable[[Path, Path], list[Path]]:
+    def make(folder: Path, tmp: Path) -> list[Path]:
+        folder.mkdir()
+        os.chmod(folder, mode)
+        return [folder]
 
     return make
 
 
-def _key_link(target: Path) -> Callable[[Path], list[Path]]:
-    def make(key: Path) -> list[Path]:
-        key.symlink_to(target)
-        return [key, target]
+def _linked_folder(target: Path | None) -> Callable[[Path, Path], list[Path]]:
+    def make(folder: Path, tmp: Path) -> list[Path]:
+        goal = target or tmp / "elsewhere"
+        if target is None:
+            goal.mkdir(mode=0o700)
+        folder.symlink_to(goal)
+        return [folder, goal]
 
     return make
 
 
-def _key_fifo(key: Path) -> list[Path]:
-    os.mkfifo(key, 0o600)
-    return [key]
-
-
-def _key_dir(key: Path) -> list[Path]:
-    key.mkdir(mode=0o700)
-    return [key]
-
-
-def _key_sparse(key: Path) -> list[Path]:
-    with open(key, "wb") as fh:
-        fh.truncate(8 << 30)
-    os.chmod(key, 0o600)
-    return [key]
-
-
-def _key_folder(kind: str) -> Callable[[Path], str | None]:
-    def run(tmp: Path) -> str | None:
-        root = small_root(tmp)
-        xdg, elsewhere = tmp / "xdg", tmp / "elsewhere"
-        elsewhere.mkdir(mode=0o700)
-        xdg.mkdir()
-        with _environment(tmp, str(xdg)):
-            folder = xdg / cache.KEY_DIR
-            if kind == "link":
-                folder.symlink_to(elsewhere)
-            elif kind == "open":
-                folder.mkdir()
-                os.chmod(folder, 0o777)
+def _odd_folder(kind: str) -> Callable[[Path, Path], list[Path]]:
+    def make(folder: Path, tmp: Path) -> list[Path]:
+        if kind == "file":
+            folder.write_text("a file\n")
+        elif kind == "fifo":
+            os.mkfifo(folder, 0o600)
+        else:  # another user's (only root can give a folder away; else the probe is moot)
+            folder.mkdir(mode=0o700)
+            if os.geteuid() == 0:
+                os.chown(folder, 65534, 65534)
             else:
-                folder.write_text("a file\n")
-            return _judge_run(root, [folder, elsewhere], warned=True)
+                os.chmod(folder, 0o777)
+        return [folder]
+
+    return make
+
+
+def _relative(variable: str) -> Callable[[Path], str | None]:
+    """A relative location would put the cache inside the folder a command runs in: ignored."""
+
+    def run(tmp: Path) -> str | None:
+        root = small_root(tmp)
+        here = os.getcwd()
+        values = {"dir": ("relative-cache", None), "xdg": (None, "relative-cache")}[variable]
+        with _environment(tmp, *values) as home:
+            os.chdir(root)
+            try:
+                reason = _judge_run(root, [root / "relative-cache"], warned=False)
+            finally:
+                os.chdir(here)
+            if reason is None and not any((home / ".cache" / "masrl-kb").glob("validate-*")):
+                reason = "the entries are not in the home cache folder"
+        return reason
 
     return run
 
 
-def _relative_xdg(tmp: Path) -> str | None:
-    root = small_root(tmp)
-    here = os.getcwd()
-    with _environment(tmp, "relative-cache") as home:
-        os.chdir(root)
-        try:
-            reason = _judge_run(root, [root / "relative-cache"], warned=False)
-        finally:
-            os.chdir(here)
-        key = home / ".cache" / cache.KEY_DIR / cache.KEY_FILE
-        if reason is None and not key.is_file():
-            reason = "the key is not in the home cache folder"
-    return reason
+def _planted(kind: str) -> Callable[[Path], str | None]:
+    """Whatever sits in the clone's ``.cache`` (where caches lived before issue 22) is
+    neither read, followed nor written, and earns no warning: it is not looked at."""
 
-
-def _dot_cache(kind: str, commands=("validate",)) -> Callable[[Path], str | None]:
     def run(tmp: Path) -> str | None:
         root = small_root(tmp)
-        target = tmp / "target"
-        dot = root / cache.CACHE_DIR
-        with _environment(tmp, str(tmp / "xdg")):
-            if kind == "link":
-                target.mkdir()
+        target, dot = tmp / "target", root / ".cache"
+        with _environment(tmp, str(tmp / "user-cache")):
+            if kind in ("link", "dangling"):
+                if kind == "link":
+                    target.mkdir()
                 dot.symlink_to(target)
-                watched, warned = [dot, target], True
-            elif kind == "dangling":
-                dot.symlink_to(target)
-                watched, warned = [dot, target], True
             elif kind == "file":
                 dot.write_text("not a folder\n")
-                watched, warned = [dot], True
-            else:  # a file inside .cache is a link: the reader must not follow it
+            else:  # an old cache file in .cache is a link: the reader must not follow it
                 dot.mkdir()
                 target.write_text("keep\n")
-                name = cache.CACHE_FILE if kind == "records-link" else "frames-v1.json"
-                (dot / name).symlink_to(target)
-                watched, warned = [dot / name, target], False
-            return _judge_run(root, watched, warned, commands)
+                (dot / f"{kind}.json").symlink_to(target)
+            return _judge_run(root, [dot, target], warned=False)
 
     return run
 
 
 def _forged(tmp: Path) -> str | None:
-    """A cache file written with another key says a broken record is valid: ignored."""
+    """Entries planted in the clone say a broken record is valid: never read."""
     root = small_root(tmp)
-    with _environment(tmp, str(tmp / "xdg")):
+    folder = tmp / "user-cache"
+    with _environment(tmp, str(folder)):
         code, _, _ = cli("--root", str(root), "validate")
-        body_path = root / cache.CACHE_DIR / cache.CACHE_FILE
-        head, _, body = body_path.read_bytes().partition(b"\n")
+        (root / ".cache").mkdir()
+        for entry in folder.iterdir():  # this user's own valid entries, now in the clone
+            (root / ".cache" / entry.name).write_bytes(entry.read_bytes())
+            entry.unlink()
         bad = sorted((root / "papers").glob("*.yaml"))[0]
         bad.write_text(bad.read_text("utf-8").replace("year: ", "year: 1", 1), "utf-8")
-        body_path.write_bytes(head.replace(b'"mac": "', b'"mac": "0') + b"\n" + body)
         code, out, _ = cli("--root", str(root), "validate")
         if code != 2 or "year" not in out:
-            return f"a forged cache hid a broken record (exit {code})"
+            return f"a planted cache hid a broken record (exit {code})"
     return None
 
 
-def _sparse_cache(tmp: Path) -> str | None:
-    root = small_root(tmp)
-    with _environment(tmp, str(tmp / "xdg")):
-        (root / cache.CACHE_DIR).mkdir()
-        with open(root / cache.CACHE_DIR / cache.CACHE_FILE, "wb") as fh:
-            fh.truncate(8 << 30)
-        return _judge_run(root, [], warned=False)
+def _entry_case(kind: str) -> Callable[[Path], str | None]:
+    """An entry of the user's folder that is a link, a FIFO or huge: a miss, then replaced."""
+
+    def run(tmp: Path) -> str | None:
+        root = small_root(tmp)
+        folder = tmp / "user-cache"
+        with _environment(tmp, str(folder)):
+            cli("--root", str(root), "stats")
+            for entry in list(folder.iterdir()):
+                entry.unlink()
+                if kind == "link-to-secret":
+                    entry.symlink_to(SECRET)
+                elif kind == "fifo":
+                    os.mkfifo(entry, 0o600)
+                else:
+                    with open(entry, "wb") as fh:
+                        fh.truncate(8 << 30)
+            return _judge_run(root, [SECRET], warned=False)
+
+    return run
 
 
 def cache_probes() -> list[Probe]:
     g = "caches"
     probes = [
-        Probe(g, f"key-mode-{m:o}", _key_case(_key_mode(m))) for m in (0o644, 0o666, 0o604, 0o660)
+        Probe(g, f"folder-mode-{m:o}", _folder_case(_open_folder(m)))
+        for m in (0o777, 0o770, 0o702, 0o720, 0o775)
     ]
     probes += [
-        Probe(g, "key-symlink-to-secret", _key_case(_key_link(SECRET))),
-        Probe(g, "key-dangling-symlink", _key_case(_key_link(Path("/tmp/masrl-kb-nonexistent/x")))),
-        Probe(g, "key-fifo", _key_case(_key_fifo)),
-        Probe(g, "key-directory", _key_case(_key_dir)),
-        Probe(g, "key-sparse-8gb", _key_case(_key_sparse)),
-        Probe(g, "key-folder-symlink", _key_folder("link")),
-        Probe(g, "key-folder-world-writable", _key_folder("open")),
-        Probe(g, "key-folder-is-file", _key_folder("file")),
-        Probe(g, "xdg-relative", _relative_xdg),
-        Probe(g, "dot-cache-symlink", _dot_cache("link")),
-        Probe(g, "dot-cache-symlink-stats", _dot_cache("link", ("stats",))),
-        Probe(g, "dot-cache-dangling-symlink", _dot_cache("dangling")),
-        Probe(g, "dot-cache-is-file", _dot_cache("file")),
-        Probe(g, "records-cache-symlink", _dot_cache("records-link")),
-        Probe(g, "frames-cache-symlink", _dot_cache("frames-link", ("stats",))),
-        Probe(g, "forged-cache", _forged),
-        Probe(g, "cache-file-sparse-8gb", _sparse_cache),
+        Probe(g, "folder-symlink", _folder_case(_linked_folder(None))),
+        Probe(g, "folder-symlink-to-etc", _folder_case(_linked_folder(Path("/etc")))),
+        Probe(g, "folder-dangling-symlink", _folder_case(_linked_folder(Path("/nonexistent/x")))),
+        Probe(g, "folder-is-file", _folder_case(_odd_folder("file"))),
+        Probe(g, "folder-is-fifo", _folder_case(_odd_folder("fifo"))),
+        Probe(g, "folder-of-another-user", _folder_case(_odd_folder("other"))),
+        Probe(g, "cache-dir-relative", _relative("dir")),
+        Probe(g, "xdg-relative", _relative("xdg")),
+        Probe(g, "dot-cache-symlink", _planted("link")),
+        Probe(g, "dot-cache-dangling-symlink", _planted("dangling")),
+        Probe(g, "dot-cache-is-file", _planted("file")),
+        Probe(g, "records-cache-symlink", _planted("records-v2")),
+        Probe(g, "frames-cache-symlink", _planted("frames-v1")),
+        Probe(g, "forged-cache-in-clone", _forged),
+        Probe(g, "entry-symlink-to-secret", _entry_case("link-to-secret")),
+        Probe(g, "entry-fifo", _entry_case("fifo")),
+        Probe(g, "entry-sparse-8gb", _entry_case("sparse")),
     ]
     return probes
 
