@@ -3,9 +3,10 @@
 Each type is ``Annotated[<python type>, Check(...)]``: the check returns the
 exact message for a bad value (or None) and the schema is what editors see.
 :class:`Axis` takes its values from ``taxonomy.yaml`` at validation time
-(``context["taxonomy"]``) and in the generated schema (``x-axis``, filled in by
-:mod:`masrl_kb.kb.schema`). ``TODO`` is refused by every type and worded by
-:mod:`.base` as an unfinished placeholder.
+(``context["taxonomy"]``, the one check that reads the context) and in the
+generated schema (``x-axis``, filled in by :mod:`masrl_kb.kb.schema`).
+``TODO`` is refused by every type and worded by :mod:`.base` as an unfinished
+placeholder.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Annotated, Any
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic_core import core_schema
 
-from masrl_kb.kb.model.base import PLACEHOLDER, describe, fail
+from masrl_kb.kb.model.base import PLACEHOLDER, Misspelled, describe, fail
 from masrl_kb.kb.rules import HTTP_URL_PATTERN, is_http_url
 from masrl_kb.kb.text import shorten, text_problem
 
@@ -35,12 +36,18 @@ _ARXIV_RE = re.compile(ARXIV_ID_PATTERN)
 _TEXT_SCHEMA = {"type": "string", "minLength": 1, "pattern": r"\S", "not": {"const": PLACEHOLDER}}
 _URL_SCHEMA = {"type": "string", "format": "uri", "pattern": HTTP_URL_PATTERN}
 _DATE_SCHEMA = {"type": "string", "format": "date"}
+
+
 Test = Callable[[Any, Mapping[str, Any]], str | None]
 
 
 @dataclass(frozen=True)
 class Check:
-    """A field type: its ``kind`` (for field lists), its rule and its JSON Schema."""
+    """A field type: its ``kind`` (for field lists), its rule and its JSON Schema.
+
+    ``test(value, context)`` returns the message for a bad value, or None;
+    ``context`` is the validation context (``{}`` when none was given).
+    """
 
     kind: str
     test: Test
@@ -115,6 +122,8 @@ def _check_arxiv(value: object) -> str | None:
 
 
 def check_int(value: object) -> str | None:
+    if isinstance(value, Misspelled):
+        return f"write the number in plain decimal digits, got {shorten(value.text)}"
     if isinstance(value, bool) or not isinstance(value, int):
         return f"expected a whole number, got {describe(value)}"
     return None
@@ -199,19 +208,30 @@ class Axis(Check):
     axis: str  # not a dataclass field: set once, read by the schema and field lists
 
     def __init__(self, axis: str) -> None:
-        super().__init__("axis", self._test, {"type": "string", "x-axis": axis})
+        super().__init__(
+            "axis",
+            lambda v, ctx: self.allowed(v, ctx["taxonomy"][axis].ids),
+            {"type": "string", "x-axis": axis},
+        )
         object.__setattr__(self, "axis", axis)
 
-    def _test(self, value: object, ctx: Mapping[str, Any]) -> str | None:
-        ids = ctx["taxonomy"][self.axis].ids
+    def _run(self, value: object, info: core_schema.ValidationInfo) -> object:
+        ids = (info.context or {})["taxonomy"][self.axis].ids
+        if type(value) is str and value in ids:
+            return value
+        if value == PLACEHOLDER:
+            fail(PLACEHOLDER)
+        fail(self.allowed(value, ids))
+
+    @staticmethod
+    def allowed(value: object, ids: tuple[str, ...]) -> str:
+        """Why ``value`` is none of ``ids``."""
         if isinstance(value, bool):
             return f"{bool_hint(value)}; allowed: {', '.join(ids)}"
-        if not isinstance(value, str) or value not in ids:
-            return f"unknown value {describe(value)}; allowed: {', '.join(ids)}"
-        return None
+        return f"unknown value {describe(value)}; allowed: {', '.join(ids)}"
 
 
-def _plain(kind: str, test: Callable[[object], str | None], schema: Mapping[str, Any]) -> Check:
+def _plain(kind: str, test: Callable[[Any], str | None], schema: Mapping[str, Any]) -> Check:
     return Check(kind, lambda value, ctx: test(value), schema)
 
 
