@@ -132,6 +132,11 @@ def field(doc: str, *, required: bool = True, **kwargs: Any) -> Any:
     return _Field(None, description=doc, **kwargs)
 
 
+def optional(doc: str, **kwargs: Any) -> Any:
+    """A field that may be left out: ``field(doc, required=False)``."""
+    return _Field(None, description=doc, **kwargs)
+
+
 def context(tax: Taxonomy, **more: object) -> dict[str, object]:
     """The validation context the field types read: the taxonomy, and anything else."""
     return {"taxonomy": tax, **more}
