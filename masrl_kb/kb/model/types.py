@@ -160,24 +160,15 @@ def check_date(value: object) -> str | None:
     return None
 
 
-def _check_strings(value: object) -> str | None:
-    if not isinstance(value, list) or not value:
-        return f"expected a non-empty list of names, got {describe(value)}"
-    for i, item in enumerate(value):
-        problem = check_text(item)
-        if problem:
-            return f"item {i + 1}: {problem}"
-    return None
+def _each(check: Callable[[object], str | None], what: str, empty: bool = True) -> Any:
+    """A check of a list whose items pass ``check`` (the first bad item is named)."""
 
+    def test(value: object) -> str | None:
+        if not isinstance(value, list) or not (value or empty):
+            return f"expected {what}, got {describe(value)}"
+        return next((f"item {i + 1}: {p}" for i, x in enumerate(value) if (p := check(x))), None)
 
-def _check_urls(value: object) -> str | None:
-    if not isinstance(value, list):
-        return f"expected a list of URLs, got {describe(value)}"
-    for i, item in enumerate(value):
-        problem = check_url(item)
-        if problem:
-            return f"item {i + 1}: {problem}"
-    return None
+    return test
 
 
 def _check_artifact(value: object) -> str | None:
@@ -245,10 +236,17 @@ Text = Annotated[str, _plain("text", check_text, _TEXT_SCHEMA)]
 MULTILINE = _plain("text", lambda v: check_text(v, True), _TEXT_SCHEMA)
 LongText = Annotated[str, MULTILINE]
 Url = Annotated[str, _plain("url", check_url, _URL_SCHEMA)]
-Urls = Annotated[list[str], _plain("urls", _check_urls, {"type": "array", "items": _URL_SCHEMA})]
+Urls = Annotated[
+    list[str],
+    _plain("urls", _each(check_url, "a list of URLs"), {"type": "array", "items": _URL_SCHEMA}),
+]
 Names = Annotated[
     list[str],
-    _plain("strings", _check_strings, {"type": "array", "minItems": 1, "items": _TEXT_SCHEMA}),
+    _plain(
+        "strings",
+        _each(check_text, "a non-empty list of names", empty=False),
+        {"type": "array", "minItems": 1, "items": _TEXT_SCHEMA},
+    ),
 ]
 Bool = Annotated[bool, _plain("bool", check_bool, {"type": "boolean"})]
 Int = Annotated[int, _plain("int", check_int, {"type": "integer"})]
