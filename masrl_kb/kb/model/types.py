@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Annotated, Any
 
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
@@ -131,6 +133,12 @@ def check_int(value: object) -> str | None:
 
 def latest_date() -> dt.date:
     """The latest date a record may carry: a year from today (typos, not plans)."""
+    return _latest(int(time.time() // 60))
+
+
+@lru_cache(maxsize=1)
+def _latest(minute: int) -> dt.date:
+    # date.today() reads the local time zone: once a minute, not once per date field.
     today = dt.date.today()
     return today.replace(year=today.year + 1, day=28 if today.month == 2 else today.day)
 
@@ -139,7 +147,7 @@ def _check_year(value: object) -> str | None:
     problem = check_int(value)
     if problem or not isinstance(value, int):
         return problem
-    last = dt.date.today().year + 1
+    last = latest_date().year
     if not MIN_YEAR <= value <= last:
         return f"year {value} is outside {MIN_YEAR}..{last}"
     return None
