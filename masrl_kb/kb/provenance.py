@@ -508,6 +508,7 @@ def provenance_problems(
     if data is None or problems:
         return
     for rec, paper in papers:
+        # A record that validated into a Paper was loaded as a mapping.
         c = _Check(rec, paper, data, record_owner(data, rec.data))  # type: ignore[arg-type]
         for rule in (_sources, _evidence, _artifacts, _evaluations):
             yield from rule(c)
@@ -521,7 +522,7 @@ def provisional_notes(record: Mapping) -> list[tuple[str, str]]:
             notes.append((f"source of {item.get('field')}", item["provisional"]))
     for d in record.get("decisions") or []:
         evidence = d.get("evidence") if isinstance(d, Mapping) else None
-        if _provisional(evidence):
+        if isinstance(evidence, Mapping) and _provisional(evidence):
             notes.append((f"evidence for {d.get('id')}", evidence["provisional"]))
     named = (
         ("credit_evidence", "strict credit evidence"),
