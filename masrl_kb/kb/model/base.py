@@ -1,0 +1,376 @@
+"""Shared machinery of the record models: pydantic errors as ``path:line: field: message``.
+
+Why pydantic v2, not msgspec (``bench/bench_model_choice.py``, 1000 synthetic
+papers): msgspec converts the structure alone in 1.6 ms, pydantic runs the
+whole model in about 50 ms, but nearly all of that is our own per-field checks
+(control characters, URLs, dates, taxonomy values) that msgspec would need in
+Python too, and both are small beside YAML parsing (about 190 ms). msgspec
+stops at the first error (``Expected `int`, got `str` - at `$.year```) while
+``validate`` must report every problem of a file; pydantic collects them all,
+with nested locations, and generates the editor's JSON Schema.
+
+Use (the taxonomy is data, so it travels in the validation context)::
+
+    class Entry(KbModel):
+        "One entry of some data file."
+        name: Text = field("The entry's name.")
+        kind: Maybe[Annotated[str, Axis("category")]] = field("Kind.", required=False)
+
+        @model_validator(mode="after")
+        def _rules(self) -> Self:  # rules over several fields, on typed values
+            report([Finding(("name",), "...", at=("kind",))] if ... else [])
+            return self
+
+    entry, problems = validate_mapping(Entry, loaded.data, "file.yaml", context(tax))
+
+``problems`` lists :class:`~masrl_kb.kb.problem.Problem` with the lines of the
+loaded ``LineDict``; ``entry`` is the typed object or None. ``prefix`` names
+where ``data`` sits in its file (``"benchmarks[3]."``). Field types raise
+:func:`fail` with the exact message; missing and unknown fields (with a
+did-you-mean), wrong containers and ``TODO`` placeholders are worded here,
+once, with the field's doc (its ``description``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, get_args
+
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic import Field as _Field
+from pydantic.fields import FieldInfo
+from pydantic_core import ErrorDetails, PydanticCustomError
+
+from masrl_kb.kb.problem import Problem
+from masrl_kb.kb.text import shorten, shorten_name
+from masrl_kb.kb.yamlio import LineDict
+
+if TYPE_CHECKING:
+    from typing import Optional as Maybe
+
+    from masrl_kb.kb.taxonomy import Taxonomy
+else:
+
+    class Maybe:
+        """``Maybe[T]``: a field that may be absent but, when given, is a ``T`` (never null).
+
+        mypy reads it as ``T | None`` (absent fields are None); pydantic sees ``T``,
+        so an explicit empty value is refused like any other wrong value.
+        """
+
+        def __class_getitem__(cls, item: object) -> object:
+            return item
+
+
+PLACEHOLDER = "TODO"
+Loc = tuple[str | int, ...]
+M = TypeVar("M", bound=BaseModel)
+DECIMAL = re.compile(r"0|[1-9][0-9]*")
+
+
+class KbModel(BaseModel):
+    """Base of every record model: unknown fields are errors, values are frozen.
+
+    Whole numbers must be written in plain decimal: YAML 1.1 also reads
+    ``0x7E9``, ``0o3751``, ``2_025`` and ``20:15`` as integers, and only the
+    loaded mapping (``LineDict.raw``) still knows how a number was written.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _decimal_numbers(cls, data: Any) -> Any:
+        ints = _int_fields(cls)
+        if not ints or not isinstance(data, LineDict) or not data.raw:
+            return data
+        bad = {
+            key: Misspelled(text)
+            for key, text in data.raw.items()
+            if key in ints and type(data[key]) is int and not DECIMAL.fullmatch(text)
+        }
+        return copy_mapping(data, bad) if bad else data
+
+
+@dataclass(frozen=True)
+class Misspelled:
+    """A whole number not written in plain decimal (``0x7E9``); the int types refuse it."""
+
+    text: str
+
+
+def copy_mapping(data: Mapping[Any, Any], changes: Mapping[Any, Any], drop: Any = None) -> LineDict:
+    """A copy of a loaded mapping with some values changed (or ``drop`` removed), lines kept."""
+    out = LineDict(data)
+    out.update(changes)
+    out.pop(drop, None)
+    out.line = getattr(data, "line", 1)
+    out.key_lines = getattr(data, "key_lines", {})
+    out.raw = {k: v for k, v in getattr(data, "raw", {}).items() if k in out}
+    return out
+
+
+@cache
+def _int_fields(model: type[BaseModel]) -> frozenset[str]:
+    """The model's fields whose type checks a whole number (``Check.kind == "int"``)."""
+    return frozenset(
+        name
+        for name, info in model.model_fields.items()
+        if any(getattr(m, "kind", None) == "int" for m in info.metadata)
+    )
+
+
+def field(doc: str, *, required: bool = True, **kwargs: Any) -> Any:
+    """A model field documented by ``doc`` (shown in messages and the schema)."""
+    if required:
+        return _Field(description=doc, **kwargs)
+    return _Field(None, description=doc, **kwargs)
+
+
+def optional(doc: str, **kwargs: Any) -> Any:
+    """A field that may be left out: ``field(doc, required=False)``."""
+    return _Field(None, description=doc, **kwargs)
+
+
+def context(tax: Taxonomy, **more: object) -> dict[str, object]:
+    """The validation context the field types read: the taxonomy, and anything else."""
+    return {"taxonomy": tax, **more}
+
+
+# ---------------------------------------------------------------- raising
+
+
+def _error(message: str) -> PydanticCustomError:
+    return PydanticCustomError("kb", "{message}", {"message": message})
+
+
+def fail(message: str) -> NoReturn:
+    """Refuse a value with ``message`` exactly as the user will read it."""
+    raise _error(message)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A rule's problem, relative to the model that found it.
+
+    ``loc`` names the field (``("decisions", 1, "id")``); ``at`` is the field whose
+    line is reported when ``loc`` is absent from the file (default: ``loc``);
+    ``message`` may cite the line of ``ref`` as ``{line}``.
+    """
+
+    loc: Loc
+    message: str
+    at: Loc | None = None
+    ref: Loc | None = None
+
+
+def report(findings: Iterable[Finding]) -> None:
+    """Raise every finding of a model validator at once (none: return)."""
+    found = list(findings)
+    if found:
+        summary = "; ".join(f.message for f in found)
+        raise PydanticCustomError("kb_rules", "{summary}", {"summary": summary, "findings": found})
+
+
+# ---------------------------------------------------------------- messages
+
+
+def describe(value: object) -> str:
+    """How a value reads in an error message."""
+    if value is None:
+        return "an empty value"
+    if isinstance(value, bool):
+        return f"boolean {str(value).lower()}"
+    if isinstance(value, int | float):
+        return f"number {value!r}"
+    if isinstance(value, dt.date):
+        return f"date {value.isoformat()}"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return shorten(value)
+
+
+def field_name(loc: Sequence[str | int], prefix: str = "") -> str:
+    """``decisions[0].evidence.url`` from a pydantic location."""
+    name = prefix.rstrip(".") if prefix else ""
+    for step in loc:
+        if isinstance(step, int) and name:
+            name += f"[{step}]"
+        else:
+            name += f"{'.' if name else ''}{shorten_name(step)}"
+    return name
+
+
+def line_at(data: object, loc: Sequence[str | int], default: int = 1) -> int:
+    """Line of the value at ``loc``: its key's line, else the nearest mapping's own line."""
+    node, line = data, data.line if isinstance(data, LineDict) else default
+    for step in loc:
+        if isinstance(node, LineDict) and step in node:
+            line, node = node.line_of(step), node[step]
+        elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
+            node = node[step]
+            line = node.line if isinstance(node, LineDict) else line
+        else:
+            break
+    return line
+
+
+def nested_model(annotation: object) -> type[BaseModel] | None:
+    """The model class inside ``annotation`` (``list[Decision] | None`` -> Decision)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    return next((m for a in get_args(annotation) if (m := nested_model(a))), None)
+
+
+def model_at(model: type[BaseModel], loc: Sequence[str | int]) -> type[BaseModel] | None:
+    """The model class that holds the last field of ``loc`` (None off the model)."""
+    current: type[BaseModel] | None = model
+    for step in loc:
+        if isinstance(step, int):
+            continue
+        if current is None or step not in current.model_fields:
+            return None
+        current = nested_model(current.model_fields[step].annotation)
+    return current
+
+
+def field_at(model: type[BaseModel], loc: Sequence[str | int]) -> FieldInfo | None:
+    """The field info of the last field named in ``loc``."""
+    names = [i for i, s in enumerate(loc) if isinstance(s, str)]
+    if not names:
+        return None
+    owner = model_at(model, loc[: names[-1]])
+    return owner.model_fields.get(str(loc[names[-1]])) if owner else None
+
+
+def unknown_field(key: object, known: Iterable[str]) -> str:
+    """The message for a field the model does not have, with a did-you-mean."""
+    known = list(known)
+    close = difflib.get_close_matches(str(key), known, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    # The field column already echoes the key; a shorter echo keeps the line readable.
+    return f"unknown field {shorten(key, 40)}{hint}; allowed fields: {', '.join(known)}"
+
+
+def _message(error: Mapping[str, Any], model: type[BaseModel]) -> str:
+    kind, loc, value = error["type"], error["loc"], error.get("input")
+    if kind in ("extra_forbidden", "invalid_key"):
+        owner = model_at(model, loc[:-1])
+        return unknown_field(loc[-1], owner.model_fields if owner else ())
+    info = field_at(model, loc)
+    doc = f" ({info.description})" if info and info.description else ""
+    if kind == "missing":
+        return f"missing required field{doc}"
+    if isinstance(value, str) and value == PLACEHOLDER:
+        return f"unfinished: replace the {PLACEHOLDER} placeholder{doc}"
+    if kind == "kb":
+        return str(error["ctx"]["message"])
+    if kind in ("model_type", "model_attributes_type", "dict_type"):
+        return f"expected a mapping of field: value, got {describe(value)}"
+    if kind == "list_type":
+        return f"expected a list of mappings, got {describe(value)}"
+    return str(error["msg"])
+
+
+def problems_of(
+    err: ValidationError | Iterable[ErrorDetails],
+    data: object,
+    model: type[BaseModel],
+    path: str,
+    prefix: str = "",
+) -> list[Problem]:
+    """Every error of ``err`` as a ``Problem``, lines taken from ``data`` (a LineDict)."""
+    found = []
+    for error in err.errors(include_url=False) if isinstance(err, ValidationError) else err:
+        loc: Loc = tuple(error["loc"])
+        if error["type"] == "kb_rules":
+            for f in error["ctx"]["findings"]:
+                line = line_at(data, loc + (f.at or f.loc))
+                ref = line_at(data, loc + f.ref) if f.ref else 0
+                message = f.message.format(line=ref) if f.ref else f.message
+                found.append(Problem(path, line, field_name(loc + f.loc, prefix), message))
+            continue
+        name = field_name(loc, prefix) or "record"
+        found.append(Problem(path, line_at(data, loc), name, _message(error, model)))
+    return found
+
+
+def validate_mapping(
+    model: type[M],
+    data: object,
+    path: str,
+    ctx: Mapping[str, object] | None = None,
+    prefix: str = "",
+) -> tuple[M | None, list[Problem]]:
+    """``data`` (a loaded YAML mapping) as a ``model``, or None and every problem in it."""
+    try:
+        return model.model_validate(data, context=ctx), []
+    except ValidationError as err:
+        return None, problems_of(err, data, model, path, prefix)
+
+
+# ---------------------------------------------------------------- partial records
+
+
+def _without(data: object, loc: Loc) -> object:
+    """A copy of ``data`` without the value at ``loc`` (containers along the way copied).
+
+    An item of a list is never dropped alone (later items would change index):
+    the list goes instead.
+    """
+    if isinstance(data, list) and len(loc) > 1 and isinstance(loc[0], int) and loc[0] < len(data):
+        return [_without(x, loc[1:]) if i == loc[0] else x for i, x in enumerate(data)]
+    if not loc or not isinstance(data, dict) or loc[0] not in data:
+        return data
+    if len(loc) == 2 and isinstance(loc[1], int):
+        loc = loc[:1]
+    if len(loc) == 1:
+        return copy_mapping(data, {}, drop=loc[0])
+    return copy_mapping(data, {loc[0]: _without(data[loc[0]], loc[1:])})
+
+
+def validate_partial(
+    model: type[M],
+    data: object,
+    path: str,
+    ctx: Mapping[str, object] | None = None,
+    prefix: str = "",
+) -> tuple[M | None, list[Problem]]:
+    """Like :func:`validate_mapping`, but the record comes back as far as its values are right.
+
+    When some values are wrong they are reported, then left out and the rest is
+    validated again (a few passes), so the model's own rules and the rules over
+    records still judge what is well formed: a blank ``provisional`` is reported
+    and the URL it should excuse is still checked. The record is None only when
+    a required field stays wrong or a rule fails.
+    """
+    try:
+        return model.model_validate(data, context=ctx), []
+    except ValidationError as err:
+        problems, error = problems_of(err, data, model, path, prefix), err
+    for _ in range(3):
+        locs = [tuple(e["loc"]) for e in error.errors() if e["type"] not in _KEPT]
+        if not locs:
+            break
+        for loc in locs:
+            data = _without(data, loc)
+        try:
+            return model.model_validate(data, context=ctx), problems
+        except ValidationError as err:
+            error = err
+    # The rules over what is well formed; a field already reported is not again.
+    rules = [e for e in error.errors() if e["type"] == "kb_rules"]
+    reported = {p.field for p in problems}
+    more = problems_of(rules, data, model, path, prefix)
+    return None, problems + [p for p in more if p.field not in reported]
+
+
+# Errors no removal can mend: a required field, or a rule over fields that are right.
+_KEPT = ("missing", "kb_rules")
