@@ -9,13 +9,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-
 from typing import Any, get_origin
 
 from pydantic import BaseModel, ValidationError
 
-from masrl_kb.kb.model.base import M, _nested, describe, field_name, line_at, problems_of
-from masrl_kb.kb.model.base import unknown_field
+from masrl_kb.kb.model.base import (
+    M,
+    _nested,
+    describe,
+    field_name,
+    line_at,
+    problems_of,
+    unknown_field,
+)
 from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.yamlio import LineDict, load_yaml_file
 
