@@ -31,7 +31,11 @@ def _never(*args, **kwargs):
     [
         ("claims.yaml", CLAIMS.replace("id: strict", "id: pool"), "claims.yaml:7: id: 'pool'"),
         ("claims.yaml", "claims: [\n", "claims.yaml:2: yaml: malformed YAML"),
-        ("protocol.yaml", "version: 1\n", "protocol.yaml:1: deduplication: expected a mapping"),
+        (
+            "protocol.yaml",
+            "version: 1\n",
+            "protocol.yaml:1: deduplication: missing required field (How duplicates are found.)",
+        ),
         (ROUND_FILE, "round: [\n", f"{ROUND_FILE}:2: yaml: malformed YAML"),
     ],
 )
