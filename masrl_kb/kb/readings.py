@@ -19,18 +19,14 @@ reader too (``kb``), so agreement can be measured against them.
 
 from __future__ import annotations
 
-import datetime as dt
 import os
-from dataclasses import dataclass
-from pathlib import Path
 
 from masrl_kb.kb.model.base import context
 from masrl_kb.kb.model.datafile import validate_file
-from masrl_kb.kb.model.readings import KB_READER, READING_AXES
-from masrl_kb.kb.model.readings import ReaderFile as ReaderFile
+from masrl_kb.kb.model.readings import KB_READER, READING_AXES, Reader
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.problem import Problem
-from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
+from masrl_kb.kb.taxonomy import load_taxonomy
 
 __all__ = ["KB_READER", "READINGS_DIR", "READING_AXES", "Reader", "ReadingsError", "load_readers"]
 READINGS_DIR = "readings"
@@ -44,34 +40,17 @@ class ReadingsError(ValueError):
         super().__init__(str(problem))
 
 
-@dataclass(frozen=True)
-class Reader:
-    """One reader's codings: ``readings[key][field] = value``."""
-
-    id: str
-    name: str
-    date: dt.date | None
-    source: str
-    method: str
-    readings: dict[str, dict[str, object]]
-
-
-def _reader(path: Path, keys: set[str], tax: Taxonomy) -> Reader:
-    rel = f"{READINGS_DIR}/{path.name}"
-    ctx = context(tax, stem=path.stem, paper_keys=keys)
-    data, problems = validate_file(ReaderFile, path, rel, ctx)
-    if data is None:
-        raise ReadingsError(min(problems))
-    readings = {r.key: r.coded() for r in data.readings}
-    return Reader(data.reader, data.name, data.date, data.source, data.method, readings)
-
-
 def load_readers(paper_keys: set[str], root: str | os.PathLike[str] | None = None) -> list[Reader]:
     """Every reader under ``readings/``, sorted by id (the kb's own reading excluded)."""
     base = find_root(root)
     folder = base / READINGS_DIR
     if not folder.is_dir():
         return []
-    tax = load_taxonomy(base)
-    paths = sorted(p for p in folder.iterdir() if p.suffix == ".yaml")
-    return [_reader(p, paper_keys, tax) for p in paths]
+    tax, readers = load_taxonomy(base), []
+    for path in sorted(p for p in folder.iterdir() if p.suffix == ".yaml"):
+        ctx = context(tax, stem=path.stem, paper_keys=paper_keys)
+        reader, problems = validate_file(Reader, path, f"{READINGS_DIR}/{path.name}", ctx)
+        if reader is None:
+            raise ReadingsError(min(problems))
+        readers.append(reader)
+    return readers

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from masrl_kb.kb.model.base import describe
 from masrl_kb.kb.model.datafile import validate_data
-from masrl_kb.kb.model.rounds import DOI_PATTERN, OPENREVIEW_PATTERN, ROUND_ID, RoundFile
+from masrl_kb.kb.model.rounds import DOI_PATTERN, OPENREVIEW_PATTERN, ROUND_ID, RoundFile, whole
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.yamlio import load_yaml_file
@@ -140,18 +140,18 @@ def parse_round(data: object, rel: str, folder: str | None = None) -> Round:
         raise _problem(rel, 1, "round", f"expected a mapping, got {describe(data)}")
     model, problems = validate_data(RoundFile, data, rel, {"folder": folder})
     if model is None:
-        raise _error(problems)
+        raise _error([whole(p) for p in problems])
     return Round(
         id=model.round,
-        since=model.window["since"],
-        until=model.window["until"],
+        since=model.window.since,
+        until=model.window.until,
         run_on=model.run_on,
         families=list(model.families),
         counts=model.counts.model_dump(),
         duplicates=[dict(d) for d in model.duplicates or []],
         per_family=dict(model.retrieved_per_family or {}),
         capped=list(model.capped or []),
-        decided={str(k): dict(v) for k, v in (model.decided or {}).items()},
+        decided={k: v.model_dump(exclude_unset=True) for k, v in (model.decided or {}).items()},
         sources=[b.model_dump() for b in model.sources or []],
     )
 

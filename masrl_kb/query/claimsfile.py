@@ -15,7 +15,7 @@ import os
 from collections.abc import Mapping
 from typing import Annotated, Any, Self
 
-from pydantic import ModelWrapValidatorHandler, PrivateAttr, model_validator
+from pydantic import PrivateAttr, model_validator
 
 from masrl_kb.kb.model.base import Finding, KbModel, describe, field, report
 from masrl_kb.kb.model.datafile import validate_data
@@ -99,14 +99,6 @@ class Claim(KbModel):
     label: Text = field("A short name for the reading, shown beside its count.", required=False)
     _lines: tuple[int, int] = PrivateAttr((0, 0))
 
-    @model_validator(mode="wrap")
-    @classmethod
-    def _remember_lines(cls, data: Any, handler: ModelWrapValidatorHandler[Self]) -> Self:
-        claim = handler(data)
-        if isinstance(data, LineDict):  # for the messages of queries checked on a table
-            claim._lines = (data.line_of("where"), data.line_of("of"))
-        return claim
-
     @model_validator(mode="after")
     def _all_needs_of(self) -> Self:
         if self.expected == "all" and not self.of:
@@ -152,7 +144,9 @@ def load_claims(root: str | os.PathLike[str] | None = None) -> list[Claim]:
             continue
         claim, found = validate_data(Claim, raw, CLAIMS_FILE)
         problems += found
-        claims += [claim] if claim else []
+        if claim:  # the lines of queries checked later, on a table
+            claim._lines = (raw.line_of("where"), raw.line_of("of"))
+            claims.append(claim)
     if not problems:
         problems = _unique(claims, raws)
     if problems:

@@ -62,7 +62,7 @@ def validate_data(
             owner = _owner(model, loc[:-1]) if error["type"] == "extra_forbidden" else None
             if owner is not None:
                 at = (rel, line_at(data, loc), field_name(loc, prefix))
-                message = unknown_field(loc[-1], owner.model_fields)
+                message = unknown_field(loc[-1], [f.alias or n for n, f in owner.model_fields.items()])
                 found = [
                     Problem(*at, message) if (p.path, p.line, p.field) == at else p for p in found
                 ]

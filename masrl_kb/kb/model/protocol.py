@@ -7,14 +7,13 @@ exclusion records a screening round writes validate.
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from collections.abc import Iterator, Mapping
-from typing import Annotated, Any, Self
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import PrivateAttr, ValidationInfo, field_validator, model_validator
 
-from masrl_kb.kb.model.base import Finding, KbModel, describe, fail, field, report
+from masrl_kb.kb.model.base import Finding, KbModel, fail, field, report
 from masrl_kb.kb.model.types import Bool, Check, Date, Text, pattern
 from masrl_kb.kb.text import shorten
 
@@ -36,34 +35,21 @@ def _vocabulary(axis: str) -> Check:
 
 def _number(low: float, high: float) -> Check:
     def test(value: object, ctx: object) -> str | None:
-        ok = isinstance(value, int | float) and not isinstance(value, bool)
-        return (
-            None if ok and low <= value <= high else f"expected a number from {low:g} to {high:g}"
-        )  # type: ignore[operator]
+        if isinstance(value, int | float) and not isinstance(value, bool) and low <= value <= high:
+            return None
+        return f"expected a number from {low:g} to {high:g}"
 
     return Check("number", test, {"type": "number", "minimum": low, "maximum": high})
 
 
-def _axis_name(wanted: str) -> Check:
-    def test(value: object, ctx: object) -> str | None:
-        return (
-            None
-            if value == wanted
-            else f"must name the taxonomy axis {wanted!r}, got {describe(value)}"
-        )
-
-    return Check("axis_name", test, {"const": wanted})
-
-
 def _terms(value: object, ctx: object) -> str | None:
-    ok = isinstance(value, list) and value
-    if not ok or not all(isinstance(t, str) and t.strip() and '"' not in t for t in value):
-        return "expected a list of terms without '\"'"
-    return None
+    if isinstance(value, list) and value and all(_term(t) for t in value):
+        return None
+    return "expected a list of terms without '\"'"
 
 
-def _version(value: object, ctx: object) -> str | None:
-    return None if value == 1 else "only version 1 is known"
+def _term(term: object) -> bool:
+    return isinstance(term, str) and bool(term.strip()) and '"' not in term
 
 
 class Survey(KbModel):
@@ -121,19 +107,13 @@ class Ranking(KbModel):
 class Protocol(KbModel):
     """The whole protocol, checked against the taxonomy."""
 
-    version: Annotated[int, Check("version", _version, {"const": 1})] = field(
-        "The file format's version.", default=1
-    )
+    version: Literal[1] = field("The file format's version.", default=1)
     survey: Survey = field("The survey and its baseline.")
     sources: list[Source] = field("Where records were searched.")
     query_families: list[QueryFamily] = field("The query families of the search.")
     inclusion_rules: list[InclusionRule] = field("The inclusion rules.")
-    screening_stages: Annotated[str, _axis_name("exclusion_stage")] = field(
-        "Always exclusion_stage."
-    )
-    exclusion_reasons: Annotated[str, _axis_name("exclusion_reason")] = field(
-        "Always exclusion_reason."
-    )
+    screening_stages: Literal["exclusion_stage"] = field("The taxonomy axis of the stages.")
+    exclusion_reasons: Literal["exclusion_reason"] = field("The taxonomy axis of the reasons.")
     deduplication: Deduplication = field("How duplicates are found.")
     ranking: Ranking = field("How candidates are ranked.")
 
@@ -158,37 +138,15 @@ class Protocol(KbModel):
                     yield Finding((name, i, "id"), message, ref=(name, seen[item.id], "id"))
                 seen.setdefault(item.id, i)
 
-    @property
-    def survey_title(self) -> str:
-        return self.survey.title
-
-    @property
-    def survey_arxiv_id(self) -> str:
-        return self.survey.arxiv_id
-
-    @property
-    def baseline(self) -> dt.date:
-        return self.survey.baseline
-
-    @property
-    def families(self) -> list[QueryFamily]:
-        return self.query_families
-
-    @property
-    def stage_axis(self) -> str:
-        return self.screening_stages
-
-    @property
-    def reason_axis(self) -> str:
-        return self.exclusion_reasons
-
-    @property
-    def title_similarity(self) -> float:
-        return self.deduplication.title_similarity
-
-    @property
-    def family_weight(self) -> float:
-        return self.ranking.family_weight
+    # The names the screening code and the pages have always read.
+    survey_title = property(lambda self: self.survey.title)
+    survey_arxiv_id = property(lambda self: self.survey.arxiv_id)
+    baseline = property(lambda self: self.survey.baseline)
+    families = property(lambda self: self.query_families)
+    stage_axis = property(lambda self: self.screening_stages)
+    reason_axis = property(lambda self: self.exclusion_reasons)
+    title_similarity = property(lambda self: self.deduplication.title_similarity)
+    family_weight = property(lambda self: self.ranking.family_weight)
 
     def family(self, family_id: str) -> QueryFamily:
         for f in self.query_families:

@@ -8,9 +8,10 @@ is refused where it is written.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cached_property
 from typing import Annotated, Self
 
-from pydantic import ValidationInfo, model_validator
+from pydantic import Field, ValidationInfo, model_validator
 
 from masrl_kb.kb.model.base import Finding, KbModel, field, report
 from masrl_kb.kb.model.types import Axis, Bool, Date, LongText, Text
@@ -43,15 +44,24 @@ READING_AXES: dict[str, str | None] = {
 }
 
 
-class ReaderFile(KbModel):
-    """One reader's file."""
+class Reader(KbModel):
+    """One reader's file: ``readings[key][field] = value`` once read."""
 
     reader: Text = field("The reader's id: the file's name, not 'kb'.")
     name: Text = field("Who the reader is.")
     date: Date = field("When the readings were made.")
     source: Text = field("Where the readings come from.")
     method: LongText = field("What the reader read and how, in our words.")
-    readings: list[Reading] = field("The readings, one per paper.")
+    entries: list[Reading] = Field(alias="readings", description="One reading per paper.")
+
+    @property
+    def id(self) -> str:
+        return self.reader
+
+    @cached_property
+    def readings(self) -> dict[str, dict[str, object]]:
+        """Paper key: the fields this reader coded."""
+        return {r.key: r.coded() for r in self.entries}
 
     @model_validator(mode="after")
     def _rules(self, info: ValidationInfo) -> Self:
@@ -64,7 +74,7 @@ class ReaderFile(KbModel):
             message = f"must equal the file name {stem!r} and not be {KB_READER!r}"
             yield Finding(("reader",), message)
         seen: dict[str, int] = {}
-        for i, reading in enumerate(self.readings):
+        for i, reading in enumerate(self.entries):
             loc = ("readings", i, "key")
             if isinstance(keys, set | frozenset) and reading.key not in keys:
                 yield Finding(loc, f"no pooled paper {reading.key!r}")

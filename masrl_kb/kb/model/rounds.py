@@ -1,46 +1,42 @@
 """``screening/<round-id>/round.yaml``: one screening round, as a model that is also the parser.
 
 ``round.yaml`` arrives in pull requests: every value the site shows is
-checked (the id must be the folder's name, counts are bounded, records are
-paths under ``papers/`` or ``exclusions/``). The validation context carries
-the folder's name (``{"folder": ...}``).
+checked (the id must be the folder's name, the context's ``folder``; counts
+are bounded; records are paths under ``papers/`` or ``exclusions/``).
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from dataclasses import replace
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import ValidationError
+from pydantic import StringConstraints, model_validator
 
-from masrl_kb.kb.model.base import KbModel, describe, field, field_name
-from masrl_kb.kb.model.types import ARXIV_ID_PATTERN, Check, Date, check_date, check_int, pattern
-from masrl_kb.kb.text import shorten
+from masrl_kb.kb.model.base import Finding, KbModel, field, report
+from masrl_kb.kb.model.types import ARXIV_ID_PATTERN, Check, Date, check_int, pattern
+from masrl_kb.kb.problem import Problem
 
 ROUND_ID = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}_[0-9]{4}-[0-9]{2}-[0-9]{2}$")
 MAX_COUNT = 1_000_000  # no real round comes near; a bigger number is a typo or tampering
-MAX_TEXT = 20_000
-SOURCE_ID_PATTERN = r"^[a-z][a-z0-9_]{0,60}$"
-RECORD_PATH_PATTERN = r"^(?:papers|exclusions)/[A-Za-z0-9][A-Za-z0-9_-]*\.yaml$"
 # A screening candidate's id: a bare arXiv id (as rounds always had), a DOI, an
 # OpenReview forum id, or a hash of the normalised title when the source gives none.
 DOI_PATTERN = r"10\.[0-9]{4,9}/[\x21-\x7e]{1,200}"
 OPENREVIEW_PATTERN = r"[A-Za-z0-9_-]{4,40}"
-CANDIDATE_ID = re.compile(
+CANDIDATE_ID = (
     rf"^(?:{ARXIV_ID_PATTERN[1:-1]}|doi:{DOI_PATTERN}|openreview:{OPENREVIEW_PATTERN}"
     r"|title:[0-9a-f]{16})$"
 )
+# Fields reported whole (``decided: 2611.00001.record: ...``): what a reader fixes is the entry.
+WHOLE = ("window", "families", "capped", "decided")
 
 
-def _check_count(value: object) -> str | None:
+def _check_count(value: object, ctx: object) -> str | None:
     problem = check_int(value)
-    if problem or not isinstance(value, int):
+    if problem or not isinstance(value, int) or 0 <= value <= MAX_COUNT:
         return problem
-    if not 0 <= value <= MAX_COUNT:
-        return f"{value if abs(value) < 10**12 else 'a huge number'} is outside 0..{MAX_COUNT}"
-    return None
+    return f"{value if abs(value) < 10**12 else 'a huge number'} is outside 0..{MAX_COUNT}"
 
 
 def _check_round_id(value: object, ctx: Mapping[str, Any]) -> str | None:
@@ -50,73 +46,17 @@ def _check_round_id(value: object, ctx: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _check_window(value: object) -> str | None:
-    if not isinstance(value, dict) or set(value) != {"since", "until"}:
-        return "expected since: and until: dates"
-    for key in ("since", "until"):
-        problem = check_date(value[key])
-        if problem:
-            return f"{key}: {problem}"
-    if value["since"] > value["until"]:
-        return f"since {value['since'].isoformat()} is after until {value['until'].isoformat()}"
-    return None
-
-
-def _check_names(value: object) -> str | None:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        return "expected a list of family ids"
-    return None
-
-
-def _check_bounded(value: object) -> str | None:
-    if not isinstance(value, str) or len(value) > MAX_TEXT:
-        return f"expected text of at most {MAX_TEXT} characters, got {describe(value)}"
-    return None
-
-
-def _check_decided(value: object) -> str | None:
-    """Today's one message for the whole mapping, naming the entry and field at fault."""
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        return f"expected candidate id: {{decision, reason, record}}, got {describe(value)}"
-    for key, entry in value.items():
-        if not isinstance(key, str) or not CANDIDATE_ID.match(key):
-            return (
-                f"{shorten(key)} is not a candidate id "
-                "(arXiv id, doi:..., openreview:... or title:...)"
-            )
-        try:
-            Decided.model_validate(entry)
-        except ValidationError as err:
-            first = err.errors()[0]
-            message = first.get("ctx", {}).get("message") or first["msg"]
-            return f"{key}.{field_name(first['loc']) or 'entry'}: {message}"
-    return None
-
-
-def _plain(kind: str, test: Any, schema: dict[str, Any]) -> Check:
-    return Check(kind, lambda value, ctx: test(value), schema)
-
-
-Count = Annotated[int, _plain("int", _check_count, {"type": "integer", "minimum": 0})]
-SourceId = Annotated[str, pattern(SOURCE_ID_PATTERN)]
-Bounded = Annotated[str, _plain("bounded", _check_bounded, {"type": "string"})]
-Names = Annotated[list[str], _plain("names", _check_names, {"type": "array"})]
-MaybeNames = Annotated[
-    list[str] | None,
-    _plain("names", lambda v: None if v is None else _check_names(v), {"type": "array"}),
-]
-_DATES = {"type": "string", "format": "date"}
-_WINDOW = {"type": "object", "properties": {"since": _DATES, "until": _DATES}}
+Count = Annotated[int, Check("int", _check_count, {"type": "integer", "minimum": 0})]
+SourceId = Annotated[str, pattern(r"^[a-z][a-z0-9_]{0,60}$")]
+Bounded = Annotated[str, StringConstraints(max_length=20_000)]
 
 
 class Decided(KbModel):
     """What became of one candidate."""
 
     decision: Literal["include", "exclude"] = field("include or exclude.")
-    reason: str | None = field("An inclusion rule id or an exclusion reason.", required=False)
-    record: Annotated[str, pattern(RECORD_PATH_PATTERN)] = field("The record written.")
+    reason: str | None = field("An inclusion rule id or an exclusion reason.", default=None)
+    record: Annotated[str, pattern(r"^(?:papers|exclusions)/[A-Za-z0-9][A-Za-z0-9_-]*\.yaml$")]
     source: SourceId = field("The source batch it came from (default arxiv).", required=False)
 
 
@@ -139,24 +79,42 @@ class Counts(KbModel):
     to_screen: Count = field("Candidates left to screen.")
 
 
+class Window(KbModel):
+    since: Date = field("The first day screened.")
+    until: Date = field("The last day screened.")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Self:
+        if self.since > self.until:
+            message = f"since {self.since.isoformat()} is after until {self.until.isoformat()}"
+            report([Finding((), message)])
+        return self
+
+
 class RoundFile(KbModel):
     """One ``round.yaml``."""
 
-    round: Annotated[str, Check("round_id", _check_round_id, {"pattern": ROUND_ID.pattern})] = (
-        field("The round's id: the folder's name, YYYY-MM-DD_YYYY-MM-DD.")
-    )
-    window: Annotated[dict[str, dt.date], _plain("window", _check_window, _WINDOW)] = field(
-        "The first-publication dates screened, since and until (both inclusive)."
-    )
+    round: Annotated[str, Check("round_id", _check_round_id, {"pattern": ROUND_ID.pattern})]
+    window: Window = field("First-publication dates screened, both inclusive.")
     run_on: Date = field("The day the round was run.")
-    families: Names = field("The query families run.")
+    families: list[str] = field("The query families run.")
     counts: Counts = field("The round's counts.")
-    capped: MaybeNames = field("Families that hit the result limit.", required=False)
-    retrieved_per_family: dict[str, Count] | None = field("Entries per family.", required=False)
-    duplicates: list[dict[str, str]] | None = field("{id, duplicate_of, match}.", required=False)
-    decided: Annotated[dict[str, Any], _plain("decided", _check_decided, {"type": "object"})] = (
-        field("Candidate id: {decision, reason, record, source}.", required=False)
+    capped: list[str] | None = field("Families that hit the result limit.", default=None)
+    retrieved_per_family: dict[str, Count] | None = field("Entries per family.", default=None)
+    duplicates: list[dict[str, str]] | None = field("{id, duplicate_of, match}.", default=None)
+    decided: dict[Annotated[str, pattern(CANDIDATE_ID)], Decided] | None = field(
+        "Candidate id: {decision, reason, record, source}.", default=None
     )
-    sources: list[Batch] | None = field("The source batches.", required=False)
+    sources: list[Batch] | None = field("The source batches.", default=None)
     source: SourceId = field("The one source of a round older than batches.", required=False)
-    decision_counts: dict[str, Count] | None = field("Decisions made (derived).", required=False)
+    decision_counts: dict[str, Count] | None = field("Decisions made (derived).", default=None)
+
+
+def whole(problem: Problem) -> Problem:
+    """A problem inside a :data:`WHOLE` field, reported on that field."""
+    name, dot, rest = problem.field.partition(".")
+    name, bracket, index = name.partition("[")
+    if name not in WHOLE or not (dot or bracket):
+        return problem
+    inner = f"[{index}{dot}{rest}" if bracket else rest
+    return replace(problem, field=name, message=f"{inner}: {problem.message}")
