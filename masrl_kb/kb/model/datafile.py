@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, get_origin
 
 from pydantic import BaseModel, ValidationError
+from pydantic.fields import FieldInfo
 
 from masrl_kb.kb.model.base import (
     M,
@@ -51,8 +53,8 @@ def validate_file(
 def validate_data(
     model: type[M], data: Any, rel: str, ctx: Mapping[str, object] | None = None, prefix: str = ""
 ) -> tuple[M | None, list[Problem]]:
-    """:func:`.base.validate_mapping`, naming the allowed fields inside ``dict[str, Model]``
-    values too (``axes.topology.colour``), where base finds no owning model."""
+    """:func:`.base.validate_mapping`, also naming the allowed fields of models inside
+    ``dict[str, Model]`` values (``axes.topology.colour``) and under aliases."""
     try:
         return model.model_validate(data, context=ctx), []
     except ValidationError as err:
@@ -61,12 +63,15 @@ def validate_data(
             loc = error["loc"]
             owner = _owner(model, loc[:-1]) if error["type"] == "extra_forbidden" else None
             if owner is not None:
-                at = (rel, line_at(data, loc), field_name(loc, prefix))
-                message = unknown_field(loc[-1], [f.alias or n for n, f in owner.model_fields.items()])
-                found = [
-                    Problem(*at, message) if (p.path, p.line, p.field) == at else p for p in found
-                ]
+                at = Problem(rel, line_at(data, loc), field_name(loc, prefix), "")
+                fix = replace(at, message=unknown_field(loc[-1], _fields(owner)))
+                found = [fix if replace(p, message="") == at else p for p in found]
         return None, found
+
+
+def _fields(model: type[BaseModel]) -> dict[str, FieldInfo]:
+    """The model's fields by the name a file spells them (their alias, if any)."""
+    return {info.alias or name: info for name, info in model.model_fields.items()}
 
 
 def _owner(model: type[BaseModel], loc: tuple[int | str, ...]) -> type[BaseModel] | None:
@@ -76,9 +81,9 @@ def _owner(model: type[BaseModel], loc: tuple[int | str, ...]) -> type[BaseModel
     for step in loc:
         if isinstance(step, int) or current is None:
             continue
-        if step in current.model_fields:
-            annotation = current.model_fields[step].annotation
-            current, keyed = _nested(annotation), get_origin(annotation) is dict
+        info = _fields(current).get(step)
+        if info is not None:
+            current, keyed = _nested(info.annotation), get_origin(info.annotation) is dict
         elif keyed:
             keyed = False
         else:
