@@ -22,20 +22,21 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from masrl_kb.kb.model.base import Loc, field_name, line_at
+from masrl_kb.kb.model.paper import EVALUATED_CATEGORIES, Evidence, Paper, Source
 from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.records import RecordFile
 from masrl_kb.kb.text import shorten, shorten_name, text_problem
 from masrl_kb.kb.yamlio import LineDict, load_yaml_file
 
 SOURCES_FILE = "sources.yaml"
-EVALUATED_CATEGORIES = ("rl_method", "framework")
 SECONDARY = "secondary"
-Found = tuple[str, int, str, str]  # (path, line, field, message)
 _HOST_RE = re.compile(r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+")
 _UNSAFE_CHARS = re.compile(r"[\s\\\x00-\x1f\x7f-\x9f]")
 _HOSTS_SHOWN = 3
@@ -390,33 +391,34 @@ def _provisional(item: object) -> bool:
     return isinstance(value, str) and bool(value.strip())
 
 
-def _line(node: object, key: str, default: int) -> int:
-    return node.line_of(key) or default if isinstance(node, LineDict) else default
-
-
 @dataclass
 class _Check:
+    """One valid paper (typed values, lines from its file) against the host data."""
+
     rec: RecordFile
+    paper: Paper
     data: HostData
     owner: _Owner
 
-    def need_primary(self, item: object, url: object, name: str, what: str) -> Iterator[Found]:
-        """A problem unless ``url`` is primary or ``item`` is provisional."""
+    def problem(self, loc: Loc, message: str, at: Loc | None = None) -> Problem:
+        return Problem(self.rec.rel, line_at(self.rec.data, at or loc), field_name(loc), message)
+
+    def need_primary(self, url: str, loc: Loc, what: str, reason: str | None) -> Iterator[Problem]:
+        """A problem unless ``url`` is primary or a provisional ``reason`` is given."""
         verdict = classify(self.data, self.owner, url)
-        if isinstance(verdict, Kind) or _provisional(item):
+        if isinstance(verdict, Kind) or reason is not None:
             return
+        hint = "evaluation_provisional" if loc == ("evaluation_source",) else "provisional"
         message = (
-            f"{verdict}; {what}: at least one primary source is needed, or provisional: <reason>; "
+            f"{verdict}; {what}: at least one primary source is needed, or {hint}: <reason>; "
             f"allowed kinds: {allowed_kinds(self.data, self.owner)}"
         )
-        yield self.rec.rel, _line(item, "url", self.rec.line(name.split(".")[0])), name, message
+        yield self.problem(loc, message)
 
-    def label(self, evidence: LineDict, name: str) -> Iterator[Found]:
+    def label(self, evidence: Evidence, loc: Loc) -> Iterator[Problem]:
         """An evidence ``source:`` label that its page cannot carry."""
-        label = evidence.get("source")
-        if not isinstance(label, str):
-            return
-        verdict = classify(self.data, self.owner, evidence.get("url"))
+        label = evidence.source
+        verdict = classify(self.data, self.owner, evidence.url)
         if isinstance(verdict, Kind) and label in verdict.backs | {SECONDARY}:
             return
         if isinstance(verdict, Kind):
@@ -427,106 +429,86 @@ class _Check:
                 return
             message = f"source: {label} needs the work's own page ({verdict}); "
             message += "point at the primary page or label it secondary"
-        yield self.rec.rel, _line(evidence, "source", evidence.line), f"{name}.source", message
+        yield self.problem((*loc, "source"), message)
 
 
-def _sources(c: _Check) -> Iterator[Found]:
-    entries = c.rec.data.get("sources")
-    groups: dict[str, list[tuple[int, LineDict]]] = {}
-    for i, item in enumerate(entries if isinstance(entries, list) else []):
-        if isinstance(item, LineDict) and isinstance(item.get("field"), str):
-            groups.setdefault(item["field"], []).append((i, item))
+def _sources(c: _Check) -> Iterator[Problem]:
+    groups: dict[str, list[tuple[int, Source]]] = {}
+    for i, item in enumerate(c.paper.sources or ()):
+        groups.setdefault(item.field, []).append((i, item))
     for fact, items in groups.items():
         ok = any(
-            _provisional(item) or isinstance(classify(c.data, c.owner, item.get("url")), Kind)
+            item.provisional is not None or isinstance(classify(c.data, c.owner, item.url), Kind)
             for _, item in items
         )
         if not ok:
             i, item = items[0]
             what = f"the corrected {shorten(fact, 30)}"
-            yield from c.need_primary(item, item.get("url"), f"sources[{i}].url", what)
+            yield from c.need_primary(item.url, ("sources", i, "url"), what, None)
 
 
-def _evidence(c: _Check) -> Iterator[Found]:
-    data = c.rec.data
-    decisions = data.get("decisions")
-    for i, item in enumerate(decisions if isinstance(decisions, list) else []):
-        evidence = item.get("evidence") if isinstance(item, Mapping) else None
-        if not isinstance(evidence, LineDict):
+def _evidence(c: _Check) -> Iterator[Problem]:
+    for i, decision in enumerate(c.paper.decisions):
+        evidence = decision.evidence
+        if evidence is None:
             continue
-        name = f"decisions[{i}].evidence"
-        yield from c.label(evidence, name)
-        if item.get("learned") is True:
-            what = f"learned decision {shorten(item.get('id'), 8)}"
-            yield from c.need_primary(evidence, evidence.get("url"), f"{name}.url", what)
-    credit = data.get("credit_evidence")
-    if isinstance(credit, LineDict):
-        yield from c.label(credit, "credit_evidence")
-        if data.get("credit_strict") is True:
-            url = credit.get("url")
-            yield from c.need_primary(credit, url, "credit_evidence.url", "a strict credit reading")
+        loc: Loc = ("decisions", i, "evidence")
+        yield from c.label(evidence, loc)
+        if decision.learned:
+            what = f"learned decision {shorten(decision.id, 8)}"
+            yield from c.need_primary(evidence.url, (*loc, "url"), what, evidence.provisional)
+    credit = c.paper.credit_evidence
+    if credit is not None:
+        yield from c.label(credit, ("credit_evidence",))
+        if c.paper.credit_strict:
+            loc = ("credit_evidence", "url")
+            yield from c.need_primary(
+                credit.url, loc, "a strict credit reading", credit.provisional
+            )
 
 
-def _artifacts(c: _Check) -> Iterator[Found]:
-    artifacts = c.rec.data.get("artifacts")
-    if isinstance(artifacts, LineDict) and "source" in artifacts:
-        url = artifacts["source"]
-        line = artifacts.line_of("source")
-        for found in c.need_primary(artifacts, url, "artifacts.source", "the release links"):
-            yield found[0], line, found[2], found[3]
+def _artifacts(c: _Check) -> Iterator[Problem]:
+    artifacts = c.paper.artifacts
+    loc = ("artifacts", "source")
+    yield from c.need_primary(artifacts.source, loc, "the release links", artifacts.provisional)
 
 
-def _evaluations(c: _Check) -> Iterator[Found]:
-    data = c.rec.data
-    evaluated = data.get("evaluated_on")
-    none = data.get("evaluated_on_none")
-    if isinstance(evaluated, list) and evaluated and none is not None:
+def _evaluations(c: _Check) -> Iterator[Problem]:
+    paper = c.paper
+    none = paper.evaluated_on_none
+    if paper.evaluated_on and none is not None:
         message = "evaluated_on_none explains an empty evaluated_on; remove it or the entries"
-        yield c.rec.rel, c.rec.line("evaluated_on_none"), "evaluated_on_none", message
-    expected = data.get("category") in EVALUATED_CATEGORIES
-    if expected and evaluated == [] and none is None:
+        yield c.problem(("evaluated_on_none",), message)
+    if paper.category in EVALUATED_CATEGORIES and paper.evaluated_on == [] and none is None:
         message = (
             "an RL method or framework with no benchmark says why: "
             "evaluated_on_none: {reason, url} (a primary page that shows it)"
         )
-        yield c.rec.rel, c.rec.line("evaluated_on"), "evaluated_on_none", message
-    if isinstance(none, LineDict) and "url" in none:
+        yield c.problem(("evaluated_on_none",), message, at=("evaluated_on",))
+    if none is not None:
         what = "the reason for an empty evaluated_on"
-        yield from c.need_primary(none, none["url"], "evaluated_on_none.url", what)
-    yield from _evaluation_source(c)
+        yield from c.need_primary(none.url, ("evaluated_on_none", "url"), what, none.provisional)
+    if paper.evaluation_source is not None:
+        loc = ("evaluation_source",)
+        reason = paper.evaluation_provisional
+        yield from c.need_primary(paper.evaluation_source, loc, "the evaluations", reason)
 
 
-def _evaluation_source(c: _Check) -> Iterator[Found]:
-    """``evaluation_source`` is primary, or ``evaluation_provisional`` says why not yet."""
-    data = c.rec.data
-    if "evaluation_source" not in data:
-        return
-    verdict = classify(c.data, c.owner, data["evaluation_source"])
-    reason = data.get("evaluation_provisional")
-    if isinstance(verdict, Kind) or (isinstance(reason, str) and reason.strip()):
-        return
-    message = (
-        f"{verdict}; the evaluations: at least one primary source is needed, or "
-        f"evaluation_provisional: <reason>; allowed kinds: {allowed_kinds(c.data, c.owner)}"
-    )
-    yield c.rec.rel, c.rec.line("evaluation_source"), "evaluation_source", message
-
-
-def provenance_problems(papers: list[RecordFile], root: object = None) -> Iterator[Found]:
-    """Every provenance problem of the paper records, and of ``sources.yaml`` itself.
+def provenance_problems(
+    papers: Sequence[tuple[RecordFile, Paper]], root: str | os.PathLike[str] | None = None
+) -> Iterator[Problem]:
+    """Every provenance problem of the valid paper records, and of ``sources.yaml`` itself.
 
     A data root without ``sources.yaml`` has no host list, so the rule is off
     there (small test roots); the knowledge base itself ships the file.
     """
-    data, problems = read_sources(root)  # type: ignore[arg-type]
+    data, problems = read_sources(root)
     for line, name, message in problems:
-        yield SOURCES_FILE, line, name, message
+        yield Problem(SOURCES_FILE, line, name, message)
     if data is None or problems:
         return
-    for rec in papers:
-        if not isinstance(rec.data, dict):
-            continue
-        c = _Check(rec, data, record_owner(data, rec.data))
+    for rec, paper in papers:
+        c = _Check(rec, paper, data, record_owner(data, rec.data))  # type: ignore[arg-type]
         for rule in (_sources, _evidence, _artifacts, _evaluations):
             yield from rule(c)
 

@@ -1,17 +1,15 @@
-"""JSON Schemas for paper and exclusion records, generated from the field lists.
+"""JSON Schemas for paper and exclusion records, generated from the models.
 
-The schemas under ``schema/`` are built from the same two sources the
-validator reads: the record field lists in :mod:`masrl_kb.kb.fields` and the
-controlled vocabularies in ``taxonomy.yaml``. They are committed so editors
-can use them (every record starts with a ``yaml-language-server`` comment
-pointing at its schema) and ``masrl-kb schema --check`` fails when they are
-stale.
+The schemas under ``schema/`` are the models' own JSON Schema
+(``model_json_schema``) with the taxonomy's values filled in: an axis field
+carries ``x-axis: <name>`` (:class:`masrl_kb.kb.model.types.Axis`) and becomes
+an ``enum`` with the values' definitions. Nested models are inlined so an
+editor shows each field's doc in place. They are committed so editors can use
+them (every record starts with a ``yaml-language-server`` comment pointing at
+its schema) and ``masrl-kb schema --check`` fails when they are stale.
 
-The schema mirrors the validator's per-field rules; rules that need more than
-one field or more than one record (file name equals key, no duplicates,
-``credit_strict`` needs a credit unit) stay in the validator alone. Two
-choices keep the output deterministic: keys are sorted, and the upper bound
-of ``year`` (next year, in the validator) is left out because it moves.
+Rules over several fields or records stay in the validator alone. Keys are
+sorted, and the upper bound of ``year`` (next year) is left out because it moves.
 """
 
 from __future__ import annotations
@@ -20,27 +18,30 @@ import datetime as dt
 import json
 import os
 from pathlib import Path
+from typing import Any
 
-from masrl_kb.kb.fields import (
-    ARXIV_ID_PATTERN,
-    CITATION_FIELDS,
-    DECISION_FIELDS,
-    EXCLUSION_FIELDS,
-    PAPER_FIELDS,
-    PLACEHOLDER,
-    Field,
-)
+from pydantic import BaseModel
+from pydantic.json_schema import GenerateJsonSchema
+
+from masrl_kb.kb.model.exclusion import Exclusion
+from masrl_kb.kb.model.paper import Paper
 from masrl_kb.kb.paths import find_root
-from masrl_kb.kb.rules import HTTP_URL_PATTERN
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
-from masrl_kb.kb.validate import MIN_YEAR
 
 SCHEMA_DIR = "schema"
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_FILES = {"paper": "paper.schema.json", "exclusion": "exclusion.schema.json"}
-_NOT_PLACEHOLDER = {"not": {"const": PLACEHOLDER}}
-_NON_BLANK = r"\S"
-_URL = HTTP_URL_PATTERN
+MODELS: dict[str, tuple[type[BaseModel], str]] = {
+    "paper": (Paper, "masrl-kb paper record"),
+    "exclusion": (Exclusion, "masrl-kb exclusion record"),
+}
+
+
+class _NoTitles(GenerateJsonSchema):
+    """Pydantic's generator without the per-field titles (the docs say more)."""
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        return False
 
 
 def schema_comment(kind: str) -> str:
@@ -48,105 +49,42 @@ def schema_comment(kind: str) -> str:
     return f"# yaml-language-server: $schema=../{SCHEMA_DIR}/{SCHEMA_FILES[kind]}"
 
 
-def _text() -> dict:
-    return {"type": "string", "minLength": 1, "pattern": _NON_BLANK, **_NOT_PLACEHOLDER}
-
-
-def _url() -> dict:
-    return {"type": "string", "format": "uri", "pattern": _URL}
-
-
-def _axis(f: Field, tax: Taxonomy) -> dict:
-    axis = tax[f.axis]
-    return {
-        "type": "string",
-        "enum": list(axis.ids),
+def _finish(node: Any, defs: dict[str, Any], tax: Taxonomy) -> Any:
+    """``node`` with ``$ref`` inlined, axes as enums and null defaults dropped."""
+    if isinstance(node, list):
+        return [_finish(item, defs, tax) for item in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if ref is not None:
+        target = defs[ref.rsplit("/", 1)[-1]]
+        node = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
+    out = {k: _finish(v, defs, tax) for k, v in node.items() if k not in ("title", "default")}
+    if "properties" in node:  # field names, not keywords: a field may be called "title"
+        out["properties"] = {k: _finish(v, defs, tax) for k, v in node["properties"].items()}
+    name = out.pop("x-axis", None)
+    if name is not None:
+        axis = tax[name]
+        out["enum"] = list(axis.ids)
         # Read by VS Code's YAML extension to explain each value while completing.
-        "enumDescriptions": [f"{v.label}: {v.definition}" for v in axis.values],
-    }
-
-
-def _field_schema(f: Field, tax: Taxonomy) -> dict:
-    kind = f.kind
-    if kind == "text":
-        schema = _text()
-    elif kind == "url":
-        schema = _url()
-    elif kind == "urls":
-        schema = {"type": "array", "items": _url()}
-    elif kind == "strings":
-        schema = {"type": "array", "minItems": 1, "items": _text()}
-    elif kind == "axis":
-        schema = _axis(f, tax)
-    elif kind in ("pattern", "arxiv_id"):
-        schema = {"type": "string", "pattern": f.pattern or ARXIV_ID_PATTERN}
-    elif kind == "int":
-        schema = {"type": "integer"}
-        if f.name == "year":
-            schema["minimum"] = MIN_YEAR
-    elif kind == "bool":
-        schema = {"type": "boolean"}
-    elif kind == "date":
-        schema = {"type": "string", "format": "date"}
-    elif kind == "decisions":
-        item = _object(DECISION_FIELDS, tax, "One orchestration decision the work touches.")
-        schema = {"type": "array", "items": item}
-    elif kind == "citation":
-        schema = _object(CITATION_FIELDS, tax, f.doc)
-    elif kind == "object":
-        schema = _object(f.sub, tax, f.doc)
-    elif kind == "objects":
-        schema = {"type": "array", "items": _object(f.sub, tax, f.doc)}
-    elif kind == "artifact":
-        none = {
-            "type": "object",
-            "properties": {"none": {"type": "string", "format": "date"}},
-            "required": ["none"],
-            "additionalProperties": False,
-        }
-        schema = {"oneOf": [_url(), none]}
-    else:  # pragma: no cover - a new kind must be added here and in the validator
-        raise ValueError(f"no JSON Schema rule for field kind {kind!r}")
-    schema["description"] = _describe(f, tax)
-    return schema
-
-
-def _describe(f: Field, tax: Taxonomy) -> str:
-    if f.axis:
-        axis = tax[f.axis]
-        return f"{f.doc} {axis.label}: {axis.description}".strip()
-    return f.doc
-
-
-def _object(fields: tuple[Field, ...], tax: Taxonomy, description: str) -> dict:
-    return {
-        "type": "object",
-        "description": description,
-        "properties": {f.name: _field_schema(f, tax) for f in fields},
-        "required": [f.name for f in fields if f.required],
-        "additionalProperties": False,
-    }
+        out["enumDescriptions"] = [f"{v.label}: {v.definition}" for v in axis.values]
+        out["description"] = f"{out.get('description', '')} {axis.label}: {axis.description}"
+        out["description"] = out["description"].strip()
+    return out
 
 
 def build_schemas(tax: Taxonomy) -> dict[str, dict]:
     """Both schemas, keyed by record kind."""
     out = {}
-    for kind, fields, title, description in (
-        ("paper", PAPER_FIELDS, "masrl-kb paper record", "One pooled paper: papers/<key>.yaml."),
-        (
-            "exclusion",
-            EXCLUSION_FIELDS,
-            "masrl-kb exclusion record",
-            "One screened-out record: exclusions/E<nnn>.yaml.",
-        ),
-    ):
-        schema = _object(fields, tax, description)
+    for kind, (model, title) in MODELS.items():
+        raw = model.model_json_schema(schema_generator=_NoTitles)
+        defs = raw.pop("$defs", {})
         out[kind] = {
             "$schema": DRAFT,
-            "$comment": "Generated by `masrl-kb schema` from masrl_kb/fields.py and "
-            "taxonomy.yaml; do not edit by hand.",
+            "$comment": "Generated by `masrl-kb schema` from the models in masrl_kb/kb/model "
+            "and taxonomy.yaml; do not edit by hand.",
+            **_finish(raw, defs, tax),
             "title": title,
-            **schema,
         }
     return out
 

@@ -58,7 +58,21 @@ from masrl_kb.kb.text import shorten, shorten_name
 from masrl_kb.kb.yamlio import LineDict
 
 if TYPE_CHECKING:
+    from typing import Optional as Maybe
+
     from masrl_kb.kb.taxonomy import Taxonomy
+else:
+
+    class Maybe:
+        """``Maybe[T]``: a field that may be absent but, when given, is a ``T`` (never null).
+
+        mypy reads it as ``T | None`` (absent fields are None); pydantic sees ``T``,
+        so an explicit empty value is refused like any other wrong value.
+        """
+
+        def __class_getitem__(cls, item: object) -> object:
+            return item
+
 
 PLACEHOLDER = "TODO"
 Loc = tuple[str | int, ...]
@@ -214,11 +228,11 @@ def line_at(data: object, loc: Sequence[str | int], default: int = 1) -> int:
     return line
 
 
-def _nested(annotation: object) -> type[BaseModel] | None:
+def nested_model(annotation: object) -> type[BaseModel] | None:
     """The model class inside ``annotation`` (``list[Decision] | None`` -> Decision)."""
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
-    return next((m for a in get_args(annotation) if (m := _nested(a))), None)
+    return next((m for a in get_args(annotation) if (m := nested_model(a))), None)
 
 
 def model_at(model: type[BaseModel], loc: Sequence[str | int]) -> type[BaseModel] | None:
@@ -229,7 +243,7 @@ def model_at(model: type[BaseModel], loc: Sequence[str | int]) -> type[BaseModel
             continue
         if current is None or step not in current.model_fields:
             return None
-        current = _nested(current.model_fields[step].annotation)
+        current = nested_model(current.model_fields[step].annotation)
     return current
 
 
@@ -302,3 +316,72 @@ def validate_mapping(
         return model.model_validate(data, context=ctx), []
     except ValidationError as err:
         return None, problems_of(err, data, model, path, prefix)
+
+
+# ---------------------------------------------------------------- partial records
+
+
+def _without(data: object, loc: Loc) -> object:
+    """A copy of ``data`` without the value at ``loc`` (containers along the way copied).
+
+    An item of a list is never dropped alone (later items would change index):
+    the list goes instead.
+    """
+    if isinstance(data, list) and len(loc) > 1 and isinstance(loc[0], int) and loc[0] < len(data):
+        return [_without(x, loc[1:]) if i == loc[0] else x for i, x in enumerate(data)]
+    if not loc or not isinstance(data, dict) or loc[0] not in data:
+        return data
+    if len(loc) == 2 and isinstance(loc[1], int):
+        loc = loc[:1]
+    out = LineDict(data)
+    if len(loc) == 1:
+        del out[loc[0]]
+    else:
+        out[loc[0]] = _without(data[loc[0]], loc[1:])
+    out.line = getattr(data, "line", 1)
+    out.key_lines = getattr(data, "key_lines", {})
+    out.raw = {k: v for k, v in getattr(data, "raw", {}).items() if k in out}
+    return out
+
+
+def validate_partial(
+    model: type[M],
+    data: object,
+    path: str,
+    ctx: Mapping[str, object] | None = None,
+    prefix: str = "",
+) -> tuple[M | None, list[Problem]]:
+    """Like :func:`validate_mapping`, but the record comes back as far as its values are right.
+
+    When some values are wrong they are reported, then left out and the rest is
+    validated again (a few passes), so the model's own rules and the rules over
+    records still judge what is well formed: a blank ``provisional`` is reported
+    and the URL it should excuse is still checked. The record is None only when
+    a required field stays wrong or a rule fails.
+    """
+    try:
+        return model.model_validate(data, context=ctx), []
+    except ValidationError as err:
+        problems, error = problems_of(err, data, model, path, prefix), err
+    for _ in range(3):
+        locs = [tuple(e["loc"]) for e in error.errors() if e["type"] not in _KEPT]
+        if not locs:
+            break
+        for loc in locs:
+            data = _without(data, loc)
+        try:
+            return model.model_validate(data, context=ctx), problems
+        except ValidationError as err:
+            error = err
+    rules = [_init_details(e) for e in error.errors() if e["type"] == "kb_rules"]
+    if rules:  # the rules over what is well formed; a field already reported is not again
+        reported = {p.field for p in problems}
+        more = ValidationError.from_exception_data(model.__name__, rules)
+        problems += [
+            p for p in problems_of(more, data, model, path, prefix) if p.field not in reported
+        ]
+    return None, problems
+
+
+# Errors no removal can mend: a required field, or a rule over fields that are right.
+_KEPT = ("missing", "kb_rules")

@@ -222,7 +222,8 @@ _ARTIFACT_NONE = {
     "additionalProperties": False,
 }
 Text = Annotated[str, _plain("text", check_text, _TEXT_SCHEMA)]
-LongText = Annotated[str, _plain("text", lambda v: check_text(v, True), _TEXT_SCHEMA)]
+MULTILINE = _plain("text", lambda v: check_text(v, True), _TEXT_SCHEMA)
+LongText = Annotated[str, MULTILINE]
 Url = Annotated[str, _plain("url", check_url, _URL_SCHEMA)]
 Urls = Annotated[list[str], _plain("urls", _check_urls, {"type": "array", "items": _URL_SCHEMA})]
 Names = Annotated[

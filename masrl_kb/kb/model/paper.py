@@ -1,0 +1,344 @@
+"""The paper record (``papers/<key>.yaml``): its fields, their docs and its own rules.
+
+Adding a field means adding it here, once: the validator, the editor schema
+(:mod:`masrl_kb.kb.schema`), the field lists (:mod:`masrl_kb.kb.fields`) and
+``masrl-kb add`` all read this model. Rules that tie fields of one record
+together (a learned decision names its evidence, a strict credit reading its
+estimator...) are the models' ``_rules`` validators; they run once every field
+is well formed, so a malformed value is reported once, by its field. Rules
+across records live in :mod:`masrl_kb.kb.crossrules`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Annotated, Any, Self
+
+from pydantic import BeforeValidator, model_validator
+
+from masrl_kb.kb.model.base import Finding, KbModel, Maybe, describe, fail, report
+from masrl_kb.kb.model.base import field as doc
+from masrl_kb.kb.model.types import (
+    BIBTEX_KEY_PATTERN,
+    Artifact,
+    ArxivId,
+    Axis,
+    Bool,
+    Date,
+    Key,
+    LongText,
+    Names,
+    Text,
+    Url,
+    Urls,
+    Year,
+    pattern,
+)
+from masrl_kb.kb.rules import NA
+
+EVALUATED_CATEGORIES = ("rl_method", "framework")
+BENCHMARK_CATEGORY = "benchmark"
+BENCHMARK_RECORD_FIELDS = ("evaluates", "multi_agent_native")
+PROVISIONAL = "Why no primary source is cited yet (shown as a badge)."
+
+
+def _list_of(what: str) -> BeforeValidator:
+    """Refuse a non-list with a message naming what the list holds."""
+
+    def check(value: Any) -> Any:
+        if not isinstance(value, list):
+            fail(f"expected a list of {what}, got {describe(value)}")
+        return value
+
+    return BeforeValidator(check)
+
+
+class Evidence(KbModel):
+    """What the coding rests on."""
+
+    source: Annotated[str, Axis("evidence_source")] = doc("What the reading rests on.")
+    where: Text = doc("Section, figure, table, or file path in the released code.")
+    url: Url = doc("Link to the paper, page or code file.")
+    note: Maybe[Text] = doc("Why the reading holds, in the curators' own words.", required=False)
+    provisional: Maybe[Text] = doc(PROVISIONAL, required=False)
+
+
+class Source(KbModel):
+    """Where corrected or added facts were looked up."""
+
+    field: Text = doc("The record field this source settles (authors, arxiv_id...).")
+    url: Url = doc("Where the fact was looked up.")
+    provisional: Maybe[Text] = doc(PROVISIONAL, required=False)
+
+    @model_validator(mode="after")
+    def _rules(self) -> Self:
+        if self.field not in Paper.model_fields:
+            allowed = ", ".join(sorted(Paper.model_fields))
+            message = f"unknown record field {self.field!r}; allowed: {allowed}"
+            report([Finding(("field",), message)])
+        return self
+
+
+class Artifacts(KbModel):
+    """What the work released: code, weights, data, traces."""
+
+    code: Artifact = doc("Released code: a URL, or {none: DATE} when checked and absent.")
+    weights: Artifact = doc("Released model weights: a URL or {none: DATE}.")
+    data: Artifact = doc("Released training or evaluation data: a URL or {none: DATE}.")
+    traces: Artifact = doc("Released agent rollouts or traces: a URL or {none: DATE}.")
+    license: Maybe[Text] = doc("The code's licence as its repository states it.", required=False)
+    source: Url = doc("Where the links were found (the paper, project page, README).")
+    provisional: Maybe[Text] = doc(PROVISIONAL, required=False)
+
+    def links(self) -> dict[str, str]:
+        """Kind -> URL of the released artifacts (those not checked-and-absent)."""
+        kinds = ("code", "weights", "data", "traces")
+        return {k: v for k in kinds if isinstance(v := getattr(self, k), str)}
+
+
+class Result(KbModel):
+    """One value the paper reports on a benchmark."""
+
+    metric: Text = doc("The metric as the paper names it (success rate, win rate...).")
+    value: Text = doc("The reported value with its unit, as printed (e.g. '71.3%').")
+    setting: Text = doc("What produced it: the trained model, team size, split.")
+    where: Text = doc("Table or figure of the source that prints the value.")
+    source: Url = doc("The paper or repository page the value was read from.")
+
+
+class Evaluation(KbModel):
+    """One benchmark the work reports results on."""
+
+    benchmark: Key = doc(
+        "A pooled benchmark record's key, or an id from benchmarks.yaml (outside the pool)."
+    )
+    metric: Text = doc("The metric reported (accuracy, pass@1, success rate...).")
+    multi_agent_native: Bool = doc("The setting scores the team, not only an answer.")
+    note: Maybe[Text] = doc(
+        "What the setting was, when it matters (a split, a mode).", required=False
+    )
+    results: Maybe[Annotated[list[Result], _list_of("mappings")]] = doc(
+        "Values the paper reports on this benchmark, each with its source.", required=False
+    )
+
+
+class BenchmarkEntry(KbModel):
+    """A benchmark outside the pool (an entry of benchmarks.yaml)."""
+
+    id: Key = doc("Short unique id that evaluated_on entries name.")
+    name: Text = doc("The benchmark's name as its authors write it.")
+    url: Url = doc("The benchmark's paper or home page.")
+    evaluates: Text = doc("What it scores, in the curators' words.")
+    multi_agent_native: Bool = doc("It scores a team, its messages or orchestration.")
+
+
+class NoEvaluation(KbModel):
+    """Why an RL method or framework lists no benchmark."""
+
+    reason: Text = doc("Why the work reports no benchmark, in the curators' words.")
+    url: Url = doc("The primary page that shows it.")
+    provisional: Maybe[Text] = doc(PROVISIONAL, required=False)
+
+
+class Decision(KbModel):
+    """One orchestration decision the work touches."""
+
+    id: Annotated[str, Axis("decision")] = doc("Decision id, O1..O5.")
+    learned: Bool = doc("True when an RL or post-training update acts on it.")
+    why: Text = doc("One line: what in the work makes this decision.")
+    mechanism: Maybe[Annotated[str, Axis("decision_mechanism")]] = doc(
+        "How the RL update reaches it (learned only).", required=False
+    )
+    evidence: Maybe[Evidence] = doc(
+        "What the coding rests on (required when learned).", required=False
+    )
+
+    @model_validator(mode="after")
+    def _rules(self) -> Self:
+        found = []
+        if self.learned and self.mechanism is None:
+            message = "a learned decision states its mechanism; allowed: explicit, implicit"
+            found.append(Finding(("mechanism",), message, at=("learned",)))
+        if self.learned and self.evidence is None:
+            message = "a learned decision carries evidence: {source, where, url}"
+            found.append(Finding(("evidence",), message, at=("learned",)))
+        if not self.learned and self.mechanism is not None:
+            message = (
+                "a mechanism belongs only to a learned decision; remove it or set learned: true"
+            )
+            found.append(Finding(("mechanism",), message))
+        report(found)
+        return self
+
+
+class Citation(KbModel):
+    """What BibTeX export needs."""
+
+    bibtex_key: Annotated[str, pattern(BIBTEX_KEY_PATTERN)] = doc("The survey's BibTeX key.")
+    entry_type: Annotated[str, Axis("entry_type")] = doc("BibTeX entry type.")
+    journal: Maybe[Text] = doc("Journal field (articles).", required=False)
+    booktitle: Maybe[Text] = doc("Proceedings title (inproceedings).", required=False)
+    volume: Maybe[Text] = doc("Volume.", required=False)
+    number: Maybe[Text] = doc("Issue number.", required=False)
+    pages: Maybe[Text] = doc("Page range.", required=False)
+    publisher: Maybe[Text] = doc("Publisher.", required=False)
+
+
+class Paper(KbModel):
+    """One pooled paper: papers/<key>.yaml."""
+
+    key: Key = doc("Short unique id; equals the file name.")
+    title: Text = doc("Title exactly as published.")
+    authors: Names = doc("Authors as 'Family, Given', in publication order.")
+    authors_truncated: Maybe[Bool] = doc(
+        "True only for team-authored works (needs authors_note).", required=False
+    )
+    authors_note: Maybe[Text] = doc(
+        "Why the author list is a team name (team-authored works).", required=False
+    )
+    year: Year = doc("Year of publication.")
+    venue: Text = doc("Where it appeared (arXiv, NeurIPS 2025, Tech Blog...).")
+    arxiv_id: Maybe[ArxivId] = doc(
+        "arXiv identifier without version, e.g. '2508.04652'.", required=False
+    )
+    url: Url = doc("Canonical http(s) link.")
+    extra_urls: Maybe[Urls] = doc("Further http(s) links.", required=False)
+    own_sites: Maybe[Urls] = doc(
+        "The authors' or vendor's own pages beyond artifacts.code (project page, lab account);"
+        " primary sources for this record.",
+        required=False,
+    )
+    affiliation: Text = doc("Lead affiliation ('unknown' when not stated).")
+    category: Annotated[str, Axis("category")] = doc("Kind of work.")
+    is_rl: Annotated[str, Axis("is_rl")] = doc("Whether RL is used.")
+    reward_type: Annotated[str, Axis("reward_type")] = doc("Reward tag (its family is derived).")
+    credit_unit: Annotated[str, Axis("credit_unit")] = doc("Finest credit unit, broad reading.")
+    topology: Annotated[str, Axis("topology")] = doc("Team topology.")
+    scenario: Annotated[str, Axis("scenario")] = doc("Task domain.")
+    pool_role: Annotated[str, Axis("pool_role")] = doc("Role in the survey's argument.")
+    verified: Annotated[str, Axis("verified")] = doc("How far the metadata was checked.")
+    credit_strict: Bool = doc("Explicit credit estimator at credit_unit (strict reading).")
+    credit_mechanism: Maybe[Annotated[str, Axis("credit_mechanism")]] = doc(
+        "Explicit estimator or reward shaping (required when credit_strict is true).",
+        required=False,
+    )
+    credit_evidence: Maybe[Evidence] = doc(
+        "What the strict reading rests on (required when credit_strict is true).", required=False
+    )
+    decisions: Annotated[list[Decision], _list_of("{id, learned, why} entries")] = doc(
+        "Orchestration decisions touched: {id, learned, why}."
+    )
+    added: Date = doc("Day the record entered the pool (YYYY-MM-DD, unquoted).")
+    summary: LongText = doc("One or two sentences in the curators' own words.")
+    notes: Maybe[LongText] = doc("Curators' remarks and recorded doubts.", required=False)
+    citation: Citation = doc("What BibTeX export needs.")
+    sources: Maybe[Annotated[list[Source], _list_of("mappings")]] = doc(
+        "Where corrected or added facts were looked up.", required=False
+    )
+    artifacts: Artifacts = doc("What the work released: code, weights, data, traces.")
+    evaluated_on: Maybe[Annotated[list[Evaluation], _list_of("mappings")]] = doc(
+        "Benchmarks the work reports results on.", required=False
+    )
+    evaluated_on_none: Maybe[NoEvaluation] = doc(
+        "Why an RL method or framework lists no benchmark: {reason, url}.", required=False
+    )
+    evaluation_source: Maybe[Url] = doc(
+        "Where the evaluations were read (paper, tables).", required=False
+    )
+    evaluation_provisional: Maybe[Text] = doc(
+        "Why evaluation_source is not yet a primary page (shown as a badge).", required=False
+    )
+    evaluates: Maybe[Text] = doc(
+        "Benchmarks: what they score, in the curators' words.", required=False
+    )
+    multi_agent_native: Maybe[Bool] = doc(
+        "Benchmarks: whether they score a team, its messages or its orchestration.",
+        required=False,
+    )
+
+    @model_validator(mode="after")
+    def _rules(self) -> Self:
+        report(
+            [
+                *self._credit(),
+                *self._authors(),
+                *self._decisions(),
+                *self._artifacts(),
+                *self._evaluations(),
+                *self._benchmark_record(),
+            ]
+        )
+        return self
+
+    def _credit(self) -> Iterator[Finding]:
+        strict = ("credit_strict",)
+        if self.credit_strict and self.credit_unit == NA:
+            yield Finding(strict, f"true needs a credit unit, but credit_unit is {NA}")
+        if self.credit_strict and self.credit_evidence is None:
+            message = "credit_strict: true needs credit_evidence: {source, where, url}"
+            yield Finding(("credit_evidence",), message, at=strict)
+        if self.credit_strict and self.credit_mechanism is None:
+            message = "credit_strict: true needs credit_mechanism; allowed: estimator, shaping"
+            yield Finding(("credit_mechanism",), message, at=strict)
+        if not self.credit_strict and self.credit_mechanism is not None:
+            message = "a credit mechanism belongs only to credit_strict: true; remove it"
+            yield Finding(("credit_mechanism",), message)
+
+    def _authors(self) -> Iterator[Finding]:
+        if self.authors_truncated and self.authors_note is None:
+            message = "a truncated author list needs authors_note saying why (a team-authored work)"
+            yield Finding(("authors_note",), message, at=("authors_truncated",))
+        if not self.authors_truncated and self.authors_note is not None:
+            message = (
+                "authors_note explains a team author list; set authors_truncated: true or drop it"
+            )
+            yield Finding(("authors_note",), message)
+
+    def _decisions(self) -> Iterator[Finding]:
+        first: dict[str, int] = {}
+        for i, decision in enumerate(self.decisions):
+            j = first.setdefault(decision.id, i)
+            if j != i:
+                message = f"decision {decision.id} listed twice (first on line {{line}})"
+                yield Finding(
+                    ("decisions", i, "id"), message, at=("decisions", i), ref=("decisions", j)
+                )
+
+    def _artifacts(self) -> Iterator[Finding]:
+        """An artifact link leads somewhere new, never back to the paper's own page.
+
+        One repository may hold a benchmark's code and its data, so two kinds may
+        share a URL; the paper's abstract page is never a release of anything.
+        """
+        own = {self.url, self.arxiv_id}
+        for kind, url in self.artifacts.links().items():
+            if url in own:
+                message = "the paper's own page is not a released artifact; give the release's URL"
+                yield Finding(("artifacts", kind), message)
+
+    def _evaluations(self) -> Iterator[Finding]:
+        if self.category in EVALUATED_CATEGORIES and self.evaluated_on is None:
+            message = "RL methods and frameworks list evaluated_on (an empty list when none)"
+            yield Finding(("evaluated_on",), message, at=("category",))
+        if self.evaluated_on and self.evaluation_source is None:
+            message = "evaluated_on needs evaluation_source: the URL the results were read from"
+            yield Finding(("evaluation_source",), message, at=("evaluated_on",))
+        seen: set[str] = set()
+        for i, item in enumerate(self.evaluated_on or ()):
+            if item.benchmark in seen:
+                message = f"benchmark {item.benchmark!r} is listed twice"
+                yield Finding(("evaluated_on", i, "benchmark"), message)
+            seen.add(item.benchmark)
+
+    def _benchmark_record(self) -> Iterator[Finding]:
+        """A benchmark record says what it scores and whether that is the team."""
+        is_benchmark = self.category == BENCHMARK_CATEGORY
+        for name in BENCHMARK_RECORD_FIELDS:
+            given = getattr(self, name) is not None
+            if is_benchmark and not given:
+                doc = Paper.model_fields[name].description
+                message = f"a benchmark record states {name} ({doc})"
+                yield Finding((name,), message, at=("category",))
+            if given and not is_benchmark:
+                message = f"{name} describes benchmark records only (category is not benchmark)"
+                yield Finding((name,), message)
