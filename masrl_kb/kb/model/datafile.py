@@ -17,10 +17,10 @@ from pydantic.fields import FieldInfo
 
 from masrl_kb.kb.model.base import (
     M,
-    _nested,
     describe,
     field_name,
     line_at,
+    nested_model,
     problems_of,
     unknown_field,
 )
@@ -83,7 +83,7 @@ def _owner(model: type[BaseModel], loc: tuple[int | str, ...]) -> type[BaseModel
             continue
         info = _fields(current).get(step)
         if info is not None:
-            current, keyed = _nested(info.annotation), get_origin(info.annotation) is dict
+            current, keyed = nested_model(info.annotation), get_origin(info.annotation) is dict
         elif keyed:
             keyed = False
         else:

@@ -9,7 +9,7 @@ from typing import Self
 from pydantic import PrivateAttr, field_validator, model_validator
 
 from masrl_kb.kb.fields import CITATION_FIELDS, DECISION_FIELDS, EXCLUSION_FIELDS, PAPER_FIELDS
-from masrl_kb.kb.model.base import Finding, KbModel, fail, field, report
+from masrl_kb.kb.model.base import Finding, KbModel, Maybe, fail, field, report
 from masrl_kb.kb.model.types import Int, Text
 from masrl_kb.kb.rules import ABSENT, LEARNED, PRESENT
 from masrl_kb.kb.text import shorten
@@ -38,9 +38,9 @@ class Value(KbModel):
     id: Text = field("What a record stores.")
     label: Text = field("A short label.")
     definition: Text = field("A one-line definition.")
-    example: Text = field("An example record.", required=False)
-    family: Text = field("reward_type only: its reward_family id.", required=False)
-    boundary: Text = field("decision only: where the value stops.", required=False)
+    example: Maybe[Text] = field("An example record.", required=False)
+    family: Maybe[Text] = field("reward_type only: its reward_family id.", required=False)
+    boundary: Maybe[Text] = field("decision only: where the value stops.", required=False)
 
     @property
     def extra(self) -> dict[str, str]:
@@ -152,5 +152,7 @@ class Taxonomy(KbModel):
         status = self.axes.get("decision_status")
         missing = [s for s in (ABSENT, PRESENT, LEARNED) if status and s not in status.ids]
         if missing:
-            loc = ("axes", "decision_status", "values")
-            yield Finding(loc, f"must include {', '.join(missing)}", at=("axes", "decision_status"))
+            message = f"must include {', '.join(missing)}"
+            yield Finding(
+                ("axes", "decision_status", "values"), message, ("axes", "decision_status")
+            )
