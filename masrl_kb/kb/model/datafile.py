@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any, get_origin
+from typing import Any, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
@@ -83,9 +83,14 @@ def _owner(model: type[BaseModel], loc: tuple[int | str, ...]) -> type[BaseModel
             continue
         info = _fields(current).get(step)
         if info is not None:
-            current, keyed = nested_model(info.annotation), get_origin(info.annotation) is dict
+            current, keyed = nested_model(info.annotation), _keyed(info.annotation)
         elif keyed:
             keyed = False
         else:
             return None
     return current
+
+
+def _keyed(annotation: object) -> bool:
+    """Whether ``annotation`` is a ``dict`` (maybe ``| None``): its next step is a key."""
+    return any(get_origin(a) is dict for a in (annotation, *get_args(annotation)))
