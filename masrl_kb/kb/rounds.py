@@ -32,11 +32,12 @@ SOURCE_COUNTS = (*BATCH_COUNTS, "screened", "included", "excluded", "awaiting")
 
 
 class RoundError(ValueError):
-    """A round folder or its ``round.yaml`` is missing or malformed (``problems``: each)."""
+    """A round folder or its ``round.yaml`` is missing or malformed (``found``: each problem;
+    not ``problems``, which the command line words as invalid records)."""
 
-    def __init__(self, message: str, problems: list[Problem] | None = None) -> None:
+    def __init__(self, message: str, found: list[Problem] | None = None) -> None:
         super().__init__(message)
-        self.problems = problems or []
+        self.found = found or []
 
 
 @dataclass

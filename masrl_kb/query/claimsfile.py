@@ -21,7 +21,7 @@ from masrl_kb.kb.model.base import Finding, KbModel, Maybe, describe, field, rep
 from masrl_kb.kb.model.datafile import validate_data
 from masrl_kb.kb.model.types import Check, Text, check_text
 from masrl_kb.kb.paths import find_root
-from masrl_kb.kb.problem import DataFileError, Problem
+from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.text import shorten
 from masrl_kb.kb.yamlio import LineDict, load_yaml_file
 from masrl_kb.query.lang import QueryError, parse
@@ -39,13 +39,13 @@ OPERATORS = {
 }
 
 
-class ClaimsFileError(DataFileError):
-    """``claims.yaml`` is malformed; the message names file, line and field of the first
-    problem, ``problems`` lists each."""
+class ClaimsFileError(ValueError):
+    """``claims.yaml`` is malformed: the message is the first problem, ``found`` each one
+    (not ``problems``: the command line would call a claims file invalid records)."""
 
-    def __init__(self, problems: list[Problem]) -> None:
-        super().__init__(problems)
-        self.args = (str(problems[0]),)
+    def __init__(self, found: list[Problem]) -> None:
+        super().__init__(str(found[0]))
+        self.found = found
 
 
 def claim_error(path: str, line: int, field: str, message: str) -> ClaimsFileError:

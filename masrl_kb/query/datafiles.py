@@ -29,8 +29,10 @@ def _problems(load: Callable[[Path], object], root: Path, rel: str) -> list[Prob
         return []  # a bare data root may carry no claims; the site then shows the clone's protocol
     try:
         load(root)
-    except (ClaimsFileError, ProtocolError, RoundError) as err:
-        return list(err.problems) or [Problem(rel, 1, "file", str(err))]
+    except ProtocolError as err:
+        return err.problems
+    except (ClaimsFileError, RoundError) as err:
+        return err.found or [Problem(rel, 1, "file", str(err))]
     return []
 
 

@@ -45,7 +45,7 @@ def validate_file(
         return None, [Problem(rel, p.line, p.field, p.message) for p in loaded.problems]
     if not isinstance(loaded.data, LineDict):
         got = "an empty file" if loaded.data is None else describe(loaded.data)
-        fields = ", ".join(n for n, f in model.model_fields.items() if f.is_required())
+        fields = ", ".join(n for n, f in _fields(model).items() if f.is_required())
         return None, [Problem(rel, 1, top, f"expected a mapping with {fields}, got {got}")]
     return validate_data(model, loaded.data, rel, ctx)
 
