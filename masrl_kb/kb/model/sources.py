@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
@@ -62,17 +61,13 @@ def _lower(words: list[str]) -> frozenset[str]:
     return frozenset(w.lower() for w in words)
 
 
-def _as(convert: Callable[[Any], Any]) -> AfterValidator:
-    return AfterValidator(convert)
-
-
 _LIST = {"type": "array", "items": {"type": "string"}, "minItems": 1}
-Words = Annotated[tuple[str, ...], Check("words", _words, _LIST), _as(tuple)]
-WordSet = Annotated[frozenset[str], Check("words", _words, _LIST), _as(frozenset)]
+Words = Annotated[tuple[str, ...], Check("words", _words, _LIST), AfterValidator(tuple)]
+WordSet = Annotated[frozenset[str], Check("words", _words, _LIST), AfterValidator(frozenset)]
 Hosts = Annotated[
-    frozenset[str], Check("hosts", _hosts, _LIST), _as(lambda v: frozenset(map(bare, v)))
+    frozenset[str], Check("hosts", _hosts, _LIST), AfterValidator(lambda v: frozenset(map(bare, v)))
 ]
-Host = Annotated[str, Check("host", _host, {"type": "string"}), _as(bare)]
+Host = Annotated[str, Check("host", _host, {"type": "string"}), AfterValidator(bare)]
 
 
 class PaperKind(KbModel):
@@ -90,7 +85,7 @@ class Forge(KbModel):
 
     host: Host = field("The forge's host name.")
     pages: Maybe[Host] = field("The host of its accounts' project pages.", required=False)
-    skip: Annotated[frozenset[str], Check("words", _words, _LIST), _as(_lower)] = field(
+    skip: Annotated[frozenset[str], Check("words", _words, _LIST), AfterValidator(_lower)] = field(
         "First path segments that come before the account name.", default=frozenset()
     )
 
@@ -100,7 +95,7 @@ class Vendor(KbModel):
     affiliations: Annotated[
         frozenset[str],
         Check("strings", _affiliations, _LIST),
-        _as(lambda v: frozenset(a for a in v if isinstance(a, str) and a.strip())),
+        AfterValidator(lambda v: frozenset(a for a in v if isinstance(a, str) and a.strip())),
     ] = field("The affiliations whose records its site is primary for.")
     hosts: Hosts = field("Its own sites.")
     accounts: Words = field("Its accounts on forges (host/account).", default=())
