@@ -15,18 +15,7 @@ from pydantic import BaseModel
 
 from masrl_kb.kb.model.base import PLACEHOLDER, nested_model
 from masrl_kb.kb.model.exclusion import Exclusion
-from masrl_kb.kb.model.paper import (
-    Artifacts,
-    BenchmarkEntry,
-    Citation,
-    Decision,
-    Evaluation,
-    Evidence,
-    NoEvaluation,
-    Paper,
-    Result,
-    Source,
-)
+from masrl_kb.kb.model.paper import BenchmarkEntry, Citation, Decision, Paper
 from masrl_kb.kb.model.types import (
     ARXIV_ID_PATTERN,
     EXCLUSION_ID_PATTERN,
@@ -94,12 +83,6 @@ PAPER_FIELDS = fields_of(Paper)
 EXCLUSION_FIELDS = fields_of(Exclusion)
 DECISION_FIELDS = fields_of(Decision)
 CITATION_FIELDS = fields_of(Citation)
-EVIDENCE_FIELDS = fields_of(Evidence)
-SOURCE_FIELDS = fields_of(Source)
-ARTIFACT_FIELDS = fields_of(Artifacts)
-RESULT_FIELDS = fields_of(Result)
-EVALUATION_FIELDS = fields_of(Evaluation)
-NO_EVALUATION_FIELDS = fields_of(NoEvaluation)
 BENCHMARK_FIELDS = fields_of(BenchmarkEntry)
 
 # The survey's tags: every required axis field (credit_mechanism qualifies a reading, it is no tag).

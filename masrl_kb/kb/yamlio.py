@@ -22,7 +22,6 @@ from yaml.events import (
     AliasEvent,
     MappingEndEvent,
     MappingStartEvent,
-    ScalarEvent,
     SequenceEndEvent,
     SequenceStartEvent,
     StreamEndEvent,
@@ -31,6 +30,7 @@ from yaml.nodes import ScalarNode
 
 from masrl_kb.kb.text import shorten, shorten_name
 
+_BaseLoader: Any
 try:  # the C parser is several times faster; fall back when libyaml is absent
     _BaseLoader = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - depends on the PyYAML build
@@ -82,7 +82,7 @@ class LoadedYaml:
     problems: list[YamlProblem] = field(default_factory=list)
 
 
-def _error(message: str, mark: yaml.Mark) -> yaml.MarkedYAMLError:
+def _error(message: str, mark: Any) -> yaml.MarkedYAMLError:
     return yaml.constructor.ConstructorError(None, None, message, mark)
 
 
@@ -94,7 +94,7 @@ def _prefix_path(err: yaml.MarkedYAMLError, step: str) -> None:
     """
     inner = getattr(err, "field_path", "")
     joiner = "" if not inner or inner.startswith("[") else "."
-    err.field_path = f"{step}{joiner}{inner}"
+    err.field_path = f"{step}{joiner}{inner}"  # type: ignore[attr-defined]  # our own note
 
 
 class _Builder:
@@ -106,7 +106,7 @@ class _Builder:
         self.duplicates: list[YamlProblem] = []
         self.last_raw: str | None = None
 
-    def scalar(self, ev: ScalarEvent) -> Any:
+    def scalar(self, ev: Any) -> Any:  # a ScalarEvent (the C parser's marks are untyped)
         tag = ev.tag
         self.last_raw = None
         if tag is None or tag == "!":
@@ -136,12 +136,12 @@ class _Builder:
         if ev.tag not in (None, "!", plain):
             raise _error(f"tag {shorten(ev.tag)} is not allowed (safe loading only)", ev.start_mark)
 
-    def mapping(self, ev: MappingStartEvent) -> LineDict:
+    def mapping(self, ev: Any) -> LineDict:  # a MappingStartEvent
         self._check_tag(ev, "tag:yaml.org,2002:map")
         value = LineDict()
         value.line = ev.start_mark.line + 1
-        value.key_lines = lines = {}
-        value.raw = raw = {}
+        value.key_lines = lines = dict[Any, int]()
+        value.raw = raw = dict[Any, str]()
         if ev.anchor:
             self.anchors[ev.anchor] = value
         while not self.loader.check_event(MappingEndEvent):
@@ -214,16 +214,17 @@ class _Builder:
         return data
 
 
-def _decode(raw: bytes) -> tuple[str | None, YamlProblem | None]:
+def decode_yaml_bytes(raw: bytes) -> LoadedYaml:
+    """Parse the bytes of a YAML file; never raises on bad content."""
     if b"\x00" in raw:
-        return None, YamlProblem(1, "file", "binary content (NUL byte): records must be UTF-8 text")
+        problem = YamlProblem(1, "file", "binary content (NUL byte): records must be UTF-8 text")
+        return LoadedYaml(None, [problem])
     try:
-        return raw.decode("utf-8"), None
+        return load_yaml_text(raw.decode("utf-8"))
     except UnicodeDecodeError as err:
         line = raw[: err.start].count(b"\n") + 1
-        return None, YamlProblem(
-            line, "file", f"not valid UTF-8 (byte 0x{raw[err.start]:02x}): save the file as UTF-8"
-        )
+        message = f"not valid UTF-8 (byte 0x{raw[err.start]:02x}): save the file as UTF-8"
+        return LoadedYaml(None, [YamlProblem(line, "file", message)])
 
 
 def load_yaml_text(text: str) -> LoadedYaml:
@@ -309,14 +310,6 @@ def read_regular_file(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES)
         os.close(fd)
 
 
-def decode_yaml_bytes(raw: bytes) -> LoadedYaml:
-    """Parse the bytes of a YAML file; never raises on bad content."""
-    text, problem = _decode(raw)
-    if problem is not None:
-        return LoadedYaml(None, [problem])
-    return load_yaml_text(text)
-
-
 def load_yaml_file(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> LoadedYaml:
     """Read (defensively, see :func:`read_regular_file`) and parse a YAML file.
 
@@ -326,7 +319,4 @@ def load_yaml_file(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) ->
         raw = read_regular_file(path, limit)
     except UnsafeFileError as err:
         return LoadedYaml(None, [YamlProblem(1, "file", str(err))])
-    text, problem = _decode(raw)
-    if problem is not None:
-        return LoadedYaml(None, [problem])
-    return load_yaml_text(text)
+    return decode_yaml_bytes(raw)

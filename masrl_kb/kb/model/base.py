@@ -1,36 +1,34 @@
 """Shared machinery of the record models: pydantic errors as ``path:line: field: message``.
 
-Why pydantic (v2) and not msgspec: msgspec decodes faster but stops at the
-first error, and ``validate`` must report every problem of a file in one run;
-pydantic collects every field's error (nested locations included) and its
-JSON Schema generator gives the editor schema. Measured on 1000 synthetic
-paper records (``kb/synthetic.py``): see the pydantic/msgspec note in
-:mod:`masrl_kb.kb.model.paper`.
+Why pydantic v2, not msgspec (``bench/bench_model_choice.py``, 1000 synthetic
+papers): msgspec converts the structure alone in 1.6 ms, pydantic runs the
+whole model in about 50 ms, but nearly all of that is our own per-field checks
+(control characters, URLs, dates, taxonomy values) that msgspec would need in
+Python too, and both are small beside YAML parsing (about 190 ms). msgspec
+stops at the first error (``Expected `int`, got `str` - at `$.year```) while
+``validate`` must report every problem of a file; pydantic collects them all,
+with nested locations, and generates the editor's JSON Schema.
 
-How a model is used (the taxonomy is data, so it travels in the context)::
-
-    from masrl_kb.kb.model.base import KbModel, validate_mapping
-    from masrl_kb.kb.model.types import Text, Url, axis
+Use (the taxonomy is data, so it travels in the validation context)::
 
     class Entry(KbModel):
-        '''One entry of some data file.'''
+        "One entry of some data file."
         name: Text = field("The entry's name.")
-        url: Url = field("Where it is described.")
-        kind: axis("category") = field("Kind of work.", required=False)
+        kind: Maybe[Annotated[str, Axis("category")]] = field("Kind.", required=False)
 
         @model_validator(mode="after")
-        def _rules(self) -> Self:   # rules over several fields, typed values
-            report(self._findings())   # Finding(loc, message, at=..., ref=...)
+        def _rules(self) -> Self:  # rules over several fields, on typed values
+            report([Finding(("name",), "...", at=("kind",))] if ... else [])
             return self
 
     entry, problems = validate_mapping(Entry, loaded.data, "file.yaml", context(tax))
 
-``problems`` is a list of :class:`~masrl_kb.kb.problem.Problem`; ``entry`` is
-the typed object, or None when there was a problem. ``prefix`` names the
-place of ``data`` inside its file (``"benchmarks[3]."``). Field types raise
-:func:`fail` with the exact message; missing and unknown fields, wrong
-containers and ``TODO`` placeholders are worded here, once, with the field's
-doc (its ``description``) and a did-you-mean among the model's fields.
+``problems`` lists :class:`~masrl_kb.kb.problem.Problem` with the lines of the
+loaded ``LineDict``; ``entry`` is the typed object or None. ``prefix`` names
+where ``data`` sits in its file (``"benchmarks[3]."``). Field types raise
+:func:`fail` with the exact message; missing and unknown fields (with a
+did-you-mean), wrong containers and ``TODO`` placeholders are worded here,
+once, with the field's doc (its ``description``).
 """
 
 from __future__ import annotations
@@ -40,18 +38,13 @@ import difflib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, get_args
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    ModelWrapValidatorHandler,
-    ValidationError,
-    model_validator,
-)
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from pydantic import Field as _Field
 from pydantic.fields import FieldInfo
-from pydantic_core import ErrorDetails, InitErrorDetails, PydanticCustomError
+from pydantic_core import ErrorDetails, PydanticCustomError
 
 from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.text import shorten, shorten_name
@@ -90,56 +83,57 @@ class KbModel(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    @model_validator(mode="wrap")
+    @model_validator(mode="before")
     @classmethod
-    def _decimal_numbers(cls, data: Any, handler: ModelWrapValidatorHandler[Any]) -> Any:
-        raw = data.raw if isinstance(data, LineDict) else None
-        bad = [
-            InitErrorDetails(
-                type=_error(f"write the number in plain decimal digits, got {shorten(text)}"),
-                loc=(key,),
-                input=data[key],
-            )
-            for key, text in (raw or {}).items()
-            if key in _int_fields(cls) and not DECIMAL.fullmatch(text)
-        ]
-        if not bad:
-            return handler(data)
-        try:
-            handler(data)
-        except ValidationError as err:
-            bad = [*map(_init_details, err.errors()), *bad]
-        raise ValidationError.from_exception_data(cls.__name__, bad)
+    def _decimal_numbers(cls, data: Any) -> Any:
+        ints = _int_fields(cls)
+        if not ints or not isinstance(data, LineDict) or not data.raw:
+            return data
+        bad = {
+            key: Misspelled(text)
+            for key, text in data.raw.items()
+            if key in ints and type(data[key]) is int and not DECIMAL.fullmatch(text)
+        }
+        return copy_mapping(data, bad) if bad else data
 
 
-def _init_details(error: ErrorDetails) -> InitErrorDetails:
-    """An error to raise again (custom types are rebuilt from their context)."""
-    kind: str | PydanticCustomError = error["type"]
-    ctx = error.get("ctx") or {}
-    if kind in ("kb", "kb_rules"):
-        kind = PydanticCustomError(str(kind), "{message}" if kind == "kb" else "{summary}", ctx)
-    return InitErrorDetails(type=kind, loc=error["loc"], input=error["input"], ctx=ctx)
+@dataclass(frozen=True)
+class Misspelled:
+    """A whole number not written in plain decimal (``0x7E9``); the int types refuse it."""
+
+    text: str
 
 
-_INT_FIELDS: dict[type, frozenset[str]] = {}
+def copy_mapping(data: Mapping[Any, Any], changes: Mapping[Any, Any], drop: Any = None) -> LineDict:
+    """A copy of a loaded mapping with some values changed (or ``drop`` removed), lines kept."""
+    out = LineDict(data)
+    out.update(changes)
+    out.pop(drop, None)
+    out.line = getattr(data, "line", 1)
+    out.key_lines = getattr(data, "key_lines", {})
+    out.raw = {k: v for k, v in getattr(data, "raw", {}).items() if k in out}
+    return out
 
 
+@cache
 def _int_fields(model: type[BaseModel]) -> frozenset[str]:
     """The model's fields whose type checks a whole number (``Check.kind == "int"``)."""
-    found = _INT_FIELDS.get(model)
-    if found is None:
-        found = _INT_FIELDS[model] = frozenset(
-            name
-            for name, info in model.model_fields.items()
-            if any(getattr(m, "kind", None) == "int" for m in info.metadata)
-        )
-    return found
+    return frozenset(
+        name
+        for name, info in model.model_fields.items()
+        if any(getattr(m, "kind", None) == "int" for m in info.metadata)
+    )
 
 
 def field(doc: str, *, required: bool = True, **kwargs: Any) -> Any:
     """A model field documented by ``doc`` (shown in messages and the schema)."""
     if required:
         return _Field(description=doc, **kwargs)
+    return _Field(None, description=doc, **kwargs)
+
+
+def optional(doc: str, **kwargs: Any) -> Any:
+    """A field that may be left out: ``field(doc, required=False)``."""
     return _Field(None, description=doc, **kwargs)
 
 
@@ -286,11 +280,15 @@ def _message(error: Mapping[str, Any], model: type[BaseModel]) -> str:
 
 
 def problems_of(
-    err: ValidationError, data: object, model: type[BaseModel], path: str, prefix: str = ""
+    err: ValidationError | Iterable[ErrorDetails],
+    data: object,
+    model: type[BaseModel],
+    path: str,
+    prefix: str = "",
 ) -> list[Problem]:
     """Every error of ``err`` as a ``Problem``, lines taken from ``data`` (a LineDict)."""
     found = []
-    for error in err.errors(include_url=False):
+    for error in err.errors(include_url=False) if isinstance(err, ValidationError) else err:
         loc: Loc = tuple(error["loc"])
         if error["type"] == "kb_rules":
             for f in error["ctx"]["findings"]:
@@ -333,15 +331,9 @@ def _without(data: object, loc: Loc) -> object:
         return data
     if len(loc) == 2 and isinstance(loc[1], int):
         loc = loc[:1]
-    out = LineDict(data)
     if len(loc) == 1:
-        del out[loc[0]]
-    else:
-        out[loc[0]] = _without(data[loc[0]], loc[1:])
-    out.line = getattr(data, "line", 1)
-    out.key_lines = getattr(data, "key_lines", {})
-    out.raw = {k: v for k, v in getattr(data, "raw", {}).items() if k in out}
-    return out
+        return copy_mapping(data, {}, drop=loc[0])
+    return copy_mapping(data, {loc[0]: _without(data[loc[0]], loc[1:])})
 
 
 def validate_partial(
@@ -373,14 +365,11 @@ def validate_partial(
             return model.model_validate(data, context=ctx), problems
         except ValidationError as err:
             error = err
-    rules = [_init_details(e) for e in error.errors() if e["type"] == "kb_rules"]
-    if rules:  # the rules over what is well formed; a field already reported is not again
-        reported = {p.field for p in problems}
-        more = ValidationError.from_exception_data(model.__name__, rules)
-        problems += [
-            p for p in problems_of(more, data, model, path, prefix) if p.field not in reported
-        ]
-    return None, problems
+    # The rules over what is well formed; a field already reported is not again.
+    rules = [e for e in error.errors() if e["type"] == "kb_rules"]
+    reported = {p.field for p in problems}
+    more = problems_of(rules, data, model, path, prefix)
+    return None, problems + [p for p in more if p.field not in reported]
 
 
 # Errors no removal can mend: a required field, or a rule over fields that are right.

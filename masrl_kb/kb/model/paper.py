@@ -18,6 +18,7 @@ from pydantic import BeforeValidator, model_validator
 
 from masrl_kb.kb.model.base import Finding, KbModel, Maybe, describe, fail, report
 from masrl_kb.kb.model.base import field as doc
+from masrl_kb.kb.model.base import optional as opt
 from masrl_kb.kb.model.types import (
     BIBTEX_KEY_PATTERN,
     Artifact,
@@ -59,8 +60,8 @@ class Evidence(KbModel):
     source: Annotated[str, Axis("evidence_source")] = doc("What the reading rests on.")
     where: Text = doc("Section, figure, table, or file path in the released code.")
     url: Url = doc("Link to the paper, page or code file.")
-    note: Maybe[Text] = doc("Why the reading holds, in the curators' own words.", required=False)
-    provisional: Maybe[Text] = doc(PROVISIONAL, required=False)
+    note: Maybe[Text] = opt("Why the reading holds, in the curators' own words.")
+    provisional: Maybe[Text] = opt(PROVISIONAL)
 
 
 class Source(KbModel):
@@ -68,7 +69,7 @@ class Source(KbModel):
 
     field: Text = doc("The record field this source settles (authors, arxiv_id...).")
     url: Url = doc("Where the fact was looked up.")
-    provisional: Maybe[Text] = doc(PROVISIONAL, required=False)
+    provisional: Maybe[Text] = opt(PROVISIONAL)
 
     @model_validator(mode="after")
     def _rules(self) -> Self:
@@ -86,9 +87,9 @@ class Artifacts(KbModel):
     weights: Artifact = doc("Released model weights: a URL or {none: DATE}.")
     data: Artifact = doc("Released training or evaluation data: a URL or {none: DATE}.")
     traces: Artifact = doc("Released agent rollouts or traces: a URL or {none: DATE}.")
-    license: Maybe[Text] = doc("The code's licence as its repository states it.", required=False)
+    license: Maybe[Text] = opt("The code's licence as its repository states it.")
     source: Url = doc("Where the links were found (the paper, project page, README).")
-    provisional: Maybe[Text] = doc(PROVISIONAL, required=False)
+    provisional: Maybe[Text] = opt(PROVISIONAL)
 
     def links(self) -> dict[str, str]:
         """Kind -> URL of the released artifacts (those not checked-and-absent)."""
@@ -114,11 +115,9 @@ class Evaluation(KbModel):
     )
     metric: Text = doc("The metric reported (accuracy, pass@1, success rate...).")
     multi_agent_native: Bool = doc("The setting scores the team, not only an answer.")
-    note: Maybe[Text] = doc(
-        "What the setting was, when it matters (a split, a mode).", required=False
-    )
-    results: Maybe[Annotated[list[Result], _list_of("mappings")]] = doc(
-        "Values the paper reports on this benchmark, each with its source.", required=False
+    note: Maybe[Text] = opt("What the setting was, when it matters (a split, a mode).")
+    results: Maybe[list[Result]] = opt(
+        "Values the paper reports on this benchmark, each with its source."
     )
 
 
@@ -137,7 +136,7 @@ class NoEvaluation(KbModel):
 
     reason: Text = doc("Why the work reports no benchmark, in the curators' words.")
     url: Url = doc("The primary page that shows it.")
-    provisional: Maybe[Text] = doc(PROVISIONAL, required=False)
+    provisional: Maybe[Text] = opt(PROVISIONAL)
 
 
 class Decision(KbModel):
@@ -146,12 +145,10 @@ class Decision(KbModel):
     id: Annotated[str, Axis("decision")] = doc("Decision id, O1..O5.")
     learned: Bool = doc("True when an RL or post-training update acts on it.")
     why: Text = doc("One line: what in the work makes this decision.")
-    mechanism: Maybe[Annotated[str, Axis("decision_mechanism")]] = doc(
-        "How the RL update reaches it (learned only).", required=False
+    mechanism: Maybe[Annotated[str, Axis("decision_mechanism")]] = opt(
+        "How the RL update reaches it (learned only)."
     )
-    evidence: Maybe[Evidence] = doc(
-        "What the coding rests on (required when learned).", required=False
-    )
+    evidence: Maybe[Evidence] = opt("What the coding rests on (required when learned).")
 
     @model_validator(mode="after")
     def _rules(self) -> Self:
@@ -176,12 +173,12 @@ class Citation(KbModel):
 
     bibtex_key: Annotated[str, pattern(BIBTEX_KEY_PATTERN)] = doc("The survey's BibTeX key.")
     entry_type: Annotated[str, Axis("entry_type")] = doc("BibTeX entry type.")
-    journal: Maybe[Text] = doc("Journal field (articles).", required=False)
-    booktitle: Maybe[Text] = doc("Proceedings title (inproceedings).", required=False)
-    volume: Maybe[Text] = doc("Volume.", required=False)
-    number: Maybe[Text] = doc("Issue number.", required=False)
-    pages: Maybe[Text] = doc("Page range.", required=False)
-    publisher: Maybe[Text] = doc("Publisher.", required=False)
+    journal: Maybe[Text] = opt("Journal field (articles).")
+    booktitle: Maybe[Text] = opt("Proceedings title (inproceedings).")
+    volume: Maybe[Text] = opt("Volume.")
+    number: Maybe[Text] = opt("Issue number.")
+    pages: Maybe[Text] = opt("Page range.")
+    publisher: Maybe[Text] = opt("Publisher.")
 
 
 class Paper(KbModel):
@@ -190,23 +187,16 @@ class Paper(KbModel):
     key: Key = doc("Short unique id; equals the file name.")
     title: Text = doc("Title exactly as published.")
     authors: Names = doc("Authors as 'Family, Given', in publication order.")
-    authors_truncated: Maybe[Bool] = doc(
-        "True only for team-authored works (needs authors_note).", required=False
-    )
-    authors_note: Maybe[Text] = doc(
-        "Why the author list is a team name (team-authored works).", required=False
-    )
+    authors_truncated: Maybe[Bool] = opt("True only for team-authored works (needs authors_note).")
+    authors_note: Maybe[Text] = opt("Why the author list is a team name (team-authored works).")
     year: Year = doc("Year of publication.")
     venue: Text = doc("Where it appeared (arXiv, NeurIPS 2025, Tech Blog...).")
-    arxiv_id: Maybe[ArxivId] = doc(
-        "arXiv identifier without version, e.g. '2508.04652'.", required=False
-    )
+    arxiv_id: Maybe[ArxivId] = opt("arXiv identifier without version, e.g. '2508.04652'.")
     url: Url = doc("Canonical http(s) link.")
-    extra_urls: Maybe[Urls] = doc("Further http(s) links.", required=False)
-    own_sites: Maybe[Urls] = doc(
+    extra_urls: Maybe[Urls] = opt("Further http(s) links.")
+    own_sites: Maybe[Urls] = opt(
         "The authors' or vendor's own pages beyond artifacts.code (project page, lab account);"
-        " primary sources for this record.",
-        required=False,
+        " primary sources for this record."
     )
     affiliation: Text = doc("Lead affiliation ('unknown' when not stated).")
     category: Annotated[str, Axis("category")] = doc("Kind of work.")
@@ -218,42 +208,32 @@ class Paper(KbModel):
     pool_role: Annotated[str, Axis("pool_role")] = doc("Role in the survey's argument.")
     verified: Annotated[str, Axis("verified")] = doc("How far the metadata was checked.")
     credit_strict: Bool = doc("Explicit credit estimator at credit_unit (strict reading).")
-    credit_mechanism: Maybe[Annotated[str, Axis("credit_mechanism")]] = doc(
-        "Explicit estimator or reward shaping (required when credit_strict is true).",
-        required=False,
+    credit_mechanism: Maybe[Annotated[str, Axis("credit_mechanism")]] = opt(
+        "Explicit estimator or reward shaping (required when credit_strict is true)."
     )
-    credit_evidence: Maybe[Evidence] = doc(
-        "What the strict reading rests on (required when credit_strict is true).", required=False
+    credit_evidence: Maybe[Evidence] = opt(
+        "What the strict reading rests on (required when credit_strict is true)."
     )
     decisions: Annotated[list[Decision], _list_of("{id, learned, why} entries")] = doc(
         "Orchestration decisions touched: {id, learned, why}."
     )
     added: Date = doc("Day the record entered the pool (YYYY-MM-DD, unquoted).")
     summary: LongText = doc("One or two sentences in the curators' own words.")
-    notes: Maybe[LongText] = doc("Curators' remarks and recorded doubts.", required=False)
+    notes: Maybe[LongText] = opt("Curators' remarks and recorded doubts.")
     citation: Citation = doc("What BibTeX export needs.")
-    sources: Maybe[Annotated[list[Source], _list_of("mappings")]] = doc(
-        "Where corrected or added facts were looked up.", required=False
-    )
+    sources: Maybe[list[Source]] = opt("Where corrected or added facts were looked up.")
     artifacts: Artifacts = doc("What the work released: code, weights, data, traces.")
-    evaluated_on: Maybe[Annotated[list[Evaluation], _list_of("mappings")]] = doc(
-        "Benchmarks the work reports results on.", required=False
+    evaluated_on: Maybe[list[Evaluation]] = opt("Benchmarks the work reports results on.")
+    evaluated_on_none: Maybe[NoEvaluation] = opt(
+        "Why an RL method or framework lists no benchmark: {reason, url}."
     )
-    evaluated_on_none: Maybe[NoEvaluation] = doc(
-        "Why an RL method or framework lists no benchmark: {reason, url}.", required=False
+    evaluation_source: Maybe[Url] = opt("Where the evaluations were read (paper, tables).")
+    evaluation_provisional: Maybe[Text] = opt(
+        "Why evaluation_source is not yet a primary page (shown as a badge)."
     )
-    evaluation_source: Maybe[Url] = doc(
-        "Where the evaluations were read (paper, tables).", required=False
-    )
-    evaluation_provisional: Maybe[Text] = doc(
-        "Why evaluation_source is not yet a primary page (shown as a badge).", required=False
-    )
-    evaluates: Maybe[Text] = doc(
-        "Benchmarks: what they score, in the curators' words.", required=False
-    )
-    multi_agent_native: Maybe[Bool] = doc(
-        "Benchmarks: whether they score a team, its messages or its orchestration.",
-        required=False,
+    evaluates: Maybe[Text] = opt("Benchmarks: what they score, in the curators' words.")
+    multi_agent_native: Maybe[Bool] = opt(
+        "Benchmarks: whether they score a team, its messages or its orchestration."
     )
 
     @model_validator(mode="after")

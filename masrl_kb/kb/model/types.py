@@ -3,9 +3,10 @@
 Each type is ``Annotated[<python type>, Check(...)]``: the check returns the
 exact message for a bad value (or None) and the schema is what editors see.
 :class:`Axis` takes its values from ``taxonomy.yaml`` at validation time
-(``context["taxonomy"]``) and in the generated schema (``x-axis``, filled in by
-:mod:`masrl_kb.kb.schema`). ``TODO`` is refused by every type and worded by
-:mod:`.base` as an unfinished placeholder.
+(``context["taxonomy"]``, the one check that reads the context) and in the
+generated schema (``x-axis``, filled in by :mod:`masrl_kb.kb.schema`).
+``TODO`` is refused by every type and worded by :mod:`.base` as an unfinished
+placeholder.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Annotated, Any
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic_core import core_schema
 
-from masrl_kb.kb.model.base import PLACEHOLDER, describe, fail
+from masrl_kb.kb.model.base import PLACEHOLDER, Misspelled, describe, fail
 from masrl_kb.kb.rules import HTTP_URL_PATTERN, is_http_url
 from masrl_kb.kb.text import shorten, text_problem
 
@@ -35,12 +36,18 @@ _ARXIV_RE = re.compile(ARXIV_ID_PATTERN)
 _TEXT_SCHEMA = {"type": "string", "minLength": 1, "pattern": r"\S", "not": {"const": PLACEHOLDER}}
 _URL_SCHEMA = {"type": "string", "format": "uri", "pattern": HTTP_URL_PATTERN}
 _DATE_SCHEMA = {"type": "string", "format": "date"}
+
+
 Test = Callable[[Any, Mapping[str, Any]], str | None]
 
 
 @dataclass(frozen=True)
 class Check:
-    """A field type: its ``kind`` (for field lists), its rule and its JSON Schema."""
+    """A field type: its ``kind`` (for field lists), its rule and its JSON Schema.
+
+    ``test(value, context)`` returns the message for a bad value, or None;
+    ``context`` is the validation context (``{}`` when none was given).
+    """
 
     kind: str
     test: Test
@@ -115,6 +122,8 @@ def _check_arxiv(value: object) -> str | None:
 
 
 def check_int(value: object) -> str | None:
+    if isinstance(value, Misspelled):
+        return f"write the number in plain decimal digits, got {shorten(value.text)}"
     if isinstance(value, bool) or not isinstance(value, int):
         return f"expected a whole number, got {describe(value)}"
     return None
@@ -151,24 +160,15 @@ def check_date(value: object) -> str | None:
     return None
 
 
-def _check_strings(value: object) -> str | None:
-    if not isinstance(value, list) or not value:
-        return f"expected a non-empty list of names, got {describe(value)}"
-    for i, item in enumerate(value):
-        problem = check_text(item)
-        if problem:
-            return f"item {i + 1}: {problem}"
-    return None
+def _each(check: Callable[[object], str | None], what: str, empty: bool = True) -> Any:
+    """A check of a list whose items pass ``check`` (the first bad item is named)."""
 
+    def test(value: object) -> str | None:
+        if not isinstance(value, list) or not (value or empty):
+            return f"expected {what}, got {describe(value)}"
+        return next((f"item {i + 1}: {p}" for i, x in enumerate(value) if (p := check(x))), None)
 
-def _check_urls(value: object) -> str | None:
-    if not isinstance(value, list):
-        return f"expected a list of URLs, got {describe(value)}"
-    for i, item in enumerate(value):
-        problem = check_url(item)
-        if problem:
-            return f"item {i + 1}: {problem}"
-    return None
+    return test
 
 
 def _check_artifact(value: object) -> str | None:
@@ -199,19 +199,30 @@ class Axis(Check):
     axis: str  # not a dataclass field: set once, read by the schema and field lists
 
     def __init__(self, axis: str) -> None:
-        super().__init__("axis", self._test, {"type": "string", "x-axis": axis})
+        super().__init__(
+            "axis",
+            lambda v, ctx: self.allowed(v, ctx["taxonomy"][axis].ids),
+            {"type": "string", "x-axis": axis},
+        )
         object.__setattr__(self, "axis", axis)
 
-    def _test(self, value: object, ctx: Mapping[str, Any]) -> str | None:
-        ids = ctx["taxonomy"][self.axis].ids
+    def _run(self, value: object, info: core_schema.ValidationInfo) -> object:
+        ids = (info.context or {})["taxonomy"][self.axis].ids
+        if type(value) is str and value in ids:
+            return value
+        if value == PLACEHOLDER:
+            fail(PLACEHOLDER)
+        fail(self.allowed(value, ids))
+
+    @staticmethod
+    def allowed(value: object, ids: tuple[str, ...]) -> str:
+        """Why ``value`` is none of ``ids``."""
         if isinstance(value, bool):
             return f"{bool_hint(value)}; allowed: {', '.join(ids)}"
-        if not isinstance(value, str) or value not in ids:
-            return f"unknown value {describe(value)}; allowed: {', '.join(ids)}"
-        return None
+        return f"unknown value {describe(value)}; allowed: {', '.join(ids)}"
 
 
-def _plain(kind: str, test: Callable[[object], str | None], schema: Mapping[str, Any]) -> Check:
+def _plain(kind: str, test: Callable[[Any], str | None], schema: Mapping[str, Any]) -> Check:
     return Check(kind, lambda value, ctx: test(value), schema)
 
 
@@ -225,10 +236,17 @@ Text = Annotated[str, _plain("text", check_text, _TEXT_SCHEMA)]
 MULTILINE = _plain("text", lambda v: check_text(v, True), _TEXT_SCHEMA)
 LongText = Annotated[str, MULTILINE]
 Url = Annotated[str, _plain("url", check_url, _URL_SCHEMA)]
-Urls = Annotated[list[str], _plain("urls", _check_urls, {"type": "array", "items": _URL_SCHEMA})]
+Urls = Annotated[
+    list[str],
+    _plain("urls", _each(check_url, "a list of URLs"), {"type": "array", "items": _URL_SCHEMA}),
+]
 Names = Annotated[
     list[str],
-    _plain("strings", _check_strings, {"type": "array", "minItems": 1, "items": _TEXT_SCHEMA}),
+    _plain(
+        "strings",
+        _each(check_text, "a non-empty list of names", empty=False),
+        {"type": "array", "minItems": 1, "items": _TEXT_SCHEMA},
+    ),
 ]
 Bool = Annotated[bool, _plain("bool", check_bool, {"type": "boolean"})]
 Int = Annotated[int, _plain("int", check_int, {"type": "integer"})]
