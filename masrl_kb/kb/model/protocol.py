@@ -8,29 +8,15 @@ exclusion records a screening round writes validate.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Annotated, Any, Literal, Self
 
 from pydantic import PrivateAttr, ValidationInfo, field_validator, model_validator
 
 from masrl_kb.kb.model.base import Finding, KbModel, fail, field, report
-from masrl_kb.kb.model.types import Bool, Check, Date, Text, pattern
-from masrl_kb.kb.text import shorten
+from masrl_kb.kb.model.types import Axis, Bool, Check, Date, Text, pattern
 
 RULE_ID = re.compile(r"^I[0-9]+$")
-
-
-def _vocabulary(axis: str) -> Check:
-    """A value of ``axis``, named in the message (the ids are data, not code)."""
-
-    def test(value: object, ctx: Mapping[str, Any]) -> str | None:
-        ids = ctx["taxonomy"][axis].ids
-        if value in ids:
-            return None
-        allowed = ", ".join(ids)
-        return f"unknown {axis} {shorten(value)}; allowed (taxonomy.yaml): {allowed}"
-
-    return Check("axis", test, {"type": "string", "x-axis": axis})
 
 
 def _number(low: float, high: float) -> Check:
@@ -61,7 +47,7 @@ class Survey(KbModel):
 class Source(KbModel):
     """A source searched: an ``exclusion_source`` id; ``automated`` when a program queries it."""
 
-    id: Annotated[str, _vocabulary("exclusion_source")] = field("An exclusion_source id.")
+    id: Annotated[str, Axis("exclusion_source")] = field("An exclusion_source id.")
     automated: Bool = field("A program queries it (screen run or an adapter).", default=False)
     _label: str = PrivateAttr("")
 
@@ -78,7 +64,7 @@ class Source(KbModel):
 class QueryFamily(KbModel):
     """One query family: its id (a ``query_family`` value), label and terms."""
 
-    id: Annotated[str, _vocabulary("query_family")] = field("A query_family id.")
+    id: Annotated[str, Axis("query_family")] = field("A query_family id.")
     label: Text = field("The family's label.")
     terms: Annotated[tuple[str, ...], Check("terms", _terms, {"type": "array"})] = field(
         "Terms matched in titles and abstracts."
@@ -121,7 +107,7 @@ class Protocol(KbModel):
     @classmethod
     def _some(cls, items: list[Any]) -> list[Any]:
         if not items:
-            fail("expected a non-empty list, got a list")
+            fail("expected a non-empty list")
         return items
 
     @model_validator(mode="after")
