@@ -104,7 +104,10 @@ def test_a_paper_shows_every_reading() -> None:
 
 
 BAD_READINGS = {
-    "unknown value": ("    credit_unit: msg\n", "credit_unit: unknown value; allowed: token"),
+    "unknown value": (
+        "    credit_unit: msg\n",
+        "readings[0].credit_unit: unknown value 'msg'; allowed: token",
+    ),
     "unknown paper": ("  - key: no-such-paper\n", "no pooled paper 'no-such-paper'"),
     "python tag": ("    topology: !!python/object/apply:os.system [ls]\n", "tag"),
 }
@@ -141,7 +144,7 @@ def test_validate_reports_a_bad_reading(mini_root: Path) -> None:
     )
     found = [str(p) for p in validate(mini_root).problems]
     assert found == [
-        "readings/r1.yaml:8: topology: unknown value; allowed: "
+        "readings/r1.yaml:8: readings[0].topology: unknown value 'ring'; allowed: "
         + ", ".join(load_taxonomy(mini_root)["topology"].ids)
     ]
 

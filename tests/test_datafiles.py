@@ -31,7 +31,11 @@ def _never(*args, **kwargs):
     [
         ("claims.yaml", CLAIMS.replace("id: strict", "id: pool"), "claims.yaml:7: id: 'pool'"),
         ("claims.yaml", "claims: [\n", "claims.yaml:2: yaml: malformed YAML"),
-        ("protocol.yaml", "version: 1\n", "protocol.yaml:1: deduplication: expected a mapping"),
+        (
+            "protocol.yaml",
+            "version: 1\n",
+            "protocol.yaml:1: deduplication: missing required field (How duplicates are found.)",
+        ),
         (ROUND_FILE, "round: [\n", f"{ROUND_FILE}:2: yaml: malformed YAML"),
     ],
 )
@@ -82,3 +86,13 @@ def test_duplicate_claim_ids_are_refused(root: Path) -> None:
 def test_the_real_data_files_are_valid() -> None:
     report = masrl_kb.validate()
     assert report.ok, [str(p) for p in report.problems]
+
+
+def test_a_round_problem_inside_a_field_names_the_entry(root: Path) -> None:
+    path = root / ROUND_FILE
+    decided = "decided:\n  '2611.00001': {decision: maybe, record: papers/a.yaml}\nrun_on:"
+    path.write_text(path.read_text("utf-8").replace("run_on:", decided), encoding="utf-8")
+    found = [str(p) for p in masrl_kb.validate(root).problems if p.path == ROUND_FILE]
+    assert found == [
+        f"{ROUND_FILE}:6: decided: 2611.00001.decision: Input should be 'include' or 'exclude'"
+    ]

@@ -228,7 +228,7 @@ def test_protocol_errors_name_line_and_field(kb: Path) -> None:
     bad_threshold = lines.index("  title_similarity: 500") + 1
     messages = [str(p) for p in exc.value.problems]
     assert any(
-        m.startswith(f"protocol.yaml:{bad_family}: query_families[1].id: unknown query_family")
+        m.startswith(f"protocol.yaml:{bad_family}: query_families[1].id: unknown value")
         and "credit_assignment" in m
         for m in messages
     )

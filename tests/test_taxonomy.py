@@ -64,3 +64,22 @@ def test_a_missing_taxonomy_is_one_problem(root: Path) -> None:
     (root / "taxonomy.yaml").unlink()
     with pytest.raises(TaxonomyError, match=r"taxonomy.yaml:1: file: does not exist"):
         load_taxonomy(root)
+
+
+def test_an_unknown_value_key_lists_the_keys_a_value_may_have(root: Path) -> None:
+    _break(root, "      - id: rl_method\n", "      - id: rl_method\n        colour: red\n")
+    with pytest.raises(TaxonomyError) as err:
+        load_taxonomy(root)
+    (problem,) = err.value.problems
+    assert problem.field == "axes.category.values[0].colour"
+    assert problem.message.startswith("unknown field 'colour'; allowed fields: id, label, def")
+
+
+def test_only_reward_types_name_a_family(root: Path) -> None:
+    _break(root, "        label: RL method\n", "        label: RL method\n        family: R1\n")
+    with pytest.raises(TaxonomyError) as err:
+        load_taxonomy(root)
+    (problem,) = err.value.problems
+    assert str(problem).endswith(
+        "axes.category.values[0].family: unknown key; only reward_type values have family"
+    )

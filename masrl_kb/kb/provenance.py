@@ -21,208 +21,28 @@ segments; anything else is never primary.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from masrl_kb.kb.model.base import Loc, field_name, line_at
 from masrl_kb.kb.model.paper import EVALUATED_CATEGORIES, Evidence, Paper, Source
-from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.model.sources import (
+    HOST_RE,
+    SOURCES_FILE,
+    UNSAFE_CHARS,
+    Forge,
+    HostData,
+    bare,
+    read_sources,
+)
+from masrl_kb.kb.model.sources import parse_sources as parse_sources  # re-exported
 from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.records import RecordFile
-from masrl_kb.kb.text import shorten, shorten_name, text_problem
-from masrl_kb.kb.yamlio import LineDict, load_yaml_file
+from masrl_kb.kb.text import shorten, shorten_name
 
-SOURCES_FILE = "sources.yaml"
 SECONDARY = "secondary"
-_HOST_RE = re.compile(r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+")
-_UNSAFE_CHARS = re.compile(r"[\s\\\x00-\x1f\x7f-\x9f]")
 _HOSTS_SHOWN = 3
-
-
-# ---------------------------------------------------------------- host data
-
-
-@dataclass(frozen=True)
-class PaperKind:
-    """Hosts of the paper's own pages (arXiv, OpenReview, proceedings, DOI)."""
-
-    kind: str
-    label: str
-    hosts: frozenset[str]
-    paths: tuple[str, ...]
-    backs: frozenset[str]
-
-
-@dataclass(frozen=True)
-class Forge:
-    """A code host where only the authors' own account is primary."""
-
-    host: str
-    pages: str | None
-    skip: frozenset[str]
-
-
-@dataclass(frozen=True)
-class Vendor:
-    name: str
-    affiliations: frozenset[str]
-    hosts: frozenset[str]
-    accounts: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class HostData:
-    """``sources.yaml``, parsed."""
-
-    papers: tuple[PaperKind, ...] = ()
-    forges: tuple[Forge, ...] = ()
-    forge_backs: frozenset[str] = frozenset()
-    own_backs: frozenset[str] = frozenset()
-    vendors: tuple[Vendor, ...] = ()
-    vendor_backs: frozenset[str] = frozenset()
-
-
-class _Reader:
-    """Reads the host data, collecting ``(line, field, message)`` problems."""
-
-    def __init__(self) -> None:
-        self.problems: list[tuple[int, str, str]] = []
-
-    def mapping(self, node: object, name: str, line: int) -> LineDict:
-        if isinstance(node, LineDict):
-            return node
-        self.problems.append((line, name, "expected a mapping"))
-        return LineDict()
-
-    def items(self, node: LineDict, key: str, name: str) -> list[LineDict]:
-        value = node.get(key)
-        if not isinstance(value, list) or not all(isinstance(v, LineDict) for v in value):
-            self.problems.append((node.line_of(key), name, "expected a list of mappings"))
-            return []
-        return value
-
-    def words(self, node: LineDict, key: str, name: str, required: bool = True) -> tuple[str, ...]:
-        value = node.get(key)
-        if value is None and not required:
-            return ()
-        ok = isinstance(value, list) and value and all(isinstance(v, str) for v in value)
-        if not ok or any(_UNSAFE_CHARS.search(v) or not v for v in value):
-            message = "expected a non-empty list of plain words (no spaces or control characters)"
-            self.problems.append((node.line_of(key), name, message))
-            return ()
-        return tuple(value)
-
-    def hosts(self, node: LineDict, key: str, name: str) -> frozenset[str]:
-        hosts = self.words(node, key, name)
-        bad = [h for h in hosts if not _HOST_RE.fullmatch(h)]
-        if bad:
-            message = f"{shorten(bad[0])} is not a lower-case ASCII host name"
-            self.problems.append((node.line_of(key), name, message))
-        return frozenset(_bare(h) for h in hosts if h not in bad)
-
-    def text(self, node: LineDict, key: str, name: str) -> str:
-        value = node.get(key)
-        if not isinstance(value, str) or not value.strip() or text_problem(value):
-            self.problems.append((node.line_of(key), name, "expected one line of text"))
-            return ""
-        return value
-
-
-def _bare(host: str) -> str:
-    return host.removeprefix("www.")
-
-
-def _paper_kinds(r: _Reader, top: LineDict) -> tuple[PaperKind, ...]:
-    kinds = []
-    for i, item in enumerate(r.items(top, "papers", "papers")):
-        p = f"papers[{i}]."
-        kinds.append(
-            PaperKind(
-                r.text(item, "kind", p + "kind"),
-                r.text(item, "label", p + "label"),
-                r.hosts(item, "hosts", p + "hosts"),
-                r.words(item, "paths", p + "paths", required=False),
-                frozenset(r.words(item, "backs", p + "backs")),
-            )
-        )
-    return tuple(kinds)
-
-
-def _forges(r: _Reader, top: LineDict) -> tuple[tuple[Forge, ...], frozenset[str]]:
-    section = r.mapping(top.get("forges"), "forges", top.line_of("forges"))
-    forges = []
-    for i, item in enumerate(r.items(section, "hosts", "forges.hosts")):
-        p = f"forges.hosts[{i}]."
-        name = item.get("host")
-        if not isinstance(name, str) or not _HOST_RE.fullmatch(name):
-            r.problems.append((item.line_of("host"), p + "host", "expected a host name"))
-            continue
-        pages = item.get("pages")
-        if pages is not None and (not isinstance(pages, str) or not _HOST_RE.fullmatch(pages)):
-            r.problems.append((item.line_of("pages"), p + "pages", "expected a host name"))
-            pages = None
-        skip = frozenset(w.lower() for w in r.words(item, "skip", p + "skip", required=False))
-        forges.append(Forge(_bare(str(name)), pages, skip))
-    return tuple(forges), frozenset(r.words(section, "backs", "forges.backs"))
-
-
-def _vendors(r: _Reader, top: LineDict) -> tuple[tuple[Vendor, ...], frozenset[str]]:
-    section = r.mapping(top.get("vendors"), "vendors", top.line_of("vendors"))
-    vendors = []
-    for i, item in enumerate(r.items(section, "list", "vendors.list")):
-        p = f"vendors.list[{i}]."
-        affiliations = frozenset(
-            a for a in item.get("affiliations") or [] if isinstance(a, str) and a.strip()
-        )
-        if not affiliations:
-            message = "expected a non-empty list of affiliations"
-            r.problems.append((item.line_of("affiliations"), p + "affiliations", message))
-        vendors.append(
-            Vendor(
-                r.text(item, "name", p + "name"),
-                affiliations,
-                r.hosts(item, "hosts", p + "hosts"),
-                r.words(item, "accounts", p + "accounts", required=False),
-            )
-        )
-    return tuple(vendors), frozenset(r.words(section, "backs", "vendors.backs"))
-
-
-def parse_sources(data: object) -> tuple[HostData, list[tuple[int, str, str]]]:
-    """Host data from the loaded ``sources.yaml`` and its problems."""
-    r = _Reader()
-    top = r.mapping(data, "sources", 1)
-    if not top:
-        return HostData(), r.problems
-    if top.get("version") != 1:
-        r.problems.append((top.line_of("version"), "version", "expected version: 1"))
-    papers = _paper_kinds(r, top)
-    forges, forge_backs = _forges(r, top)
-    own = r.mapping(top.get("own_sites"), "own_sites", top.line_of("own_sites"))
-    vendors, vendor_backs = _vendors(r, top)
-    known = {"version", "papers", "forges", "own_sites", "vendors"}
-    for key in top:
-        if key not in known:
-            message = f"unknown section {shorten(key)}; allowed: {', '.join(sorted(known))}"
-            r.problems.append((top.line_of(key), shorten_name(key), message))
-    own_backs = frozenset(r.words(own, "backs", "own_sites.backs"))
-    return HostData(papers, forges, forge_backs, own_backs, vendors, vendor_backs), r.problems
-
-
-def read_sources(
-    root: str | os.PathLike[str] | None = None,
-) -> tuple[HostData | None, list[tuple[int, str, str]]]:
-    """``sources.yaml`` under the data root; ``None`` when the root has none."""
-    path = Path(find_root(root)) / SOURCES_FILE
-    if not os.path.lexists(path):
-        return None, []
-    loaded = load_yaml_file(path)  # refuses links, FIFOs, devices and oversized files
-    if loaded.problems:
-        return None, [(p.line, p.field, p.message) for p in loaded.problems]
-    return parse_sources(loaded.data)
 
 
 # ---------------------------------------------------------------- URLs
@@ -240,7 +60,7 @@ def place_of(url: object) -> Place | str:
     """The URL's host and path segments, or why it can never be a primary source."""
     if not isinstance(url, str):
         return "not text"
-    if _UNSAFE_CHARS.search(url):
+    if UNSAFE_CHARS.search(url):
         return "a space, backslash or control character in the URL"
     try:
         parts = urlsplit(url)
@@ -258,12 +78,12 @@ def place_of(url: object) -> Place | str:
         return "a non-ASCII host name (a look-alike of a real one)"
     if any(label.startswith("xn--") for label in host.split(".")):
         return "an internationalised (punycode) host name"
-    if not _HOST_RE.fullmatch(host):
+    if not HOST_RE.fullmatch(host):
         return "not a host name"
     segments = tuple(unquote(s) for s in parts.path.split("/") if s)
     if any(s in (".", "..") or "/" in s for s in segments):
         return "dot segments or an encoded slash in the path"
-    return Place(_bare(host), segments)
+    return Place(bare(host), segments)
 
 
 # ---------------------------------------------------------------- record context

@@ -11,29 +11,33 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from masrl_kb.kb.fields import ARXIV_ID_PATTERN
+from masrl_kb.kb.model.base import describe
+from masrl_kb.kb.model.datafile import validate_data
+from masrl_kb.kb.model.rounds import DOI_PATTERN, OPENREVIEW_PATTERN, ROUND_ID, RoundFile, whole
 from masrl_kb.kb.paths import find_root
-from masrl_kb.kb.validate import Problem
+from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.yamlio import load_yaml_file
 
+__all__ = ["DOI_PATTERN", "OPENREVIEW_PATTERN", "ROUND_FILE", "SCREENING_DIR", "SOURCE_COUNTS"]
+__all__ += ["Round", "RoundError", "load_round", "load_rounds", "parse_round", "round_dir"]
+__all__ += ["round_id", "screening_root"]
 SCREENING_DIR = "screening"
 ROUND_FILE = "round.yaml"
-ROUND_ID = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}_[0-9]{4}-[0-9]{2}-[0-9]{2}$")
-COUNTS = ("retrieved", "outside_window", "duplicates_removed", "to_screen")
-DECISIONS = ("include", "exclude")
 # One source batch of a round: where its candidates came from and what became of them.
-BATCH_TEXT = ("name", "query", "file")
 BATCH_COUNTS = ("identified", "duplicates_removed", "outside_window")
 SOURCE_COUNTS = (*BATCH_COUNTS, "screened", "included", "excluded", "awaiting")
-MAX_COUNT = 1_000_000  # no real round comes near; a bigger number is a typo or tampering
 
 
 class RoundError(ValueError):
-    """A round folder or its ``round.yaml`` is missing or malformed."""
+    """A round folder or its ``round.yaml`` is missing or malformed (``found``: each problem;
+    not ``problems``, which the command line words as invalid records)."""
+
+    def __init__(self, message: str, found: list[Problem] | None = None) -> None:
+        super().__init__(message)
+        self.found = found or []
 
 
 @dataclass
@@ -121,152 +125,35 @@ def round_id(since: dt.date, until: dt.date) -> str:
     return f"{since.isoformat()}_{until.isoformat()}"
 
 
+def _error(problems: list[Problem]) -> RoundError:
+    problems = sorted(problems)
+    return RoundError(str(problems[0]), problems)
+
+
 def _problem(rel: str, line: int, name: str, message: str) -> RoundError:
-    return RoundError(str(Problem(rel, line, name, message)))
-
-
-RECORD_PATH = re.compile(r"^(?:papers|exclusions)/[A-Za-z0-9][A-Za-z0-9_-]*\.yaml$")
-ARXIV_ID = re.compile(ARXIV_ID_PATTERN)
-# A screening candidate's id: a bare arXiv id (as rounds always had), a DOI, an
-# OpenReview forum id, or a hash of the normalised title when the source gives none.
-DOI_PATTERN = r"10\.[0-9]{4,9}/[\x21-\x7e]{1,200}"
-OPENREVIEW_PATTERN = r"[A-Za-z0-9_-]{4,40}"
-CANDIDATE_ID = re.compile(
-    rf"^(?:{ARXIV_ID_PATTERN[1:-1]}|doi:{DOI_PATTERN}|openreview:{OPENREVIEW_PATTERN}"
-    r"|title:[0-9a-f]{16})$"
-)
-
-
-SOURCE_ID = re.compile(r"^[a-z][a-z0-9_]{0,60}$")
-
-
-def is_candidate_id(value: object) -> bool:
-    return isinstance(value, str) and bool(CANDIDATE_ID.match(value))
-
-
-def _decided_ok(key: object, value: object) -> bool:
-    if not (is_candidate_id(key) and isinstance(value, dict)):
-        return False
-    reason, source = value.get("reason"), value.get("source", "arxiv")
-    return (
-        value.get("decision") in DECISIONS
-        and isinstance(source, str)
-        and bool(SOURCE_ID.match(source))
-        and (reason is None or isinstance(reason, str))
-        and isinstance(value.get("record"), str)
-        and bool(RECORD_PATH.match(value["record"]))
-    )
-
-
-def _strings(value: object) -> bool:
-    return isinstance(value, list) and all(isinstance(v, str) for v in value)
-
-
-def _count_ok(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT
-
-
-def _check_counts(data: dict, keys, rel: str, name: str, line: int) -> None:
-    """Each count a whole number in 0..MAX_COUNT; the first that is not names its field."""
-    for key in keys:
-        value = data[key]
-        if not _count_ok(value):
-            shown = value if isinstance(value, int) and abs(value) < 10**12 else "a huge number"
-            at = getattr(data, "line_of", lambda _: line)(key) or line
-            raise _problem(rel, at, f"{name}.{key}", f"{shown} is outside 0..{MAX_COUNT}")
-
-
-def _batch_ok(batch: object) -> bool:
-    return (
-        isinstance(batch, dict)
-        and set(batch) == {*BATCH_TEXT, "imported_on", *BATCH_COUNTS}
-        and all(isinstance(batch[k], str) and len(batch[k]) <= 20_000 for k in BATCH_TEXT)
-        and bool(SOURCE_ID.match(batch["name"]))
-        and isinstance(batch["imported_on"], dt.date)
-        and all(_count_ok(batch[k]) for k in BATCH_COUNTS)
-    )
-
-
-def _sources(data: dict, rel: str, line) -> list[dict]:
-    sources = data.get("sources") or []
-    if not isinstance(sources, list) or not all(_batch_ok(b) for b in sources):
-        raise _problem(
-            rel,
-            line("sources"),
-            "sources",
-            "expected a list of {name, query, file, imported_on, identified, "
-            "duplicates_removed, outside_window}",
-        )
-    return [dict(b) for b in sources]
+    return _error([Problem(rel, line, name, message)])
 
 
 def parse_round(data: object, rel: str, folder: str | None = None) -> Round:
-    """A :class:`Round` from loaded YAML; errors name the file, line and field.
-
-    ``round.yaml`` arrives in pull requests: every value the site shows is checked
-    (the id must be the folder's name, records must be paths under papers/ or
-    exclusions/).
-    """
+    """A :class:`Round` from loaded YAML; :class:`RoundError` lists every problem
+    (the rules: :class:`masrl_kb.kb.model.rounds.RoundFile`)."""
     if not isinstance(data, dict):
-        raise _problem(rel, 1, "round", "expected a mapping")
-    for name in ("round", "window", "run_on", "families", "counts"):
-        if name not in data:
-            raise _problem(rel, 1, name, "missing required field")
-    window, counts = data["window"], data["counts"]
-    line = getattr(data, "line_of", lambda _: 1)
-    rid = data["round"]
-    if not isinstance(rid, str) or not ROUND_ID.match(rid) or (folder and rid != folder):
-        raise _problem(
-            rel, line("round"), "round", "expected the folder's name, YYYY-MM-DD_YYYY-MM-DD"
-        )
-    if not isinstance(window, dict) or not all(
-        isinstance(window.get(k), dt.date) for k in ("since", "until")
-    ):
-        raise _problem(rel, line("window"), "window", "expected since: and until: dates")
-    if not isinstance(data["run_on"], dt.date):
-        raise _problem(rel, line("run_on"), "run_on", "expected a date YYYY-MM-DD")
-    if not _strings(data["families"]) or not _strings(data.get("capped") or []):
-        raise _problem(rel, line("families"), "families", "expected a list of family ids")
-    if not isinstance(counts, dict) or not all(isinstance(counts.get(k), int) for k in COUNTS):
-        raise _problem(
-            rel,
-            line("counts"),
-            "counts",
-            f"expected counts {', '.join(COUNTS)}, each from 0 to {MAX_COUNT}",
-        )
-    _check_counts(counts, COUNTS, rel, "counts", line("counts"))
-    per_family = data.get("retrieved_per_family") or {}
-    if not isinstance(per_family, dict) or not all(isinstance(v, int) for v in per_family.values()):
-        raise _problem(
-            rel, line("retrieved_per_family"), "retrieved_per_family", "expected family: count"
-        )
-    _check_counts(per_family, per_family, rel, "retrieved_per_family", line("retrieved_per_family"))
-    duplicates = data.get("duplicates") or []
-    if not isinstance(duplicates, list) or not all(
-        isinstance(d, dict) and all(isinstance(v, str) for v in d.values()) for d in duplicates
-    ):
-        raise _problem(rel, line("duplicates"), "duplicates", "expected {id, duplicate_of, match}")
-    decided = data.get("decided") or {}
-    if not isinstance(decided, dict) or not all(_decided_ok(k, v) for k, v in decided.items()):
-        raise _problem(
-            rel,
-            line("decided"),
-            "decided",
-            "expected candidate id (arXiv id, doi:..., openreview:... or title:...): "
-            "{decision: include|exclude, reason, record: papers/... or exclusions/...}",
-        )
+        raise _problem(rel, 1, "round", f"expected a mapping, got {describe(data)}")
+    model, problems = validate_data(RoundFile, data, rel, {"folder": folder})
+    if model is None:
+        raise _error([whole(p) for p in problems])
     return Round(
-        id=rid,
-        since=window["since"],
-        until=window["until"],
-        run_on=data["run_on"],
-        families=list(data["families"]),
-        counts={k: int(counts[k]) for k in COUNTS},
-        duplicates=[dict(d) for d in duplicates],
-        per_family={str(k): int(v) for k, v in per_family.items()},
-        capped=list(data.get("capped") or []),
-        decided={str(k): dict(v) for k, v in decided.items()},
-        sources=_sources(data, rel, line),
+        id=model.round,
+        since=model.window.since,
+        until=model.window.until,
+        run_on=model.run_on,
+        families=list(model.families),
+        counts=model.counts.model_dump(),
+        duplicates=[dict(d) for d in model.duplicates or []],
+        per_family=dict(model.retrieved_per_family or {}),
+        capped=list(model.capped or []),
+        decided={k: v.model_dump(exclude_unset=True) for k, v in (model.decided or {}).items()},
+        sources=[b.model_dump() for b in model.sources or []],
     )
 
 
@@ -305,8 +192,7 @@ def load_round(root: str | os.PathLike[str] | None, rid: str) -> Round:
         raise RoundError(f"no screening round {rid!r} (rounds: {known})")
     loaded = load_yaml_file(path)
     if loaded.problems:
-        p = loaded.problems[0]
-        raise _problem(rel, p.line, p.field, p.message)
+        raise _error([Problem(rel, p.line, p.field, p.message) for p in loaded.problems])
     return parse_round(loaded.data, rel, folder=rid)
 
 

@@ -173,6 +173,37 @@ CASES: list[tuple[str, str, Callable[[Path], str]]] = [
         ),
     ),
     ("benchmarks-malformed", "yaml", _replace("benchmarks.yaml", "benchmarks: [\n")),
+    # Rules the typed models added: unknown keys anywhere, exact windows, typed readings.
+    ("round-unknown-key", "colour", _edit(R, r"^run_on:", "colour: red\nrun_on:")),
+    ("round-window-extra", "window", _edit(R, r"(  until: .*)", r"\1\n  during: 2026-11-20")),
+    (
+        "round-decided-extra",
+        "decided",
+        _edit(
+            R,
+            r"^run_on:",
+            "decided:\n  '2611.00001': {decision: include, record: papers/a.yaml, x: 1}\nrun_on:",
+        ),
+    ),
+    ("protocol-version-2", "version", _edit(P, r"^version: 1", "version: 2")),
+    (
+        "readings-date-not-a-date",
+        "date",
+        _replace(
+            "readings/r.yaml",
+            "reader: r\nname: R\nmethod: m\nsource: s\ndate: soon\n"
+            "readings:\n  - key: synthetic-00000\n",
+        ),
+    ),
+    (
+        "readings-note-control",
+        "readings[0].note",
+        _replace(
+            "readings/r.yaml",
+            "reader: r\nname: R\nmethod: m\nsource: s\ndate: 2026-11-01\n"
+            'readings:\n  - key: synthetic-00000\n    note: "a \\e[2J note"\n',
+        ),
+    ),
 ]
 
 # Queries whose columns or values only a loaded table can check: validate (no pandas)
