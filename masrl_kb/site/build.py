@@ -76,7 +76,7 @@ def build_site(
     data_root = find_root(root).resolve()
     config = config_file(data_root)
     default = site_dir is None
-    target = data_root / "site" if default else Path(site_dir).absolute()
+    target = data_root / "site" if site_dir is None else Path(site_dir).absolute()
     if not default:
         check_not_protected(target, data_root)
     check_replaceable(target, legacy_ok=default)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import cast
 
 import pandas as pd
 
@@ -168,7 +170,7 @@ class Context:
         """The date the live pool covers (:func:`masrl_kb.query.views.pool_coverage`)."""
         from masrl_kb.query.views import pool_coverage
 
-        return pool_coverage(self.root, self.baseline)
+        return pool_coverage(self.root, self.baseline) or self.baseline  # never None here
 
     @cached_property
     def survey(self) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -195,7 +197,9 @@ class Context:
         return None
 
 
-def load_context(root: object = None, site_url: str = "", drafts: str = "error") -> Context:
+def load_context(
+    root: str | os.PathLike[str] | None = None, site_url: str = "", drafts: str = "error"
+) -> Context:
     """Load records, taxonomy and claims once and compute every cross-tab.
 
     ``drafts="exclude"`` (a preview build) leaves records with ``TODO`` fields out
@@ -209,9 +213,14 @@ def load_context(root: object = None, site_url: str = "", drafts: str = "error")
     ctx = Context(root_path, load_taxonomy(root_path), papers, exclusions, claims, site_url)
     if drafts == "exclude":
         ctx.preview, ctx.drafts = True, load_drafts(root_path)
-    ctx.rows = papers.to_dict("index")
+    ctx.rows = {str(key): row for key, row in papers.to_dict("index").items()}
     _fill_cells(ctx)
     return ctx
+
+
+def count_at(table: pd.DataFrame, row: object, col: object) -> int:
+    """One count of a cross-tab (pandas types a cell as any scalar; these are ints)."""
+    return int(cast(int, table.at[row, col]))
 
 
 def _fill_cells(ctx: Context) -> None:

@@ -23,6 +23,7 @@ Adding a page
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 from masrl_kb.site import urls
@@ -73,7 +74,9 @@ def all_pages(ctx: Context, downloads: dict[str, str]) -> Iterator[Page]:
     yield from cell_pages(ctx)
 
 
-def site_files(root: object = None, site_url: str = "", repo_url: str = "") -> dict[str, str]:
+def site_files(
+    root: str | os.PathLike[str] | None = None, site_url: str = "", repo_url: str = ""
+) -> dict[str, str]:
     """Load the records once and render every generated file."""
     ctx = load_context(root, site_url)
     ctx.repo_url = repo_url

@@ -16,8 +16,7 @@ from masrl_kb.query.authors import fold
 from masrl_kb.query.frames import ARTIFACT_KINDS, value_counts
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
-from masrl_kb.site.context import Context, broad_of, twin_of
-from masrl_kb.site.crosstabs import cell_count
+from masrl_kb.site.context import Context, broad_of, count_at, twin_of
 from masrl_kb.site.html import safe_url
 
 # Facets of the papers table: (URL parameter, axis). The JS reads the row's
@@ -257,20 +256,17 @@ def paper_cells(ctx: Context, key: str) -> list[dict]:
         if broad_of(cross)[1] is not None:
             continue
         variant = twin_of(cross)
-        also = variant is not None and (variant, rv, cv) in spots
+        also = None
+        if variant is not None and (variant, rv, cv) in spots:
+            n = count_at(ctx.tables[variant], rv, cv)
+            also = {"href": urls.cell(variant, rv, cv), "label": broad_of(variant)[1], "n": n}
         cells.append(
             {
                 "href": urls.cell(cross, rv, cv),
                 "text": f"{urls.value_label(ctx, cross.rows, rv)} × "
                 f"{urls.value_label(ctx, cross.cols, cv)}",
-                "n": cell_count(ctx, cross, rv, cv),
-                "variant": {
-                    "href": urls.cell(variant, rv, cv),
-                    "label": broad_of(variant)[1],
-                    "n": cell_count(ctx, variant, rv, cv),
-                }
-                if also
-                else None,
+                "n": count_at(ctx.tables[cross], rv, cv),
+                "variant": also,
             }
         )
     return cells

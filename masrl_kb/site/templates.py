@@ -8,6 +8,8 @@ Markdown heading and ``ext`` for an outbound http(s) link.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from functools import cache
 
 from jinja2 import (
@@ -39,6 +41,15 @@ def _md(text: object) -> Markup:
     return Markup(md_text(text))
 
 
+# Characters XML 1.0 forbids; dropped from text bound for the Atom feed.
+_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _xml(text: object) -> str:
+    """Text the feed can carry (autoescape then escapes its markup)."""
+    return _XML_INVALID.sub("", str(text))
+
+
 def template_cache() -> FileSystemBytecodeCache | None:
     """Compiled templates kept between builds, in Jinja's per-user folder under the
     temp directory (never in the repository, where a pull request could place
@@ -61,7 +72,7 @@ def environment() -> Environment:
         keep_trailing_newline=False,
         bytecode_cache=template_cache(),
     )
-    env.filters["md"] = _md
+    env.filters.update(md=_md, xml=_xml)
     env.globals.update(
         urls=urls, safe_url=safe_url, decision_marks=decision_marks, decision_entry=decision_entry
     )
@@ -76,3 +87,8 @@ def template(name: str) -> Template:
 def render(name: str, /, **data: object) -> str:
     """One template rendered with ``data`` (``page`` and ``ctx`` by convention)."""
     return template(name).render(**data)
+
+
+def macro(template_name: str, name: str) -> Callable[..., Markup]:
+    """A macro of a template, callable from Python (returns escaped-safe markup)."""
+    return getattr(template(template_name).module, name)
