@@ -18,9 +18,12 @@ from jinja2 import (
     PackageLoader,
     StrictUndefined,
     Template,
+    pass_context,
 )
-from markupsafe import Markup
+from jinja2.runtime import Context as Scope
+from markupsafe import Markup, escape
 
+from masrl_kb.kb.rules import NA
 from masrl_kb.site import urls
 from masrl_kb.site.html import md_text, safe_url
 
@@ -35,6 +38,37 @@ def decision_entry(row: dict, decision: str) -> dict[str, str]:
     """A paper's status and reason for one decision it touches."""
     entry = next(d for d in row["decisions"] if d["id"] == decision)
     return {"status": "learned" if entry["learned"] else "present", "why": entry["why"]}
+
+
+# Links are functions rather than macros: a page calls them thousands of times, and a
+# Jinja macro call costs several times a function call. Each reads the page being
+# rendered (``page``, for relative hrefs) and the records (``ctx``) from the template.
+
+
+@pass_context
+def link(scope: Scope, to: str, text: object, title: object = None) -> Markup:
+    """An internal link, relative to the page being rendered; text and title escaped."""
+    tip = f' title="{escape(title)}"' if title else ""
+    return Markup(f'<a href="{escape(scope["page"].href(to))}"{tip}>{escape(text)}</a>')
+
+
+@pass_context
+def paper_link(scope: Scope, key: str) -> Markup:
+    return link(scope, urls.paper(key), scope["ctx"].row(key)["title"])
+
+
+@pass_context
+def key_link(scope: Scope, key: str) -> Markup:
+    return link(scope, urls.paper(key), key, scope["ctx"].row(key)["title"])
+
+
+@pass_context
+def tag(scope: Scope, axis: str, value: object, short: bool = False) -> Markup:
+    """A value's link to its taxonomy section (its short id with ``short``, label on hover)."""
+    label = urls.value_label(scope["ctx"], axis, value)
+    if short and value != NA:
+        return link(scope, urls.value(axis, value), value, label)
+    return link(scope, urls.value(axis, value), label)
 
 
 def _md(text: object) -> Markup:
@@ -74,7 +108,14 @@ def environment() -> Environment:
     )
     env.filters.update(md=_md, xml=_xml)
     env.globals.update(
-        urls=urls, safe_url=safe_url, decision_marks=decision_marks, decision_entry=decision_entry
+        urls=urls,
+        safe_url=safe_url,
+        decision_marks=decision_marks,
+        decision_entry=decision_entry,
+        link=link,
+        paper_link=paper_link,
+        key_link=key_link,
+        tag=tag,
     )
     return env
 
