@@ -15,6 +15,7 @@ import pandas as pd
 
 from masrl_kb.contrib.export.bibtex import to_bibtex
 from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.protocol import PROTOCOL_FILE, Protocol, load_protocol
 from masrl_kb.kb.rules import CROSSTAB_PAIRS
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
 from masrl_kb.query.claims import CLAIMS_FILE, ClaimResult, evaluate_claims
@@ -106,6 +107,8 @@ class Context:
     # Records left out of a preview build (masrl-kb build --preview); empty otherwise.
     drafts: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=DRAFT_COLUMNS))
     preview: bool = False
+    # Values several pages share (a cell's label and count), computed on first use.
+    memo: dict[tuple[object, ...], dict] = field(default_factory=dict)
 
     def row(self, key: str) -> dict:
         """One paper's fields as a plain dict (pandas row access is slow in loops)."""
@@ -117,6 +120,11 @@ class Context:
         from masrl_kb.query.agreement import readings
 
         return readings(self.papers, self.root)
+
+    @cached_property
+    def reading_keys(self) -> frozenset[str]:
+        """The papers some reader coded (most have no reading to show)."""
+        return frozenset(self.readings["key"])
 
     @cached_property
     def evaluations(self) -> pd.DataFrame:
@@ -159,11 +167,14 @@ class Context:
         }
 
     @cached_property
-    def baseline(self) -> dt.date:
-        """The survey's cut-off (the clone's protocol.yaml for a bare data root)."""
-        from masrl_kb.site.protocol_pages import site_protocol
+    def protocol(self) -> Protocol:
+        """The data root's protocol.yaml (the clone's for a bare data root), read once."""
+        return load_protocol(self.root if (self.root / PROTOCOL_FILE).is_file() else CLONE)
 
-        return site_protocol(self).baseline
+    @cached_property
+    def baseline(self) -> dt.date:
+        """The survey's cut-off."""
+        return self.protocol.baseline
 
     @cached_property
     def coverage(self) -> dt.date:

@@ -10,7 +10,6 @@ from masrl_kb.site import urls
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import Context
 from masrl_kb.site.html import safe_url
-from masrl_kb.site.protocol_pages import site_protocol
 from masrl_kb.site.round_pages import added_by_hand, baseline_pool, record_ids
 from masrl_kb.site.templates import render
 
@@ -46,7 +45,7 @@ def by_round(ctx: Context) -> list[dict]:
     rounds = load_rounds(ctx.root)
     if not rounds:
         return []
-    protocol = site_protocol(ctx)
+    protocol = ctx.protocol
     groups = [
         _group(
             f"r-{rnd.id}",
@@ -70,7 +69,7 @@ def new_page(ctx: Context) -> Page:
         ctx=ctx,
         groups=by_round(ctx),
         days=by_day(ctx.papers),
-        baseline=site_protocol(ctx).baseline.isoformat(),
+        baseline=ctx.protocol.baseline.isoformat(),
     )
 
 

@@ -179,11 +179,6 @@ class Neighbours:
         return [(k, label) for k, (_, label) in ranked[:CLOSEST_PER_GAP]]
 
 
-def closest_papers(ctx: Context, cross: Cross, rv: object, cv: object) -> list[tuple[str, str]]:
-    """Papers nearest one cell (see :meth:`Neighbours.closest`); build a ``Neighbours`` in loops."""
-    return Neighbours(ctx, cross).closest(rv, cv)
-
-
 def gap_cells(ctx: Context, broad: Cross, variant: Cross | None) -> list[tuple]:
     """(row, col, broad count, variant count) of every cell at or under NEAR_EMPTY.
 

@@ -14,8 +14,8 @@ Adding a page
    ``m.link``, ``m.paper_list``, ``m.heat_table``, ``m.scroll``...). Jinja escapes
    every value; never build HTML in Python. Wrap large finished HTML (a table, a
    list that grows with the pool) in ``{% call m.html_block() %}`` at the top
-   level: the build hands it past Markdown (``search=false`` also keeps it out
-   of the search index).
+   level: it goes into Python-Markdown's own stash (:mod:`masrl_kb.site.md_stash`;
+   ``search=false`` also keeps it out of the search index).
 3. Yield it from :func:`all_pages` and, for a section page, list its Markdown path
    under ``nav`` in ``mkdocs.yml``. Front matter ``hide: [navigation, toc]``
    widens a page; ``search: {exclude: true}`` keeps tables out of the search index.

@@ -16,7 +16,7 @@ from masrl_kb.query.authors import fold
 from masrl_kb.query.frames import ARTIFACT_KINDS, value_counts
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
-from masrl_kb.site.context import Context, broad_of, count_at, twin_of
+from masrl_kb.site.context import Context, Cross, broad_of, count_at, twin_of
 from masrl_kb.site.html import safe_url
 
 # Facets of the papers table: (URL parameter, axis). The JS reads the row's
@@ -233,23 +233,27 @@ def paper_cells(ctx: Context, key: str) -> list[dict]:
     spots = set(ctx.paper_cells.get(key, []))
     cells = []
     for cross, rv, cv in ctx.paper_cells.get(key, []):
-        if broad_of(cross)[1] is not None:
-            continue
         variant = twin_of(cross)
-        also = None
-        if variant is not None and (variant, rv, cv) in spots:
-            n = count_at(ctx.tables[variant], rv, cv)
-            also = {"href": urls.cell(variant, rv, cv), "label": broad_of(variant)[1], "n": n}
-        cells.append(
-            {
-                "href": urls.cell(cross, rv, cv),
-                "text": f"{urls.value_label(ctx, cross.rows, rv)} × "
-                f"{urls.value_label(ctx, cross.cols, cv)}",
-                "n": count_at(ctx.tables[cross], rv, cv),
-                "variant": also,
-            }
-        )
+        if broad_of(cross)[1] is None:
+            also = variant is not None and (variant, rv, cv) in spots
+            cells.append(
+                {**_cell(ctx, cross, rv, cv), "variant": also and _cell(ctx, variant, rv, cv)}
+            )
     return cells
+
+
+def _cell(ctx: Context, cross: Cross | None, rv: object, cv: object) -> dict:
+    """A cell's link, label, count and reading, computed once for all the papers in it."""
+    if (cross, rv, cv) not in ctx.memo:
+        assert cross is not None
+        ctx.memo[(cross, rv, cv)] = {
+            "href": urls.cell(cross, rv, cv),
+            "text": f"{urls.value_label(ctx, cross.rows, rv)} × "
+            f"{urls.value_label(ctx, cross.cols, cv)}",
+            "n": count_at(ctx.tables[cross], rv, cv),
+            "label": broad_of(cross)[1],
+        }
+    return ctx.memo[(cross, rv, cv)]
 
 
 TAG_ROWS = (
@@ -316,6 +320,8 @@ def releases(row: dict) -> list[dict]:
 def other_readings(ctx: Context, key: str) -> dict:
     """Other readers' codings of this paper: one row per reader, one cell per field,
     each cell saying whether it matches the record."""
+    if key not in ctx.reading_keys:
+        return {}
     frame = paper_readings(key, table=ctx.readings)
     if frame.empty or KB_READER not in frame.index:
         return {}

@@ -135,15 +135,6 @@ def cross_title(ctx: Context, cross: Cross) -> str:
     return f"{axis_label(ctx, cross.rows)} × {axis_label(ctx, cross.cols)}{reading}"
 
 
-def cell_title(ctx: Context, cross: Cross, row_value: object, col_value: object) -> str:
-    reading = ", strict reading" if cross.strict else ""
-    rows = value_label(ctx, cross.rows, row_value)
-    cols = value_label(ctx, cross.cols, col_value)
-    return (
-        f"{rows} × {cols} ({axis_label(ctx, cross.rows)} × {axis_label(ctx, cross.cols)}{reading})"
-    )
-
-
 # Reading fields whose label is not their taxonomy axis's.
 READING_LABELS = {"credit_strict": "Strict credit", "is_rl": "Uses RL"}
 
