@@ -22,7 +22,6 @@ from masrl_kb.kb.rules import is_http_url
 # Characters Python-Markdown treats as syntax; escaped in the few places
 # (headings) where text is written as Markdown rather than inside HTML.
 _MD_SPECIALS = re.compile(r"([\\`*_{}\[\]()+\-.!])")
-_HASH = re.compile(r"(?<!&)#")  # a literal #, not one of escape's entities (&#39;)
 _SLUG_UNSAFE = re.compile(r"[^A-Za-z0-9_.]+")
 
 
@@ -38,8 +37,9 @@ def safe_url(url: object) -> str | None:
 
 def md_text(text: object) -> str:
     """Text for a Markdown heading: HTML-escaped, Markdown syntax backslashed."""
-    out = _MD_SPECIALS.sub(r"\\\1", str(escape(text)))
-    return _HASH.sub("&#35;", out)  # a bare # could close an ATX heading
+    # Quotes are plain text outside attributes, so escape's entities for them go back.
+    html = str(escape(text)).replace("&#39;", "'").replace("&#34;", '"')
+    return _MD_SPECIALS.sub(r"\\\1", html).replace("#", "&#35;")  # a bare # ends an ATX heading
 
 
 def slug(value: object) -> str:
