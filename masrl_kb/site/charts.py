@@ -80,8 +80,9 @@ def partial_year(ctx: Context) -> tuple[str | None, str]:
     return (None if last_day else str(covered.year)), covered.isoformat()
 
 
-def _year_bars(page: Page, ctx: Context, axis: str, table: pd.DataFrame, names: list[str],
-               title: str, tid: str) -> Markup:  # fmt: skip
+def _year_bars(
+    page: Page, ctx: Context, axis: str, table: pd.DataFrame, names: list[str], title: str, tid: str
+) -> Markup:
     """Stacked bars of ``table`` (one row per ``axis`` value) by year, legend linked."""
     partial, covered = partial_year(ctx)
     table, years = _recent(table, ctx.coverage.year)

@@ -10,9 +10,10 @@ Adding a page
    query API, then ``return Page(url, title, meta=...).show("my_page.md", ctx=ctx,
    ...)``. Give the URL a constant or function in :mod:`masrl_kb.site.urls`.
 2. Write ``templates/my_page.md``: Markdown headings plus HTML blocks, laid out
-   with the shared macros (``{% import "macros.html" as m with context %}``:
-   ``m.link``, ``m.paper_list``, ``m.heat_table``, ``m.scroll``...). Jinja escapes
-   every value; never build HTML in Python. Wrap large finished HTML (a table, a
+   with the link functions (``link``, ``paper_link``, ``tag``: see
+   :mod:`masrl_kb.site.templates`) and the shared macros (``{% import "macros.html"
+   as m with context %}``: ``m.paper_list``, ``m.heat_table``, ``m.scroll``...).
+   Jinja escapes every value; never build HTML in Python. Wrap large finished HTML (a
    list that grows with the pool) in ``{% call m.html_block() %}`` at the top
    level: it goes into Python-Markdown's own stash (:mod:`masrl_kb.site.md_stash`;
    ``search=false`` also keeps it out of the search index).
