@@ -3,14 +3,13 @@ the paper pages."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
 from masrl_kb.kb.benchmarks import read_benchmarks
 from masrl_kb.query.frames import ARTIFACT_KINDS, benchmark_matrix, evaluations, load_papers
-from tests.test_site_support import page, parse, real_site, with_attr
+from tests.test_site_support import hrefs, page, parse, real_site, with_attr
 
 
 @pytest.fixture(scope="module")
@@ -92,10 +91,11 @@ def test_each_benchmark_table_lists_its_papers_values_first(site, papers) -> Non
 
 
 def test_pooled_benchmarks_are_tabled_when_used_and_named_when_not(site, papers) -> None:
-    html = page(site, "evaluations/").read_text()
-    tabled = set(_tables(parse(page(site, "evaluations/"))))
-    line = re.search(r'<p class="kb-unused">(.*?)</p>', html, re.S)
-    named = set(re.findall(r'href="\.\./papers/([^/"]+)/"', line.group(1))) if line else set()
+    elements = parse(page(site, "evaluations/"))
+    tabled = set(_tables(elements))
+    line = [e for e in elements if e.tag == "p" and "kb-unused" in e.classes()]
+    linked = hrefs(elements, within=line[0]) if line else set()
+    named = {h.removeprefix("../papers/").rstrip("/") for h in linked}
     used = set(evaluations(papers)["benchmark"])
     assert tabled <= used
     for key in papers.index[papers["category"] == "benchmark"]:
@@ -117,31 +117,30 @@ def test_recorded_results_appear_with_their_source(site, papers) -> None:
     values = results(papers)
     assert len(values), "the records hold sourced results"
     for r in values.itertuples():
-        html = page(site, f"benchmarks/{r.benchmark}/").read_text()
-        row = re.search(
-            rf'<tr data-paper="{re.escape(r.key)}">(?:(?!</tr>).)*?'
-            rf"<strong>{re.escape(_html(r.value))}</strong>(?:(?!</tr>).)*?</tr>",
-            html,
-            re.S,
+        elements = parse(page(site, f"benchmarks/{r.benchmark}/"))
+        rows = [e for e in with_attr(elements, "data-paper", r.key) if e.tag == "tr"]
+        row = next(
+            (
+                row
+                for row in rows
+                if any(e.tag == "strong" and e.text == r.value and e.within(row) for e in elements)
+            ),
+            None,
         )
         assert row, (r.key, r.benchmark, r.value)
-        assert f'href="{_html(r.source)}"' in row.group(0)
-
-
-def _html(text: str) -> str:
-    from markupsafe import escape
-
-    return str(escape(text))
+        assert r.source in hrefs(elements, within=row)
 
 
 def test_evaluation_claims_are_on_the_gaps_page(site) -> None:
-    html = page(site, "gaps/").read_text()
+    layers = {
+        e.get("data-kb-layer") for e in with_attr(parse(page(site, "gaps/")), "data-kb-layer")
+    }
     for claim in (
         "rl-methods-ma-native-eval",
         "pooled-benchmarks-unused",
         "rl-methods-release-code",
     ):
-        assert f'data-kb-layer="{claim}"' in html
+        assert claim in layers
 
 
 def test_papers_table_filters_by_release(site, papers) -> None:

@@ -27,7 +27,7 @@ from masrl_kb.site import site_files
 from masrl_kb.site import urls as site_urls
 from masrl_kb.site.context import all_crosses
 from masrl_kb.site.feeds import FEED_ENTRIES
-from tests.test_site_support import cell_keys, page, parse, real_site, with_attr
+from tests.test_site_support import cell_keys, hrefs, page, parse, real_site, with_attr
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -80,11 +80,11 @@ def test_home_shows_every_claim_with_its_value(site, papers, exclusions) -> None
 
 
 def test_a_broken_claim_links_the_papers_behind_its_value(site, papers, exclusions) -> None:
-    html = page(site, "").read_text()
+    linked = hrefs(parse(page(site, "")))
     for result in _survey_claims(papers, exclusions):
         if not result.holds:
             for key in result.keys:
-                assert f'href="{site_urls.paper(key)}"' in html
+                assert site_urls.paper(key) in linked
 
 
 def _heat_cells(site: Path, cross) -> dict[tuple[str, str], tuple[int, str | None]]:
@@ -128,8 +128,10 @@ def test_crosstab_cells_equal_the_api_and_link_to_exactly_their_papers(site, pap
 
 
 def test_zero_cells_are_marked_as_gaps(site) -> None:
-    html = page(site, "crosstabs/reward_family-x-credit_unit/").read_text()
-    assert 'class="kb-cell kb-gap" data-row="R5" data-col="token" data-count="0"' in html
+    elements = parse(page(site, "crosstabs/reward_family-x-credit_unit/"))
+    (cell,) = [e for e in with_attr(elements, "data-row", "R5") if e.get("data-col") == "token"]
+    assert cell.tag == "td" and cell.classes() == ["kb-cell", "kb-gap"]
+    assert cell.get("data-count") == "0"
 
 
 @pytest.mark.parametrize(
@@ -182,11 +184,11 @@ def test_gaps_page_shows_o5_with_the_computed_count_and_papers(site, papers) -> 
         assert number.text == result.shown_value
     learners = select('O5 == "learned"', papers=papers)
     assert len(learners) in {r.value for r in layers}  # one layer counts every learner
-    html = page(site, "gaps/").read_text()
+    linked = hrefs(elements)
     for key in learners.index:
-        assert f'href="../{site_urls.paper(key)}"' in html
+        assert f"../{site_urls.paper(key)}" in linked
     for key in select('O5 == "present"', papers=papers).index:
-        assert f'href="../{site_urls.paper(key)}"' in html
+        assert f"../{site_urls.paper(key)}" in linked
 
 
 def test_exclusions_flow_numbers(site, papers, exclusions) -> None:
@@ -367,10 +369,10 @@ def test_shading_ignores_the_na_cells(site, papers) -> None:
     table = crosstab(cross.rows, cross.cols, papers=papers)
     real = table.drop(index="NA", columns="NA", errors="ignore")
     peak = int(real.to_numpy().max())
-    html = page(site, site_urls.crosstab(cross)).read_text()
     shades = {
-        (r, c): float(h)
-        for h, r, c in re.findall(r'--h:([0-9.]+)" data-row="([^"]+)" data-col="([^"]+)"', html)
+        (td.get("data-row"), td.get("data-col")): float(td.get("style").removeprefix("--h:"))
+        for td in with_attr(parse(page(site, site_urls.crosstab(cross))), "style")
+        if td.tag == "td"
     }
     hottest = [(r, c) for r, c in real.stack().index if real.at[r, c] == peak]
     assert all(shades[cell] == 1.0 for cell in hottest)
@@ -452,13 +454,13 @@ def test_gaps_page_folds_cells_by_axis_pair_naming_papers_by_title(site, papers)
 
 def test_paper_pages_link_the_cells_and_readings_that_list_them(site, papers) -> None:
     for key in papers.index:
-        html = page(site, site_urls.paper(key)).read_text()
-        block = re.search(r'<ul class="kb-cells">(.*?)</ul>', html, re.S).group(1)
-        hrefs = re.findall(r'href="\.\./\.\./(cells/[^"]+)"', block)
-        assert hrefs, key
-        for target in hrefs:
+        elements = parse(page(site, site_urls.paper(key)))
+        (block,) = [e for e in elements if e.tag == "ul" and e.classes() == ["kb-cells"]]
+        cells = sorted(h.removeprefix("../../") for h in hrefs(elements, within=block))
+        assert cells and all(h.startswith("cells/") for h in cells), key
+        for target in cells:
             assert key in cell_keys(site, target), (key, target)
-        readings = {t for t in hrefs if "#" in t}
+        readings = {t for t in cells if "#" in t}
         strict = (
             papers.at[key, "credit_strict"] and papers.at[key, "credit_unit"] != "NA"
         )  # NA x NA is not a cell

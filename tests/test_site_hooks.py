@@ -1,4 +1,4 @@
-"""The build hooks hand finished HTML past Markdown without changing a page."""
+"""The build hooks stash finished HTML past Markdown without changing a page."""
 
 from __future__ import annotations
 
@@ -13,26 +13,31 @@ from mkdocs.utils.meta import get_data
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.synthetic import write_synthetic_root
 from masrl_kb.site import site_files
-from masrl_kb.site.mkdocs_hooks import compact, hold_regions, lunr_files, put_back, unused_assets
+from masrl_kb.site.icons import icon_stylesheet, masked_icons
+from masrl_kb.site.md_stash import restore_asides
+from masrl_kb.site.mkdocs_hooks import finish
+from masrl_kb.site.theme_assets import lunr_files, unused_assets
 
 MARKER = re.compile(r"<!--kb:(html(?: nosearch)?|end)-->")
 MARKER_LINE = re.compile(r"^<!--kb:(?:html(?: nosearch)?|end)-->$", re.M)
 
 
-def _converter() -> markdown.Markdown:
+def _converter(stash: bool = True) -> markdown.Markdown:
     config = load_config(str(find_root() / "mkdocs.yml"))
-    return markdown.Markdown(
-        extensions=config["markdown_extensions"], extension_configs=config["mdx_configs"]
-    )
+    extensions = config["markdown_extensions"]
+    assert "masrl_kb.site.md_stash" in extensions
+    if not stash:
+        extensions = [e for e in extensions if e != "masrl_kb.site.md_stash"]
+    return markdown.Markdown(extensions=extensions, extension_configs=config["mdx_configs"])
 
 
 def _both_ways(text: str) -> tuple[str, str]:
-    """A page without its markers converted whole, and converted with its marked
-    regions held back."""
+    """A page without its markers converted by Markdown alone, and converted with
+    its marked regions stashed (as the build does), each finished alike."""
     body = get_data(text)[0]
-    direct = _converter().convert(MARKER_LINE.sub("", body))
-    held, regions = hold_regions(body)
-    return compact(direct).strip(), compact(put_back(_converter().convert(held), regions)).strip()
+    direct = _converter(stash=False).convert(MARKER_LINE.sub("", body))
+    stashed = restore_asides(_converter().convert(body))
+    return finish(direct, {}).strip(), finish(stashed, {}).strip()
 
 
 @pytest.fixture(scope="module")
@@ -40,12 +45,12 @@ def pages() -> dict[str, str]:
     return {p: t for p, t in site_files(find_root()).items() if p.endswith(".md")}
 
 
-def test_holding_regions_back_changes_no_page(pages) -> None:
+def test_stashing_regions_changes_no_page(pages) -> None:
     held = [p for p, t in pages.items() if "<!--kb:html" in t]
     assert any(p.startswith("papers/") for p in held) and any(p.startswith("cells/") for p in held)
     for path in held:
-        direct, via_hooks = _both_ways(pages[path])
-        assert via_hooks == direct, path
+        direct, via_stash = _both_ways(pages[path])
+        assert via_stash == direct, path
 
 
 def test_markers_open_and_close_in_turn_and_never_nest(pages) -> None:
@@ -59,27 +64,25 @@ def test_markers_open_and_close_in_turn_and_never_nest(pages) -> None:
 def test_nosearch_regions_are_left_out_of_what_search_reads() -> None:
     text = "# Title\n\n<!--kb:html-->\n<p>found</p>\n<!--kb:end-->\n\n"
     text += "<!--kb:html nosearch-->\n<table><tr><td>hidden</td></tr></table>\n<!--kb:end-->\n"
-    held, regions = hold_regions(text)
-    assert "found" not in held and "hidden" not in held
-    html = _converter().convert(held)
-    full, searchable = put_back(html, regions), put_back(html, regions, search_only=True)
-    assert "found" in full and "hidden" in full
+    searchable = _converter().convert(text)  # what the search plugin reads
     assert "found" in searchable and "hidden" not in searchable
+    full = restore_asides(searchable)
+    assert "found" in full and "hidden" in full and "kb:aside" not in full
 
 
 def test_a_marker_inside_record_text_is_escaped_and_never_held(tmp_path: Path) -> None:
     root = write_synthetic_root(tmp_path / "kb", 2, 0)
     record = next((root / "papers").glob("*.yaml"))
-    hostile = "x <!--kb:end--> <!--kb:html nosearch--> <!--kb:held:0--> y"
+    hostile = "x <!--kb:end--> <!--kb:html nosearch--> <!--kb:aside:0--> y"
     text = record.read_text().replace("summary: A synthetic", f"summary: '{hostile}' #", 1)
     record.write_text(text)
     files = site_files(root)
     page = files[f"papers/{record.stem}/index.md"]
-    assert "&lt;!--kb:end--&gt;" in page
+    assert "&lt;!--kb:end--&gt;" in page and "&lt;!--kb:aside:0--&gt;" in page
     kinds = [m.group(1) for m in MARKER.finditer(page)]
     assert kinds == ["html", "end", "html nosearch", "end"]
-    direct, via_hooks = _both_ways(page)
-    assert via_hooks == direct
+    direct, via_stash = _both_ways(page)
+    assert via_stash == direct
 
 
 @pytest.mark.parametrize(
@@ -117,13 +120,13 @@ def test_unused_assets_are_source_maps_and_other_languages(tmp_path: Path) -> No
     }
 
 
-def test_compact_drops_indentation_but_keeps_pre_and_textarea_verbatim() -> None:
+def test_pages_are_minified_but_pre_and_textarea_keep_their_whitespace() -> None:
     html = "<div>\n    <p>a</p>\n\n  <pre>x\n    y</pre>\n  <TEXTAREA>\n  z</TEXTAREA>\n  <b>c</b>"
-    assert (
-        compact(html)
-        == "<div>\n<p>a</p>\n<pre>x\n    y</pre>\n<TEXTAREA>\n  z</TEXTAREA>\n<b>c</b>"
-    )
-    assert compact("<pre>open\n   never closed") == "<pre>open\nnever closed"
+    html += "</div>"
+    out = finish(html, {})
+    assert "<pre>x\n    y</pre>" in out and "<textarea>\n  z</textarea>" in out.lower()
+    assert "\n    <p>" not in out and "</p>" in out and len(out) < len(html)
+    assert finish(html, {}) == out  # deterministic
 
 
 def test_compiled_templates_are_cached_only_in_a_private_folder(tmp_path, monkeypatch) -> None:
@@ -147,8 +150,6 @@ def test_compiled_templates_are_cached_only_in_a_private_folder(tmp_path, monkey
 
 
 def test_inline_icons_become_classes_drawn_from_one_stylesheet() -> None:
-    from masrl_kb.site.mkdocs_hooks import icon_stylesheet, masked_icons
-
     path = "M3 6h18v2H3z"
     icon = f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path d="{path}"/></svg>'
     ours = '<svg class="kb-chart" viewBox="0 0 640 166" role="img"><path d="M0 0"/></svg>'
@@ -170,7 +171,7 @@ def test_every_icon_class_in_the_built_site_has_its_rule(tmp_path: Path) -> None
     css = (tmp_path / "site" / "assets" / "kb-icons.css").read_text()
     used = set()
     for page in (tmp_path / "site").rglob("*.html"):
-        used |= set(re.findall(r'class="(kb-i-[0-9a-f]{8})"', page.read_text()))
+        used |= set(re.findall(r'class="?(kb-i-[0-9a-f]{8})', page.read_text()))
         assert (
             'xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path' not in page.read_text()
         )

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import html
 import http.server
-import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -103,15 +103,30 @@ def _rewrite(path: Path, fields: dict) -> None:
 
 
 class Element:
-    """A start tag with its attributes and the text inside it."""
+    """A start tag with its attributes, the element it sits in and the text inside it.
 
-    def __init__(self, tag: str, attrs: dict[str, str | None]) -> None:
+    An attribute written without a value has the value "" (as in the DOM): a
+    minified page writes ``data-x=""`` as ``data-x``.
+    """
+
+    def __init__(self, tag: str, attrs: dict[str, str], parent: Element | None) -> None:
         self.tag = tag
         self.attrs = attrs
+        self.parent = parent
         self.text = ""
 
     def get(self, name: str) -> str | None:
         return self.attrs.get(name)
+
+    def classes(self) -> list[str]:
+        return (self.get("class") or "").split()
+
+    def within(self, other: Element) -> bool:
+        """Whether this element sits inside ``other`` (at any depth)."""
+        parent = self.parent
+        while parent is not None and parent is not other:
+            parent = parent.parent
+        return parent is other
 
 
 class _Collector(HTMLParser):
@@ -131,16 +146,23 @@ class _Collector(HTMLParser):
         "wbr",
     }
 
+    RCDATA = ("title", "textarea")
+
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.elements: list[Element] = []
         self.open: list[Element] = []
 
     def handle_starttag(self, tag, attrs) -> None:
-        element = Element(tag, dict(attrs))
+        parent = self.open[-1] if self.open else None
+        element = Element(tag, {k: v or "" for k, v in attrs}, parent)
         self.elements.append(element)
         if tag not in self.VOID:
             self.open.append(element)
+        # As in a browser, a page's title and a textarea hold text up to their own end
+        # tag (RCDATA: "<" is text there, entities still decoded); an SVG title does not.
+        if tag in self.RCDATA and not any(e.tag == "svg" for e in self.open):
+            self.set_cdata_mode(tag)
 
     def handle_endtag(self, tag) -> None:
         for i in range(len(self.open) - 1, -1, -1):
@@ -149,6 +171,8 @@ class _Collector(HTMLParser):
                 break
 
     def handle_data(self, data) -> None:
+        if self.cdata_elem in self.RCDATA:
+            data = html.unescape(data)
         for element in self.open:
             element.text += data
 
@@ -193,8 +217,21 @@ def cell_keys(site: Path, target: str) -> list[str]:
     """The papers a cell link lists: a cell page's own list, or for a link to a
     reading (``#strict``, ``#learned``) that section's list."""
     path, _, reading = target.partition("#")
-    html = page(site, path).read_text()
-    found = re.search(
-        rf'<ul class="kb-items"[^>]*data-kb-list="{reading or "cell"}"[^>]*>(.*?)</ul>', html, re.S
-    )
-    return re.findall(r'<li data-key="([^"]+)"', found.group(1)) if found else []
+    elements = parse(page(site, path))
+    lists = [
+        e
+        for e in with_attr(elements, "data-kb-list", reading or "cell")
+        if e.tag == "ul" and "kb-items" in e.classes()
+    ]
+    if not lists:
+        return []
+    return [e.get("data-key") or "" for e in elements if e.tag == "li" and e.parent is lists[0]]
+
+
+def hrefs(elements: list[Element], within: Element | None = None) -> set[str]:
+    """The hrefs of the links among ``elements`` (only those inside ``within`` if given)."""
+    return {
+        e.get("href") or ""
+        for e in elements
+        if e.tag == "a" and "href" in e.attrs and (within is None or e.within(within))
+    }

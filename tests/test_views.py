@@ -293,11 +293,12 @@ def preview(kb: Path, tmp_path_factory) -> Path:
 
 def test_preview_lists_the_drafts_it_left_out(kb: Path, preview: Path) -> None:
     for url in ("", "gaps/", "claims/", "since-survey/"):
-        html = page(preview, url).read_text()
-        (banner,) = with_attr(parse(page(preview, url)), "data-kb-preview")
+        elements = parse(page(preview, url))
+        (banner,) = with_attr(elements, "data-kb-preview")
         assert banner.get("data-kb-preview") == "1"
-        assert f'data-kb-draft="papers/{DRAFT}.yaml"' in html
-        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "<script>alert(1)" not in html
+        (draft,) = with_attr(elements, "data-kb-draft", f"papers/{DRAFT}.yaml")
+        assert "<script>alert(1)</script>" in draft.text  # the title, as text
+        assert not [e for e in elements if e.tag == "script" and "alert" in e.text]
     assert not (preview / "papers" / DRAFT).exists()
 
 
@@ -308,7 +309,7 @@ def test_every_generated_page_says_what_the_pool_covers(preview: Path) -> None:
     pages = [p for p in preview.rglob("index.html") if p.parent.name not in hand_written]
     assert len(pages) > 100  # section, paper and cell pages
     for path in pages:
-        assert f'data-kb-coverage="{covers}"' in path.read_text(), path
+        assert with_attr(parse(path), "data-kb-coverage", covers), path
 
 
 def test_home_gaps_and_claims_show_both_values(kb: Path, preview: Path, pool) -> None:
@@ -316,44 +317,54 @@ def test_home_gaps_and_claims_show_both_values(kb: Path, preview: Path, pool) ->
     covers = ROUND_LAST.split("_")[1]
     views = {v.claim.id: v for v in claim_views(papers=pool[0], exclusions=pool[1], root=kb)}
     o5 = views["o5-never-learned"]
-    home = page(preview, "").read_text()
-    gaps = page(preview, "gaps/").read_text()
-    claims = page(preview, "claims/").read_text()
+    home, gaps, claims = (parse(page(preview, url)) for url in ("", "gaps/", "claims/"))
     both = (
-        rf"<strong data-kb-survey=\"o5-stop:0\">{o5.survey.shown_value}</strong> in the survey's "
-        rf"pool \({baseline}\), <strong data-kb-(?:gap|card)=\"o5-stop:0\">{o5.today.shown_value}"
-        rf"</strong> today \(pool covers up to {covers}\)"
+        f"{o5.survey.shown_value} in the survey's pool ({baseline}), "
+        f"{o5.today.shown_value} today (pool covers up to {covers})"
     )
-    assert re.search(both, home) and re.search(both, gaps)
-    for html in (home, gaps, claims):
-        assert f'href="{_href(html, STOPPER)}"' in html  # the paper that moved it, linked
-        assert "A Synthetic Paper Called synthetic-stopper" in html
-    row = claims.split('data-claim="o5-never-learned"')[1].split("</tr>")[0]
-    assert f"data-kb-claim-value>{o5.survey.shown_value}<" in row
-    assert f"data-kb-claim-today>{o5.today.shown_value}<" in row
-    assert "A Synthetic Paper Called synthetic-stopper" in row
-    home_row = home.split('id="claim-o5-never-learned"')[1].split("</tr>")[0]
-    assert f"data-kb-claim-today>{o5.today.shown_value}<" in home_row
+    for elements, mark in ((home, "data-kb-card"), (gaps, "data-kb-gap")):
+        (survey,) = with_attr(elements, "data-kb-survey", "o5-stop:0")
+        (today,) = with_attr(elements, mark, "o5-stop:0")
+        assert survey.text == o5.survey.shown_value and today.text == o5.today.shown_value
+        assert today.parent is survey.parent and both in (
+            survey.parent.text if survey.parent else ""
+        )
+    for elements in (home, gaps, claims):
+        assert _links_paper(elements, STOPPER)  # the paper that moved it, linked
+        assert any("A Synthetic Paper Called synthetic-stopper" in e.text for e in elements)
+    (row,) = [e for e in with_attr(claims, "data-claim", "o5-never-learned") if e.tag == "tr"]
+    assert _inside(claims, row, "data-kb-claim-value") == o5.survey.shown_value
+    assert _inside(claims, row, "data-kb-claim-today") == o5.today.shown_value
+    assert "A Synthetic Paper Called synthetic-stopper" in row.text
+    (home_row,) = with_attr(home, "id", "claim-o5-never-learned")
+    assert _inside(home, home_row, "data-kb-claim-today") == o5.today.shown_value
 
 
-def _href(html: str, key: str) -> str:
-    """The relative link to a paper's page as this page writes it."""
-    found = re.search(rf'href="((?:\.\./)*papers/{re.escape(key)}/)"', html)
-    assert found, key
-    return found.group(1)
+def _inside(elements: list, row, name: str) -> str:
+    """The text of the one element with attribute ``name`` inside ``row``."""
+    (found,) = [e for e in with_attr(elements, name) if e.within(row)]
+    return found.text
+
+
+def _links_paper(elements: list, key: str) -> bool:
+    """Whether the page links a paper's page (by a relative href)."""
+    pattern = re.compile(rf"(?:\.\./)*papers/{re.escape(key)}/")
+    return any(pattern.fullmatch(e.get("href") or "") for e in elements if e.tag == "a")
 
 
 def test_since_the_survey_lists_new_papers_cells_and_claims(kb: Path, preview: Path, pool) -> None:
-    html = page(preview, "since-survey/").read_text()
-    rows = re.findall(r'<tr data-new="([^"]+)">(.*?)</tr>', html, flags=re.S)
+    elements = parse(page(preview, "since-survey/"))
+    rows = [(e.get("data-new"), e.text) for e in with_attr(elements, "data-new") if e.tag == "tr"]
     assert [key for key, _ in rows] == [ORCHESTRATOR, STOPPER]
     stopper = dict(rows)[STOPPER]
     assert "2026-06-15" in stopper and ROUND_IN in stopper
     assert "added by hand" in dict(rows)[ORCHESTRATOR]
     moved = {v.claim.id for v in moved_claims(papers=pool[0], exclusions=pool[1], root=kb)}
-    assert set(re.findall(r'<tr data-claim="([^"]+)">', html)) == moved
+    assert {
+        e.get("data-claim") for e in with_attr(elements, "data-claim") if e.tag == "tr"
+    } == moved
     cells = moved_cells(pool[0], kb)
-    assert len(re.findall(r'<tr data-cell="', html)) == len(cells)
+    assert len([e for e in with_attr(elements, "data-cell") if e.tag == "tr"]) == len(cells)
 
 
 # ---------------------------------------------------------------- hostile input

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import subprocess
 import sys
 import tomllib
@@ -80,14 +81,17 @@ def test_build_requirements_support_the_spdx_licence() -> None:
 
 
 def test_every_imported_distribution_is_declared(wheel: Path) -> None:
+    def norm(name: str) -> str:  # PEP 503: minify-html and minify_html are one project
+        return re.sub(r"[-_.]+", "-", name).lower()
+
     declared = {
-        req.split(";")[0].split(">")[0].split("=")[0].strip().lower()
+        norm(req.split(";")[0].split(">")[0].split("=")[0].strip())
         for req in _metadata(wheel).get_all("Requires-Dist")
         if "extra ==" not in req
     }
     providers = packages_distributions()
     for module in sorted(_third_party_imports()):
-        names = {d.lower() for d in providers.get(module, [module])}
+        names = {norm(d) for d in providers.get(module, [module])}
         assert names & declared, f"{module} is imported but no distribution of it is declared"
 
 

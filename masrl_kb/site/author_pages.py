@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Iterable
+
 from masrl_kb.query.authors import authors, fold
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
@@ -13,29 +16,32 @@ LISTED = 20
 
 def author_entries(ctx: Context) -> list[dict]:
     """One entry per author, by folded name: papers (newest first) and co-authors."""
-    table = authors(ctx.papers)
-    by_paper = table.groupby("key")["author"].apply(list).to_dict()
-    anchors = author_anchors(table["author"].unique())
-    out = []
-    for name, group in table.groupby(["folded", "author"], sort=True):
-        author = name[1]
-        keys = list(group.sort_values(["year", "key"], ascending=[False, True])["key"])
-        partners = sorted({a for k in keys for a in by_paper[k] if a != author}, key=fold)
-        out.append(
-            {
-                "name": author,
-                # The name without accents, indexed too, so search finds "Tramer".
-                "plain": fold(author) if fold(author) != author.casefold() else "",
-                "anchor": anchors[author],
-                "letter": (fold(author)[:1] or "?").upper(),
-                "papers": keys,
-                "coauthors": partners,
-            }
-        )
-    return out
+    table = authors(ctx.papers).sort_values(
+        ["folded", "author", "year", "key"], ascending=[True, True, False, True], kind="stable"
+    )
+    rows = list(zip(table["author"], table["key"], table["folded"], strict=True))
+    by_paper: dict[str, list[str]] = defaultdict(list)
+    papers: dict[str, list[str]] = {}  # insertion order is the table's: by folded name
+    for author, key, _ in rows:
+        by_paper[key].append(author)
+        papers.setdefault(author, []).append(key)
+    folded = {author: name for author, _, name in rows}
+    anchors = author_anchors(papers)
+    return [
+        {
+            "name": author,
+            # The name without accents, indexed too, so search finds "Tramer".
+            "plain": folded[author] if folded[author] != author.casefold() else "",
+            "anchor": anchors[author],
+            "letter": (folded[author][:1] or "?").upper(),
+            "papers": keys,
+            "coauthors": sorted({a for k in keys for a in by_paper[k] if a != author}, key=fold),
+        }
+        for author, keys in papers.items()
+    ]
 
 
-def author_anchors(names) -> dict[str, str]:
+def author_anchors(names: Iterable[str]) -> dict[str, str]:
     """A unique anchor per name, from its accent-free spelling (``-2`` on a clash)."""
     out: dict[str, str] = {}
     taken: set[str] = set()

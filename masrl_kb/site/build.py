@@ -76,7 +76,7 @@ def build_site(
     data_root = find_root(root).resolve()
     config = config_file(data_root)
     default = site_dir is None
-    target = data_root / "site" if default else Path(site_dir).absolute()
+    target = data_root / "site" if site_dir is None else Path(site_dir).absolute()
     if not default:
         check_not_protected(target, data_root)
     check_replaceable(target, legacy_ok=default)
@@ -152,14 +152,19 @@ def stop_child(child: subprocess.Popen) -> None:
 # ---------------------------------------------------------------- the output folder
 
 
-def files_under(folder: Path) -> list[str]:
-    """Every file and link under ``folder``, as sorted POSIX paths relative to it."""
-    found = []
-    for base, dirs, files in os.walk(folder):  # does not follow links to folders
+def _walk(folder: Path) -> Iterator[str]:
+    """Every file and link under ``folder`` as a POSIX path relative to it, lazily
+    (stops when asked), never following a link to a folder."""
+    for base, dirs, files in os.walk(folder):
         rel = Path(base).relative_to(folder)
         links = [d for d in dirs if (Path(base) / d).is_symlink()]
-        found += [(rel / name).as_posix() for name in [*files, *links]]
-    return sorted(found)
+        for name in sorted([*files, *links]):
+            yield (rel / name).as_posix()
+
+
+def files_under(folder: Path) -> list[str]:
+    """Every file and link under ``folder``, as sorted POSIX paths relative to it."""
+    return sorted(_walk(folder))
 
 
 def write_marker(folder: Path) -> None:
@@ -207,17 +212,6 @@ def _is_empty(folder: Path) -> bool:
         return next(entries, None) is None
 
 
-def _foreign(folder: Path, listed: set[str]) -> Iterator[str]:
-    """Files under ``folder`` a previous build did not list, lazily (stops when asked)."""
-    for base, dirs, files in os.walk(folder):
-        rel = Path(base).relative_to(folder)
-        links = [d for d in dirs if (Path(base) / d).is_symlink()]
-        for name in sorted([*files, *links]):
-            path = (rel / name).as_posix()
-            if path not in listed:
-                yield path
-
-
 def check_replaceable(target: Path, legacy_ok: bool = False) -> None:
     """Raise :class:`SiteDirError` unless ``target`` may be replaced by a new build.
 
@@ -238,7 +232,8 @@ def check_replaceable(target: Path, legacy_ok: bool = False) -> None:
             "refusing to delete its files: choose an empty or new folder"
         )
     # Only a folder a build marked is walked, and only until enough is found to say so.
-    foreign = list(itertools.islice(_foreign(target, listed), SHOWN_FOREIGN + 1))
+    unlisted = (path for path in _walk(target) if path not in listed)
+    foreign = list(itertools.islice(unlisted, SHOWN_FOREIGN + 1))
     if foreign:
         shown = ", ".join(foreign[:SHOWN_FOREIGN])
         more = " and more" if len(foreign) > SHOWN_FOREIGN else ""

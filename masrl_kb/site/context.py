@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import cast
 
 import pandas as pd
 
 from masrl_kb.contrib.export.bibtex import to_bibtex
 from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.protocol import PROTOCOL_FILE, Protocol, load_protocol
 from masrl_kb.kb.rules import CROSSTAB_PAIRS
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
 from masrl_kb.query.claims import CLAIMS_FILE, ClaimResult, evaluate_claims
@@ -104,6 +107,8 @@ class Context:
     # Records left out of a preview build (masrl-kb build --preview); empty otherwise.
     drafts: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=DRAFT_COLUMNS))
     preview: bool = False
+    # Values several pages share (a cell's label and count), computed on first use.
+    memo: dict[tuple[object, ...], dict] = field(default_factory=dict)
 
     def row(self, key: str) -> dict:
         """One paper's fields as a plain dict (pandas row access is slow in loops)."""
@@ -115,6 +120,11 @@ class Context:
         from masrl_kb.query.agreement import readings
 
         return readings(self.papers, self.root)
+
+    @cached_property
+    def reading_keys(self) -> frozenset[str]:
+        """The papers some reader coded (most have no reading to show)."""
+        return frozenset(self.readings["key"])
 
     @cached_property
     def evaluations(self) -> pd.DataFrame:
@@ -157,18 +167,21 @@ class Context:
         }
 
     @cached_property
-    def baseline(self) -> dt.date:
-        """The survey's cut-off (the clone's protocol.yaml for a bare data root)."""
-        from masrl_kb.site.protocol_pages import site_protocol
+    def protocol(self) -> Protocol:
+        """The data root's protocol.yaml (the clone's for a bare data root), read once."""
+        return load_protocol(self.root if (self.root / PROTOCOL_FILE).is_file() else CLONE)
 
-        return site_protocol(self).baseline
+    @cached_property
+    def baseline(self) -> dt.date:
+        """The survey's cut-off."""
+        return self.protocol.baseline
 
     @cached_property
     def coverage(self) -> dt.date:
         """The date the live pool covers (:func:`masrl_kb.query.views.pool_coverage`)."""
         from masrl_kb.query.views import pool_coverage
 
-        return pool_coverage(self.root, self.baseline)
+        return pool_coverage(self.root, self.baseline) or self.baseline  # never None here
 
     @cached_property
     def survey(self) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -195,7 +208,9 @@ class Context:
         return None
 
 
-def load_context(root: object = None, site_url: str = "", drafts: str = "error") -> Context:
+def load_context(
+    root: str | os.PathLike[str] | None = None, site_url: str = "", drafts: str = "error"
+) -> Context:
     """Load records, taxonomy and claims once and compute every cross-tab.
 
     ``drafts="exclude"`` (a preview build) leaves records with ``TODO`` fields out
@@ -209,9 +224,14 @@ def load_context(root: object = None, site_url: str = "", drafts: str = "error")
     ctx = Context(root_path, load_taxonomy(root_path), papers, exclusions, claims, site_url)
     if drafts == "exclude":
         ctx.preview, ctx.drafts = True, load_drafts(root_path)
-    ctx.rows = papers.to_dict("index")
+    ctx.rows = {str(key): row for key, row in papers.to_dict("index").items()}
     _fill_cells(ctx)
     return ctx
+
+
+def count_at(table: pd.DataFrame, row: object, col: object) -> int:
+    """One count of a cross-tab (pandas types a cell as any scalar; these are ints)."""
+    return int(cast(int, table.at[row, col]))
 
 
 def _fill_cells(ctx: Context) -> None:

@@ -10,7 +10,15 @@ import pandas as pd
 
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
-from masrl_kb.site.context import CROSSTABS, Context, Cross, all_crosses, broad_of, twin_of
+from masrl_kb.site.context import (
+    CROSSTABS,
+    Context,
+    Cross,
+    all_crosses,
+    broad_of,
+    count_at,
+    twin_of,
+)
 
 NEAR_EMPTY = 2  # a cell with this many papers or fewer is "near-empty"
 # "No reward" / "no credit unit" rows and columns are not cells of the field: they
@@ -83,7 +91,7 @@ def heat(ctx: Context, cross: Cross) -> dict:
     for r_i, rv in enumerate(table.index):
         cells = []
         for cv in cols:
-            count = int(table.at[rv, cv])
+            count = count_at(table, rv, cv)
             where = (
                 f"{urls.value_label(ctx, cross.rows, rv)} × {urls.value_label(ctx, cross.cols, cv)}"
             )
@@ -179,9 +187,3 @@ def crosstab_pages(ctx: Context) -> Iterator[Page]:
     yield crosstab_index(ctx)
     for cross in all_crosses():
         yield crosstab_page(ctx, cross)
-
-
-def cell_count(ctx: Context, cross: Cross, rv: object, cv: object) -> int:
-    """The count of one cell as the API computed it."""
-    table: pd.DataFrame = ctx.tables[cross]
-    return int(table.at[rv, cv])

@@ -2,16 +2,17 @@
 
 The screening flow on the exclusions page and the example trace on the traces
 page were Mermaid, which the theme fetched from a CDN; these draw the same
-pictures in Python. Every label goes through :func:`esc`.
+pictures: Python places the boxes, the ``svg.html`` template writes (and escapes) them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from masrl_kb.site.html import esc
+from masrl_kb.site.templates import macro
 
 CHAR_W, LINE_H, PAD = 7.2, 16, 10  # 12 px text: about 7 px a character
 ROW_GAP, COL_GAP = 44, 24
@@ -43,58 +44,42 @@ def _size(box: Box) -> tuple[float, float]:
     return max(len(t) for t in box.lines) * CHAR_W + 2 * PAD, len(box.lines) * LINE_H + PAD
 
 
-def diagram(boxes: list[Box], arrows: list[Arrow], title: str, heads: list[str] = ()) -> Markup:
+def diagram(boxes: list[Box], arrows: list[Arrow], title: str, heads: Sequence[str] = ()) -> Markup:
     """Boxes on a grid (column widths from the widest label), arrows between box edges.
 
     ``heads`` titles the columns (a lane per agent, say).
     """
     cols = max((b.col for b in boxes), default=0) + 1
-    placed = [b for b in boxes if b.col >= 0]
     rows = max((b.row for b in boxes), default=0) + 1
-    col_w = [max([_size(b)[0] for b in placed if b.col == c] + [60]) for c in range(cols)]
+    col_w = [max([_size(b)[0] for b in boxes if b.col == c] + [60]) for c in range(cols)]
     if heads:
         col_w = [max(w, len(h) * CHAR_W + 2 * PAD) for w, h in zip(col_w, heads, strict=True)]
     row_h = max((_size(b)[1] for b in boxes), default=LINE_H)
     top = 28 if heads else 4
     x0 = [4 + sum(col_w[:c]) + c * COL_GAP for c in range(cols)]
     width = x0[-1] + col_w[-1] + 4
-    height = top + rows * row_h + (rows - 1) * ROW_GAP + 4
-    spot = {}
-    parts = [
-        '<defs><marker id="kb-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '
-        'markerHeight="7" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" '
-        'class="kb-arrow-head"/></marker></defs>'
-    ]
-    for c, head in enumerate(heads):
-        parts.append(
-            f'<text class="kb-lane" x="{x0[c] + col_w[c] / 2:.1f}" y="16" '
-            f'text-anchor="middle">{esc(head)}</text>'
-        )
+    spot, placed = {}, []
     for box in boxes:
         w, h = _size(box)
         x = (width - w) / 2 if box.col < 0 else x0[box.col] + (col_w[box.col] - w) / 2
         y = top + box.row * (row_h + ROW_GAP)
         spot[box.id] = (x, y, w, h)
-        texts = "".join(
-            f'<text x="{x + w / 2:.1f}" y="{y + PAD / 2 + LINE_H * (i + 0.8):.1f}" '
-            f'text-anchor="middle">{esc(line)}</text>'
-            for i, line in enumerate(box.lines)
-        )
-        parts.append(
-            f'<g class="kb-box {esc(box.cls)}"><rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" '
-            f'height="{h:.1f}" rx="4"/>{texts}</g>'
-        )
-    for arrow in arrows:
-        parts.append(_arrow(spot[arrow.src], spot[arrow.dst], arrow))
-    return Markup(
-        f'<div class="kb-scroll" tabindex="0" role="region" aria-label="{esc(title)}">'
-        f'<figure class="kb-figure kb-diagram"><svg class="kb-chart" viewBox="0 0 {width:.0f} '
-        f'{height:.0f}" width="{width:.0f}" role="img" aria-label="{esc(title)}"><title>'
-        f"{esc(title)}</title>{''.join(parts)}</svg></figure></div>"
+        lines = [(y + PAD / 2 + LINE_H * (i + 0.8), line) for i, line in enumerate(box.lines)]
+        placed.append({"x": x, "y": y, "w": w, "h": h, "cls": box.cls, "lines": lines})
+    return macro("svg.html", "diagram")(
+        {
+            "title": title,
+            "width": width,
+            "height": top + rows * row_h + (rows - 1) * ROW_GAP + 4,
+            "heads": [(x0[c] + col_w[c] / 2, head) for c, head in enumerate(heads)],
+            "boxes": placed,
+            "arrows": [_arrow(spot[a.src], spot[a.dst], a) for a in arrows],
+        }
     )
 
 
-def _arrow(src: tuple, dst: tuple, arrow: Arrow) -> str:
+def _arrow(src: tuple[float, ...], dst: tuple[float, ...], arrow: Arrow) -> dict:
+    """An arrow's ends: box edge to box edge, by where the boxes sit."""
     sx, sy, sw, sh = src
     dx, dy, dw, dh = dst
     if dy > sy + sh:  # below: bottom edge to top edge
@@ -102,15 +87,9 @@ def _arrow(src: tuple, dst: tuple, arrow: Arrow) -> str:
     elif dy + dh < sy:  # above
         x1, y1, x2, y2 = sx + sw / 2, sy, dx + dw / 2, dy + dh
     else:  # same band: side to side
-        right = dx > sx
-        x1, x2 = (sx + sw, dx) if right else (sx, dx + dw)
+        x1, x2 = (sx + sw, dx) if dx > sx else (sx, dx + dw)
         y1 = y2 = sy + sh / 2
-    dash = ' stroke-dasharray="4 3"' if arrow.dashed else ""
-    tip = f"<title>{esc(arrow.label)}</title>" if arrow.label else ""
-    return (
-        f'<line class="kb-edge" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}"'
-        f'{dash} marker-end="url(#kb-arrow)">{tip}</line>'
-    )
+    return {"x1": x1, "y1": y1, "x2": x2, "y2": y2, "dashed": arrow.dashed, "label": arrow.label}
 
 
 def flow_diagram(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from masrl_kb.query.frames import crosstab, value_counts
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
-from masrl_kb.site.context import Context
+from masrl_kb.site.context import Context, count_at
 from masrl_kb.site.diagrams import flow_diagram
 
 
@@ -38,7 +38,7 @@ def reasons(ctx: Context) -> dict:
             (
                 reason.label_of(str(r)),
                 reason.value(str(r)).definition,
-                [int(table.at[r, s]) for s in table.columns],
+                [count_at(table, r, s) for s in table.columns],
             )
             for r in table.index
         ],

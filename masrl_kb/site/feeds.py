@@ -3,10 +3,6 @@ feed of additions."""
 
 from __future__ import annotations
 
-import re
-from xml.sax.saxutils import escape as _escape
-from xml.sax.saxutils import quoteattr
-
 import pandas as pd
 
 from masrl_kb.kb.rounds import Round, load_rounds
@@ -14,17 +10,11 @@ from masrl_kb.site import urls
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import Context
 from masrl_kb.site.html import safe_url
-from masrl_kb.site.protocol_pages import site_protocol
 from masrl_kb.site.round_pages import added_by_hand, baseline_pool, record_ids
+from masrl_kb.site.templates import render
 
 FEED_ENTRIES = 100  # newest additions carried by the feed
 FEED_ID = "tag:masrl-kb,2026:additions"
-_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
-
-
-def escape(text: object) -> str:
-    """XML text: characters XML 1.0 forbids dropped, markup escaped."""
-    return _escape(_XML_INVALID.sub("", str(text)))
 
 
 def newest_first(papers: pd.DataFrame) -> pd.DataFrame:
@@ -39,10 +29,10 @@ def newest_first(papers: pd.DataFrame) -> pd.DataFrame:
 def by_day(papers: pd.DataFrame) -> list[tuple[str, list[str]]]:
     """(ISO date, keys) per ``added`` day, newest day first."""
     ordered = newest_first(papers)
-    return [
-        (day.date().isoformat(), list(group.index))
-        for day, group in ordered.groupby("added", sort=False)
-    ]
+    days: dict[str, list[str]] = {}
+    for key, added in zip(ordered.index, ordered["added"], strict=True):
+        days.setdefault(added.date().isoformat(), []).append(key)
+    return list(days.items())
 
 
 def _group(gid: str, title: str, papers: pd.DataFrame, rnd: Round | None = None) -> dict:
@@ -55,7 +45,7 @@ def by_round(ctx: Context) -> list[dict]:
     rounds = load_rounds(ctx.root)
     if not rounds:
         return []
-    protocol = site_protocol(ctx)
+    protocol = ctx.protocol
     groups = [
         _group(
             f"r-{rnd.id}",
@@ -79,31 +69,7 @@ def new_page(ctx: Context) -> Page:
         ctx=ctx,
         groups=by_round(ctx),
         days=by_day(ctx.papers),
-        baseline=site_protocol(ctx).baseline.isoformat(),
-    )
-
-
-def _absolute(ctx: Context, url: str) -> str:
-    base = ctx.site_url if safe_url(ctx.site_url) else ""
-    if base and not base.endswith("/"):
-        base += "/"
-    return base + url
-
-
-def _entry(ctx: Context, key: str, row: pd.Series) -> str:
-    day = row["added"].date().isoformat()
-    href = _absolute(ctx, urls.paper(key))
-    authors = "".join(f"<author><name>{escape(a)}</name></author>" for a in row["authors"])
-    return (
-        "  <entry>\n"
-        f"    <id>tag:masrl-kb,2026:papers/{escape(key)}</id>\n"
-        f"    <title>{escape(row['title'])}</title>\n"
-        f'    <link rel="alternate" href={quoteattr(href)}/>\n'
-        f"    <updated>{day}T00:00:00Z</updated>\n"
-        f"    <published>{day}T00:00:00Z</published>\n"
-        f"    {authors}\n"
-        f"    <summary>{escape(row['summary'])}</summary>\n"
-        "  </entry>\n"
+        baseline=ctx.protocol.baseline.isoformat(),
     )
 
 
@@ -111,14 +77,17 @@ def atom_feed(ctx: Context) -> str:
     """Atom XML of the newest additions; ``updated`` is the newest ``added`` date."""
     ordered = newest_first(ctx.papers).head(FEED_ENTRIES)
     updated = ordered["added"].max().date().isoformat() if len(ordered) else "1970-01-01"
-    entries = "".join(_entry(ctx, k, r) for k, r in ordered.iterrows())
+    base = ctx.site_url if safe_url(ctx.site_url) else ""
+    base += "/" if base and not base.endswith("/") else ""
     return (
-        '<?xml version="1.0" encoding="utf-8"?>\n'
-        '<feed xmlns="http://www.w3.org/2005/Atom">\n'
-        f"  <id>{FEED_ID}</id>\n"
-        "  <title>masrl-kb: papers added to the pool</title>\n"
-        f'  <link rel="self" href={quoteattr(_absolute(ctx, urls.FEED))}/>\n'
-        f'  <link rel="alternate" href={quoteattr(_absolute(ctx, urls.NEW))}/>\n'
-        f"  <updated>{updated}T00:00:00Z</updated>\n"
-        f"{entries}</feed>\n"
+        render(
+            "feed.xml",
+            feed_id=FEED_ID,
+            base=base,
+            self_href=base + urls.FEED,
+            new_href=base + urls.NEW,
+            updated=updated,
+            entries=list(zip(ordered.index, ordered.to_dict("records"), strict=True)),
+        )
+        + "\n"
     )

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from pathlib import Path
 
 import pandas as pd
+import yaml
 
 from masrl_kb.kb.rules import NA
 from masrl_kb.query.frames import select
 from masrl_kb.query.views import ClaimViews
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
-from masrl_kb.site.context import CROSSTABS, Context, Cross
+from masrl_kb.site.context import CROSSTABS, Context, Cross, count_at
 from masrl_kb.site.crosstabs import NEAR_EMPTY
 
 CLOSEST_PER_GAP = 4
@@ -21,7 +23,7 @@ INLINE_LIMIT = 12  # titles shown per list; the rest are counted
 
 @dataclass(frozen=True)
 class Headline:
-    """A gap the survey names, measured with ``select`` queries."""
+    """A gap the survey names, measured with ``select`` queries (``templates/gaps.yaml``)."""
 
     id: str
     title: str
@@ -31,104 +33,6 @@ class Headline:
     closest: tuple[tuple[str, str], ...]  # (label, where): who comes closest
     claims: tuple[str, ...] = ()
     group: str | None = None  # claims.yaml group: its claims are the numbers, one per reading
-
-
-LEARNS_OTHER = '(O1 == "learned" or O2 == "learned" or O4 == "learned") and O5 != "learned"'
-HEADLINES = (
-    Headline(
-        "o5-stop",
-        "Learning when to stop (O5)",
-        "The survey's headline gap: does an RL update ever act on the decision that ends the "
-        "team's work? The answer depends on the reading, so each reading is counted apart: a "
-        "dedicated stop action the paper text describes (the survey's reading), the same "
-        "counting released code, and a policy trained end to end that ends the run by "
-        "answering. Deployed teams stop by fixed budgets, external success signals or the "
-        "interface ending the run.",
-        (),
-        'O5 == "learned"',
-        (
-            ("Stop by a fixed, prompted or heuristic rule (O5 present)", 'O5 == "present"'),
-            (
-                "Learn another orchestrator decision (O1 spawn, O2 delegate or O4 aggregate)",
-                LEARNS_OTHER,
-            ),
-        ),
-        group="o5-stop",
-    ),
-    Headline(
-        "message-credit",
-        "Credit for single messages",
-        "Which message one agent sent another earned the team's reward? Few papers expose "
-        "credit at that unit, fewer still with an explicit estimator.",
-        (
-            ("broad reading", 'credit_unit == "message"'),
-            ("strict reading", 'credit_unit == "message" and credit_strict'),
-        ),
-        'credit_unit == "message"',
-        (
-            ("Turn-level credit (the next coarser unit)", 'credit_unit == "turn"'),
-            ("Tool-call credit (the next finer unit)", 'credit_unit == "tool"'),
-            (
-                "Learn how agents communicate (O3) without message credit",
-                'O3 == "learned" and credit_unit != "message"',
-            ),
-        ),
-        ("message-credit-broad", "message-credit-strict", "message-credit-estimator"),
-    ),
-    Headline(
-        "tool-reward",
-        "Rewarding tool use (R5)",
-        "A reward placed on tool calls and their results inside a multi-agent team.",
-        (("reward family R5", 'reward_family == "R5"'),),
-        'reward_family == "R5"',
-        (
-            ("Credit per tool call", 'credit_unit == "tool"'),
-            ("Evaluated on tool use", 'scenario == "tool_use"'),
-        ),
-        ("r5-tool-reward-empty",),
-    ),
-    Headline(
-        "orchestrator-credit",
-        "Credit on the orchestrator's decisions",
-        "A reward or credit signal on what the orchestrator itself decided.",
-        (
-            ("broad reading", 'credit_unit == "orchestrator"'),
-            ("strict reading", 'credit_unit == "orchestrator" and credit_strict'),
-        ),
-        'credit_unit == "orchestrator" and credit_strict',
-        (
-            (
-                "Broad reading only (design or evolution signals)",
-                'credit_unit == "orchestrator" and not credit_strict',
-            ),
-            (
-                "Orchestration reward (R7) with credit elsewhere",
-                'reward_family == "R7" and credit_unit != "orchestrator"',
-            ),
-        ),
-        (
-            "orchestrator-credit-broad",
-            "orchestrator-credit-strict",
-            "orchestrator-credit-estimator",
-        ),
-    ),
-    Headline(
-        "evaluation",
-        "Multi-agent-native evaluation and open releases",
-        "Do RL methods report results on benchmarks that score the team itself, and do they "
-        "release what a reader needs to check them? Counted from each record's evaluated_on "
-        "and artifacts fields; the method-by-benchmark matrix is on the Evaluations page.",
-        (),
-        'category == "rl_method" and ma_native_eval',
-        (
-            (
-                "RL methods evaluated only on answer-only benchmarks",
-                'category == "rl_method" and n_benchmarks > 0 and not ma_native_eval',
-            ),
-        ),
-        group="evaluation",
-    ),
-)
 
 
 @dataclass(frozen=True)
@@ -144,44 +48,21 @@ class Finding:
         return self.one if value == 1 else self.many
 
 
-FINDINGS = (
-    Finding(
-        "o5-stop",
-        "o5-never-learned",
-        "papers train a dedicated stop decision (O5), by their own text",
-        "paper trains a dedicated stop decision (O5), by its own text",
-    ),
-    Finding(
-        "o5-stop",
-        "o5-learned-any",
-        "papers learn when to stop at all, counting end-to-end policies and released code",
-        "paper learns when to stop at all, counting end-to-end policies and released code",
-    ),
-    Finding(
-        "message-credit",
-        "message-credit-strict",
-        "papers compute credit for single messages",
-        "paper computes credit for single messages",
-    ),
-    Finding(
-        "orchestrator-credit",
-        "orchestrator-credit-estimator",
-        "papers estimate credit for the orchestrator's own decisions",
-        "paper estimates credit for the orchestrator's own decisions",
-    ),
-    Finding(
-        "tool-reward",
-        "r5-tool-reward-empty",
-        "papers reward tool use inside a team (R5)",
-        "paper rewards tool use inside a team (R5)",
-    ),
-    Finding(
-        "evaluation",
-        "rl-methods-ma-native-eval",
-        "RL methods report results on a benchmark that scores the team itself",
-        "RL method reports results on a benchmark that scores the team itself",
-    ),
-)
+def _headline(entry: dict) -> Headline:
+    pairs = {
+        k: tuple((e["label"], e["where"]) for e in entry.get(k, ()))
+        for k in ("measures", "closest")
+    }
+    return Headline(**{**entry, **pairs, "claims": tuple(entry.get("claims", ()))})
+
+
+def _load() -> tuple[tuple[Headline, ...], tuple[Finding, ...]]:
+    """The headlines and findings of the package's ``templates/gaps.yaml``."""
+    data = yaml.safe_load((Path(__file__).parent / "templates" / "gaps.yaml").read_text("utf-8"))
+    return tuple(map(_headline, data["headlines"])), tuple(Finding(**f) for f in data["findings"])
+
+
+HEADLINES, FINDINGS = _load()
 
 
 def findings(ctx: Context) -> list[dict]:
@@ -298,11 +179,6 @@ class Neighbours:
         return [(k, label) for k, (_, label) in ranked[:CLOSEST_PER_GAP]]
 
 
-def closest_papers(ctx: Context, cross: Cross, rv: object, cv: object) -> list[tuple[str, str]]:
-    """Papers nearest one cell (see :meth:`Neighbours.closest`); build a ``Neighbours`` in loops."""
-    return Neighbours(ctx, cross).closest(rv, cv)
-
-
 def gap_cells(ctx: Context, broad: Cross, variant: Cross | None) -> list[tuple]:
     """(row, col, broad count, variant count) of every cell at or under NEAR_EMPTY.
 
@@ -317,9 +193,9 @@ def gap_cells(ctx: Context, broad: Cross, variant: Cross | None) -> list[tuple]:
             if NA in (rv, cv):
                 continue
             # decision and decision_learned share value ids, so one lookup serves both
-            n_variant = int(twin.at[rv, cv])
+            n_variant = count_at(twin, rv, cv)
             if n_variant <= NEAR_EMPTY:
-                out.append((int(n_variant), int(table.at[rv, cv]), r_i, c_i, rv, cv))
+                out.append((n_variant, count_at(table, rv, cv), r_i, c_i, rv, cv))
     return [(rv, cv, broad_n, var_n) for var_n, broad_n, _, _, rv, cv in sorted(out)]
 
 

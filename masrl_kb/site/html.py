@@ -1,19 +1,21 @@
-"""URL and text helpers shared by the templates and the SVG drawings.
+"""URL and text helpers shared by the templates.
 
-Pages are laid out by Jinja2 templates with autoescape on (see
-:mod:`masrl_kb.site.templates`); record text is emitted inside HTML elements, so
-neither HTML nor Markdown in a title or summary can take effect. :func:`md_text`
-is the one Markdown escaper (headings), :func:`esc` the one escaper for SVG
-built in Python. Links go through :func:`safe_url`: only http(s) URLs become hrefs.
+Pages, the feed and the drawings are laid out by Jinja2 templates with autoescape
+on (see :mod:`masrl_kb.site.templates`): ``markupsafe.escape`` is the one HTML
+escaper, and record text is emitted inside HTML elements, so neither HTML nor
+Markdown in a title or summary can take effect. :func:`md_text` adds Markdown's
+backslashes for the few headings written as Markdown. Links go through
+:func:`safe_url`: only http(s) URLs become hrefs.
 """
 
 from __future__ import annotations
 
-import html
 import json
 import posixpath
 import re
 from functools import lru_cache
+
+from markupsafe import escape
 
 from masrl_kb.kb.rules import is_http_url
 
@@ -21,11 +23,6 @@ from masrl_kb.kb.rules import is_http_url
 # (headings) where text is written as Markdown rather than inside HTML.
 _MD_SPECIALS = re.compile(r"([\\`*_{}\[\]()+\-.!])")
 _SLUG_UNSAFE = re.compile(r"[^A-Za-z0-9_.]+")
-
-
-def esc(value: object) -> str:
-    """HTML-escape any value's text (quotes included, for attributes)."""
-    return html.escape("" if value is None else str(value), quote=True)
 
 
 def safe_url(url: object) -> str | None:
@@ -40,8 +37,9 @@ def safe_url(url: object) -> str | None:
 
 def md_text(text: object) -> str:
     """Text for a Markdown heading: HTML-escaped, Markdown syntax backslashed."""
-    out = _MD_SPECIALS.sub(r"\\\1", html.escape(str(text), quote=False))
-    return out.replace("#", "&#35;")  # a bare # could close an ATX heading
+    # Quotes are plain text outside attributes, so escape's entities for them go back.
+    html = str(escape(text)).replace("&#39;", "'").replace("&#34;", '"')
+    return _MD_SPECIALS.sub(r"\\\1", html).replace("#", "&#35;")  # a bare # ends an ATX heading
 
 
 def slug(value: object) -> str:
@@ -85,14 +83,8 @@ def _split_suffix(url: str) -> tuple[str, str, str]:
     return url[:cut], url[cut], url[cut + 1 :]
 
 
-def link(from_url: str, to_url: str, text: object, title: object | None = None) -> str:
-    """An internal link with escaped text."""
-    tip = f' title="{esc(title)}"' if title else ""
-    return f'<a href="{esc(rel(from_url, to_url))}"{tip}>{esc(text)}</a>'
-
-
 def front_matter(title: str, **meta: object) -> str:
     """YAML front matter; the title is HTML-escaped because themes print it raw."""
-    lines = ["---", f"title: {json.dumps(esc(title))}"]
+    lines = ["---", f"title: {json.dumps(str(escape(title)))}"]
     lines += [f"{key}: {json.dumps(value)}" for key, value in meta.items()]
     return "\n".join([*lines, "---", ""])

@@ -31,26 +31,26 @@ def agreement_page(ctx: Context) -> Page:
     table = agreement(table=ctx.readings)
     rows = [
         {
-            "readers": r.readers,
-            "axis": r.axis,
-            "axis_label": urls.reading_axis_label(ctx, r.axis),
-            "n": int(r.n),
-            "agreement": f"{r.agreement:.0%}",
-            "kappa": _figure(r.kappa),
-            "alpha": _figure(r.alpha),
+            "readers": r["readers"],
+            "axis": r["axis"],
+            "axis_label": urls.reading_axis_label(ctx, r["axis"]),
+            "n": int(r["n"]),
+            "agreement": f"{r['agreement']:.0%}",
+            "kappa": _figure(r["kappa"]),
+            "alpha": _figure(r["alpha"]),
         }
-        for r in table.itertuples()
+        for r in table.to_dict("records")
     ]
     differ = [
         {
-            "readers": d.readers,
-            "axis": d.axis,
-            "axis_label": urls.reading_axis_label(ctx, d.axis),
-            "key": d.key,
-            "first": urls.reading_label(ctx, d.axis, d.first),
-            "second": urls.reading_label(ctx, d.axis, d.second),
+            "readers": d["readers"],
+            "axis": d["axis"],
+            "axis_label": urls.reading_axis_label(ctx, d["axis"]),
+            "key": d["key"],
+            "first": urls.reading_label(ctx, d["axis"], d["first"]),
+            "second": urls.reading_label(ctx, d["axis"], d["second"]),
         }
-        for d in disagreements(table=ctx.readings).itertuples()
+        for d in disagreements(table=ctx.readings).to_dict("records")
     ]
     return page.show(
         "agreement.md", ctx=ctx, readers=reader_list(ctx.papers, ctx.root), rows=rows, differ=differ
@@ -62,7 +62,7 @@ def benchmark_groups(ctx: Context) -> list[dict]:
     multi-agent-native, and one row per paper with the values recorded for it.
     Multi-agent-native benchmarks first, then by how many papers use them."""
     table = ctx.evaluations
-    values: dict[tuple[str, str], list[dict]] = {}
+    values: dict[tuple[object, object], list[dict]] = {}
     for r in ctx.results.to_dict("records"):
         values.setdefault((r["key"], r["benchmark"]), []).append(r)
     groups = []

@@ -10,12 +10,13 @@ Adding a page
    query API, then ``return Page(url, title, meta=...).show("my_page.md", ctx=ctx,
    ...)``. Give the URL a constant or function in :mod:`masrl_kb.site.urls`.
 2. Write ``templates/my_page.md``: Markdown headings plus HTML blocks, laid out
-   with the shared macros (``{% import "macros.html" as m with context %}``:
-   ``m.link``, ``m.paper_list``, ``m.heat_table``, ``m.scroll``...). Jinja escapes
-   every value; never build HTML in Python. Wrap large finished HTML (a table, a
+   with the link functions (``link``, ``paper_link``, ``tag``: see
+   :mod:`masrl_kb.site.templates`) and the shared macros (``{% import "macros.html"
+   as m with context %}``: ``m.paper_list``, ``m.heat_table``, ``m.scroll``...).
+   Jinja escapes every value; never build HTML in Python. Wrap large finished HTML (a
    list that grows with the pool) in ``{% call m.html_block() %}`` at the top
-   level: the build hands it past Markdown (``search=false`` also keeps it out
-   of the search index).
+   level: it goes into Python-Markdown's own stash (:mod:`masrl_kb.site.md_stash`;
+   ``search=false`` also keeps it out of the search index).
 3. Yield it from :func:`all_pages` and, for a section page, list its Markdown path
    under ``nav`` in ``mkdocs.yml``. Front matter ``hide: [navigation, toc]``
    widens a page; ``search: {exclude: true}`` keeps tables out of the search index.
@@ -23,6 +24,7 @@ Adding a page
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 from masrl_kb.site import urls
@@ -73,7 +75,9 @@ def all_pages(ctx: Context, downloads: dict[str, str]) -> Iterator[Page]:
     yield from cell_pages(ctx)
 
 
-def site_files(root: object = None, site_url: str = "", repo_url: str = "") -> dict[str, str]:
+def site_files(
+    root: str | os.PathLike[str] | None = None, site_url: str = "", repo_url: str = ""
+) -> dict[str, str]:
     """Load the records once and render every generated file."""
     ctx = load_context(root, site_url)
     ctx.repo_url = repo_url

@@ -16,8 +16,7 @@ from masrl_kb.query.authors import fold
 from masrl_kb.query.frames import ARTIFACT_KINDS, value_counts
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
-from masrl_kb.site.context import Context, broad_of, twin_of
-from masrl_kb.site.crosstabs import cell_count
+from masrl_kb.site.context import Context, Cross, broad_of, count_at, twin_of
 from masrl_kb.site.html import safe_url
 
 # Facets of the papers table: (URL parameter, axis). The JS reads the row's
@@ -81,11 +80,6 @@ def facets(ctx: Context) -> list[tuple[str, str, list[tuple[str, str]]]]:
     ]
 
 
-def author_line(row: dict) -> str:
-    """All authors, as the record lists them."""
-    return "; ".join(row["authors"]) + (" and others" if row["authors_truncated"] else "")
-
-
 def folded_authors(row: dict, shown: int = 10) -> dict[str, object]:
     """The first ``shown`` authors, and the rest for a "show all" fold."""
     names = list(row["authors"])
@@ -94,21 +88,13 @@ def folded_authors(row: dict, shown: int = 10) -> dict[str, object]:
     plain = "; ".join(fold(n) for n in names if fold(n) != n.casefold())
     if len(names) <= shown:
         return {"shown": "; ".join(names) + more, "rest": "", "total": len(names), "plain": plain}
+    rest = "; ".join(names[shown:]) + more
     return {
         "shown": "; ".join(names[:shown]) + "; …",
-        "rest": "; ".join(names[shown:]) + more,
+        "rest": rest,
         "total": len(names),
         "plain": plain,
     }
-
-
-def first_author(row: dict) -> str:
-    """The first author's name, ``et al.`` when there are more."""
-    names = row["authors"]
-    if not names:
-        return ""
-    more = len(names) > 1 or row["authors_truncated"]
-    return names[0] + (" et al." if more else "")
 
 
 def row_data(ctx: Context, key: str, row: dict) -> dict[str, str]:
@@ -166,25 +152,18 @@ def code_url(row: dict) -> str | None:
 
 
 def table_rows(ctx: Context) -> list[dict]:
-    """One entry per paper for the papers table, newest first."""
-    out = []
-    for key in newest_first(ctx.papers):
-        row = ctx.row(key)
-        out.append(
-            {
-                "key": key,
-                "row": row,
-                "data": row_data(ctx, key, row),
-                "first_author": first_author(row),
-                "authors": author_line(row),
-                "role": ctx.tax["pool_role"].label_of(row["pool_role"]),
-                "learned": sum(row[d] == "learned" for d in ctx.tax["decision"].ids),
-                "oneline": one_line(row["summary"]),
-                "arxiv": row["arxiv_id"] if isinstance(row["arxiv_id"], str) else None,
-                "code": code_url(row),
-            }
-        )
-    return out
+    """One entry per paper for the papers table, newest first: the record and what the
+    row computes from it (the template reads the rest from the record itself)."""
+    return [
+        {
+            "key": key,
+            "row": (row := ctx.row(key)),
+            "data": row_data(ctx, key, row),
+            "oneline": one_line(row["summary"]),
+            "code": code_url(row),
+        }
+        for key in newest_first(ctx.papers)
+    ]
 
 
 def papers_table_page(ctx: Context) -> Page:
@@ -254,26 +233,27 @@ def paper_cells(ctx: Context, key: str) -> list[dict]:
     spots = set(ctx.paper_cells.get(key, []))
     cells = []
     for cross, rv, cv in ctx.paper_cells.get(key, []):
-        if broad_of(cross)[1] is not None:
-            continue
         variant = twin_of(cross)
-        also = variant is not None and (variant, rv, cv) in spots
-        cells.append(
-            {
-                "href": urls.cell(cross, rv, cv),
-                "text": f"{urls.value_label(ctx, cross.rows, rv)} × "
-                f"{urls.value_label(ctx, cross.cols, cv)}",
-                "n": cell_count(ctx, cross, rv, cv),
-                "variant": {
-                    "href": urls.cell(variant, rv, cv),
-                    "label": broad_of(variant)[1],
-                    "n": cell_count(ctx, variant, rv, cv),
-                }
-                if also
-                else None,
-            }
-        )
+        if broad_of(cross)[1] is None:
+            also = variant is not None and (variant, rv, cv) in spots
+            cells.append(
+                {**_cell(ctx, cross, rv, cv), "variant": also and _cell(ctx, variant, rv, cv)}
+            )
     return cells
+
+
+def _cell(ctx: Context, cross: Cross | None, rv: object, cv: object) -> dict:
+    """A cell's link, label, count and reading, computed once for all the papers in it."""
+    if (cross, rv, cv) not in ctx.memo:
+        assert cross is not None
+        ctx.memo[(cross, rv, cv)] = {
+            "href": urls.cell(cross, rv, cv),
+            "text": f"{urls.value_label(ctx, cross.rows, rv)} × "
+            f"{urls.value_label(ctx, cross.cols, cv)}",
+            "n": count_at(ctx.tables[cross], rv, cv),
+            "label": broad_of(cross)[1],
+        }
+    return ctx.memo[(cross, rv, cv)]
 
 
 TAG_ROWS = (
@@ -313,7 +293,7 @@ def paper_page(ctx: Context, key: str) -> Page:
         bibtex=ctx.bibtex_entries[key],
         source=source_links(ctx, key),
         releases=releases(row),
-        evaluated=paper_evaluations(ctx, key),
+        evaluated=ctx.evaluations_by_paper.get(key, []),
         readings=other_readings(ctx, key),
         evaluated_kind=row["category"] in EVALUATED_CATEGORIES,
         provisional=provisional_notes(row),
@@ -337,14 +317,11 @@ def releases(row: dict) -> list[dict]:
     return out
 
 
-def paper_evaluations(ctx: Context, key: str) -> list[dict]:
-    """The benchmarks a paper reports on, pooled ones linked to their records."""
-    return ctx.evaluations_by_paper.get(key, [])
-
-
 def other_readings(ctx: Context, key: str) -> dict:
     """Other readers' codings of this paper: one row per reader, one cell per field,
     each cell saying whether it matches the record."""
+    if key not in ctx.reading_keys:
+        return {}
     frame = paper_readings(key, table=ctx.readings)
     if frame.empty or KB_READER not in frame.index:
         return {}

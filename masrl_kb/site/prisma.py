@@ -81,47 +81,28 @@ def flow_boxes(flow: Flow) -> tuple[list[Box], list[Arrow]]:
     """The update layout: previous studies beside the total, new records down the middle."""
     reasons = [f"{label}: {n}" for label, n in flow.reasons]
     sources = [f"{label}: {n}" for label, _, n in flow.sources]
+    removed = (
+        "Records removed before screening:",
+        f"duplicates of the pool, exclusions or earlier rounds (n = {flow.duplicates})",
+        f"first published outside the window (n = {flow.outside_window})",
+    )
     keep, out = "kb-box-keep", "kb-box-out"
-    boxes = [
-        Box(
-            "identified",
-            _lines("Records identified", f"(n = {flow.identified})", *sources),
-            0,
-            1,
-        ),
-        Box(
-            "removed",
-            _lines(
-                "Records removed before screening:",
-                f"duplicates of the pool, exclusions or earlier rounds (n = {flow.duplicates})",
-                f"first published outside the window (n = {flow.outside_window})",
-            ),
-            0,
-            2,
-            out,
-        ),
-        Box("screened", _lines("Records screened", f"(n = {flow.screened})"), 1, 1),
-        Box("excluded", _lines("Records excluded", f"(n = {flow.excluded})", *reasons), 1, 2, out),
-        Box("included", _lines("New studies included", f"(n = {flow.included})"), 2, 1, keep),
-        Box("awaiting", _lines("Records awaiting a decision", f"(n = {flow.awaiting})"), 2, 2),
-        Box(
-            "previous",
-            _lines("Studies included in the previous version", f"(n = {flow.previous})"),
-            3,
-            0,
-            keep,
-        ),
-        Box("total", _lines("Total studies included", f"(n = {flow.total})"), 3, 1, keep),
-    ]
-    arrows = [
-        Arrow("identified", "removed"),
-        Arrow("identified", "screened"),
-        Arrow("screened", "excluded"),
-        Arrow("screened", "included"),
-        Arrow("screened", "awaiting", "not yet decided", dashed=True),
-        Arrow("included", "total"),
-        Arrow("previous", "total"),
-    ]
+    previous = "Studies included in the previous version"
+    spots: list[tuple[str, int, int, str, tuple[str, ...]]] = [
+        ("identified", 0, 1, "", ("Records identified", f"(n = {flow.identified})", *sources)),
+        ("removed", 0, 2, out, removed),
+        ("screened", 1, 1, "", ("Records screened", f"(n = {flow.screened})")),
+        ("excluded", 1, 2, out, ("Records excluded", f"(n = {flow.excluded})", *reasons)),
+        ("included", 2, 1, keep, ("New studies included", f"(n = {flow.included})")),
+        ("awaiting", 2, 2, "", ("Records awaiting a decision", f"(n = {flow.awaiting})")),
+        ("previous", 3, 0, keep, (previous, f"(n = {flow.previous})")),
+        ("total", 3, 1, keep, ("Total studies included", f"(n = {flow.total})")),
+    ]  # fmt: skip
+    boxes = [Box(bid, _lines(*texts), row, col, cls) for bid, row, col, cls, texts in spots]
+    edges = [("identified", "removed"), ("identified", "screened"), ("screened", "excluded"),
+             ("screened", "included"), ("included", "total"), ("previous", "total")]  # fmt: skip
+    arrows = [Arrow(src, dst) for src, dst in edges]
+    arrows.insert(4, Arrow("screened", "awaiting", "not yet decided", dashed=True))
     return boxes, arrows
 
 

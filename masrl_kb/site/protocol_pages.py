@@ -3,21 +3,9 @@ exclusion codes, from ``protocol.yaml`` and ``taxonomy.yaml``."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from masrl_kb.kb.protocol import PROTOCOL_FILE, Protocol, load_protocol
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
-from masrl_kb.site.context import CLONE, Context
-
-
-def protocol_root(ctx: Context) -> Path:
-    """The data root whose protocol.yaml the site shows (the clone's for a bare root)."""
-    return ctx.root if (ctx.root / PROTOCOL_FILE).is_file() else CLONE
-
-
-def site_protocol(ctx: Context) -> Protocol:
-    return load_protocol(protocol_root(ctx))
+from masrl_kb.site.context import Context
 
 
 def axis_rows(ctx: Context, axis: str) -> list[tuple[str, str, str]]:
@@ -26,7 +14,7 @@ def axis_rows(ctx: Context, axis: str) -> list[tuple[str, str, str]]:
 
 
 def protocol_page(ctx: Context) -> Page:
-    protocol = site_protocol(ctx)
+    protocol = ctx.protocol
     page = Page(urls.PROTOCOL, "Search and screening protocol")
     return page.show(
         "protocol.md",

@@ -19,7 +19,6 @@ from masrl_kb.site import urls
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import Context
 from masrl_kb.site.prisma import Flow, flow_rows, flow_svg
-from masrl_kb.site.protocol_pages import site_protocol
 
 
 def baseline_pool(ctx: Context, protocol: Protocol) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -127,7 +126,7 @@ def added_by_hand(ctx: Context, protocol: Protocol, rounds: list[Round]) -> list
 
 
 def rounds_page(ctx: Context) -> Page:
-    protocol = site_protocol(ctx)
+    protocol = ctx.protocol
     rounds = load_rounds(ctx.root)
     page = Page(urls.ROUNDS, "Screening rounds")
     previous = len(baseline_pool(ctx, protocol)[0])

@@ -42,6 +42,7 @@ def axis_page(ctx: Context, axis: str) -> Page:
     page = Page(urls.axis_page(axis), spec.label, meta={"hide": ["navigation"]})
     counts = _counts(ctx, axis)
     first = next(iter(counts.values()))
+    members = {v.id: _members(ctx, axis, v.id) for v in spec.values}
     values = [
         {
             "value": v,
@@ -55,13 +56,11 @@ def axis_page(ctx: Context, axis: str) -> Page:
                 for t in ctx.tax["reward_type"].values
                 if axis == "reward_family" and t.extra.get("family") == v.id
             ],
-            "papers": _members(ctx, axis, v.id),
+            "papers": members[v.id][:LISTED_PER_VALUE],
+            "more": max(len(members[v.id]) - LISTED_PER_VALUE, 0),
         }
         for v in spec.values
     ]
-    for v in values:
-        v["more"] = max(len(v["papers"]) - LISTED_PER_VALUE, 0)
-        v["papers"] = v["papers"][:LISTED_PER_VALUE]
     return page.show(
         "axis.md",
         ctx=ctx,

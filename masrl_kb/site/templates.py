@@ -8,6 +8,8 @@ Markdown heading and ``ext`` for an outbound http(s) link.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from functools import cache
 
 from jinja2 import (
@@ -16,10 +18,13 @@ from jinja2 import (
     PackageLoader,
     StrictUndefined,
     Template,
+    pass_context,
 )
-from markupsafe import Markup
+from jinja2.runtime import Context as Scope
+from markupsafe import Markup, escape
 
 from masrl_kb.kb.cache import folder as cache_folder
+from masrl_kb.kb.rules import NA
 from masrl_kb.site import urls
 from masrl_kb.site.html import md_text, safe_url
 
@@ -36,8 +41,48 @@ def decision_entry(row: dict, decision: str) -> dict[str, str]:
     return {"status": "learned" if entry["learned"] else "present", "why": entry["why"]}
 
 
+# Links are functions rather than macros: a page calls them thousands of times, and a
+# Jinja macro call costs several times a function call. Each reads the page being
+# rendered (``page``, for relative hrefs) and the records (``ctx``) from the template.
+
+
+@pass_context
+def link(scope: Scope, to: str, text: object, title: object = None) -> Markup:
+    """An internal link, relative to the page being rendered; text and title escaped."""
+    tip = f' title="{escape(title)}"' if title else ""
+    return Markup(f'<a href="{escape(scope["page"].href(to))}"{tip}>{escape(text)}</a>')
+
+
+@pass_context
+def paper_link(scope: Scope, key: str) -> Markup:
+    return link(scope, urls.paper(key), scope["ctx"].row(key)["title"])
+
+
+@pass_context
+def key_link(scope: Scope, key: str) -> Markup:
+    return link(scope, urls.paper(key), key, scope["ctx"].row(key)["title"])
+
+
+@pass_context
+def tag(scope: Scope, axis: str, value: object, short: bool = False) -> Markup:
+    """A value's link to its taxonomy section (its short id with ``short``, label on hover)."""
+    label = urls.value_label(scope["ctx"], axis, value)
+    if short and value != NA:
+        return link(scope, urls.value(axis, value), value, label)
+    return link(scope, urls.value(axis, value), label)
+
+
 def _md(text: object) -> Markup:
     return Markup(md_text(text))
+
+
+# Characters XML 1.0 forbids; dropped from text bound for the Atom feed.
+_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _xml(text: object) -> str:
+    """Text the feed can carry (autoescape then escapes its markup)."""
+    return _XML_INVALID.sub("", str(text))
 
 
 def template_cache() -> FileSystemBytecodeCache | None:
@@ -60,9 +105,16 @@ def environment() -> Environment:
         keep_trailing_newline=False,
         bytecode_cache=template_cache(),
     )
-    env.filters["md"] = _md
+    env.filters.update(md=_md, xml=_xml)
     env.globals.update(
-        urls=urls, safe_url=safe_url, decision_marks=decision_marks, decision_entry=decision_entry
+        urls=urls,
+        safe_url=safe_url,
+        decision_marks=decision_marks,
+        decision_entry=decision_entry,
+        link=link,
+        paper_link=paper_link,
+        key_link=key_link,
+        tag=tag,
     )
     return env
 
@@ -75,3 +127,8 @@ def template(name: str) -> Template:
 def render(name: str, /, **data: object) -> str:
     """One template rendered with ``data`` (``page`` and ``ctx`` by convention)."""
     return template(name).render(**data)
+
+
+def macro(template_name: str, name: str) -> Callable[..., Markup]:
+    """A macro of a template, callable from Python (returns escaped-safe markup)."""
+    return getattr(template(template_name).module, name)

@@ -123,7 +123,7 @@ def value_label(ctx: Context, axis: str, value_id: object) -> str:
     """A value's display label; ids are kept where they are the survey's names."""
     if axis == "year":
         return str(value_id)
-    name = taxonomy_axis(axis) if axis in DECISION_AXES else axis
+    name = "decision" if axis in DECISION_AXES else axis
     label = ctx.tax[name].label_of(str(value_id))
     if name in ("decision", "reward_family") and value_id != NA:
         return f"{value_id} {label}"
@@ -133,15 +133,6 @@ def value_label(ctx: Context, axis: str, value_id: object) -> str:
 def cross_title(ctx: Context, cross: Cross) -> str:
     reading = " (strict reading)" if cross.strict else ""
     return f"{axis_label(ctx, cross.rows)} × {axis_label(ctx, cross.cols)}{reading}"
-
-
-def cell_title(ctx: Context, cross: Cross, row_value: object, col_value: object) -> str:
-    reading = ", strict reading" if cross.strict else ""
-    rows = value_label(ctx, cross.rows, row_value)
-    cols = value_label(ctx, cross.cols, col_value)
-    return (
-        f"{rows} × {cols} ({axis_label(ctx, cross.rows)} × {axis_label(ctx, cross.cols)}{reading})"
-    )
 
 
 # Reading fields whose label is not their taxonomy axis's.

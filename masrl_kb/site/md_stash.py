@@ -1,0 +1,54 @@
+"""A Markdown extension: the HTML a template finished goes into Python-Markdown's own stash.
+
+Templates mark the HTML they finish themselves (``m.html_block``: a paper page,
+a list of papers, a large table). Markdown would only parse that HTML again to
+pass it through unchanged, which was the largest part of a build, so the
+preprocessor stores each marked region in ``md.htmlStash`` and Markdown puts it
+back as it does any raw HTML. A region marked ``nosearch`` is stored as a
+placeholder comment instead, so the search plugin (which reads the converted
+page) never parses it; :func:`restore_asides` puts it in the finished page.
+Record text cannot forge a marker: templates escape it (``&lt;!--``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+# Python-Markdown ships no type information (and no stubs are installed).
+from markdown import Extension, Markdown  # type: ignore[import-untyped]
+from markdown.preprocessors import Preprocessor  # type: ignore[import-untyped]
+
+REGION = re.compile(r"^<!--kb:html( nosearch)?-->\n(.*?)\n<!--kb:end-->$", re.S | re.M)
+ASIDE = re.compile(r"<!--kb:aside:(\d+)-->")
+# Regions held out of search, from conversion until the page is finished (one build).
+_asides: dict[int, str] = {}
+_numbers = itertools.count()
+
+
+class _StashRegions(Preprocessor):
+    def run(self, lines: list[str]) -> list[str]:
+        def stash(match: re.Match[str]) -> str:
+            html = match.group(2)
+            if match.group(1):
+                number = next(_numbers)
+                _asides[number], html = html, f"<!--kb:aside:{number}-->"
+            return f"\n\n{self.md.htmlStash.store(html)}\n\n"
+
+        return REGION.sub(stash, "\n".join(lines)).split("\n")
+
+
+class StashExtension(Extension):
+    def extendMarkdown(self, md: Markdown) -> None:  # noqa: N802 - Markdown's API
+        # After whitespace normalisation (30, which would strip the stash's
+        # placeholder characters), before Markdown's own raw HTML block stash (20).
+        md.preprocessors.register(_StashRegions(md), "kb_stash", 25)
+
+
+def makeExtension(**kwargs: object) -> StashExtension:  # noqa: N802 - Markdown's API
+    return StashExtension(**kwargs)
+
+
+def restore_asides(html: str) -> str:
+    """The page with each region held out of search back in its place."""
+    return ASIDE.sub(lambda m: _asides.pop(int(m.group(1))), html)
