@@ -15,9 +15,8 @@ from __future__ import annotations
 import itertools
 import re
 
-# Python-Markdown ships no type information (and no stubs are installed).
-from markdown import Extension, Markdown  # type: ignore[import-untyped]
-from markdown.preprocessors import Preprocessor  # type: ignore[import-untyped]
+from markdown import Extension, Markdown
+from markdown.preprocessors import Preprocessor
 
 REGION = re.compile(r"^<!--kb:html( nosearch)?-->\n(.*?)\n<!--kb:end-->$", re.S | re.M)
 ASIDE = re.compile(r"<!--kb:aside:(\d+)-->")

@@ -189,8 +189,7 @@ def _items_check(node: dict) -> Check:
 
 def _validator(schema: Any) -> Any:
     """jsonschema's draft 2020-12 validator, imported only when a check needs it."""
-    # jsonschema ships no type information and its stubs are not a dependency.
-    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+    from jsonschema import Draft202012Validator
 
     return Draft202012Validator(schema)
 
