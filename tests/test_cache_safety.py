@@ -177,6 +177,7 @@ def test_a_cache_planted_in_the_clone_is_never_read_nor_followed(
     assert snapshot(root) == before and list(target.iterdir()) == []
 
 
+@pytest.mark.slow  # copies the clone and builds the whole site
 def test_validate_load_and_build_write_nothing_in_the_clone_but_site(
     folder: Path,
     tmp_path: Path,

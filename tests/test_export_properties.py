@@ -81,6 +81,7 @@ def test_validate_never_raises(base_root, title, author, venue, journal, summary
         shutil.rmtree(root)
 
 
+@pytest.mark.slow  # a property search over five free-text fields, each round a full export
 @SETTINGS
 @given(PRINTABLE, PRINTABLE, PRINTABLE, PRINTABLE, PRINTABLE)
 def test_exports_read_back_the_same_records(

@@ -45,6 +45,7 @@ def pages() -> dict[str, str]:
     return {p: t for p, t in site_files(find_root()).items() if p.endswith(".md")}
 
 
+@pytest.mark.slow  # converts every generated page of the real site both ways
 def test_stashing_regions_changes_no_page(pages) -> None:
     held = [p for p, t in pages.items() if "<!--kb:html" in t]
     assert any(p.startswith("papers/") for p in held) and any(p.startswith("cells/") for p in held)
