@@ -205,3 +205,30 @@ def test_validate_load_and_build_write_nothing_in_the_clone_but_site(
     assert {k: v for k, v in after.items() if k != "site" and not k.startswith("site/")} == before
     assert "site/index.html" in after
     assert sorted(p.name.split("-")[0] for p in folder.glob("*.pickle")) == ["frames", "validate"]
+
+
+def test_the_kept_bibtex_is_the_built_one_and_follows_the_papers_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The site's BibTeX comes from the cache on an unchanged pool, equals a fresh
+    rendering, and a changed record (or another set of papers shown) is a miss."""
+    from masrl_kb.contrib.export.bibtex import to_bibtex
+    from masrl_kb.site.context import load_context
+
+    root = write_synthetic_root(tmp_path / "kb", papers=6)
+    first = load_context(root)
+    assert first.bibtex == to_bibtex(first.papers)
+    kept = list(cache.folder().glob("bibtex-*"))  # type: ignore[union-attr]
+    assert len(kept) == 1
+    with monkeypatch.context() as patched:  # an unchanged pool renders nothing again
+        patched.setattr("masrl_kb.site.context.to_bibtex", lambda papers: "rendered again")
+        assert load_context(root).bibtex == first.bibtex
+
+    shown = load_context(root)
+    shown.papers = shown.papers.iloc[:3]
+    assert shown.bibtex == to_bibtex(shown.papers) != first.bibtex
+
+    record = sorted((root / "papers").glob("*.yaml"))[0]
+    record.write_text(record.read_text().replace("title: ", "title: Changed ", 1))
+    changed = load_context(root)
+    assert "Changed" in changed.bibtex and changed.bibtex == to_bibtex(changed.papers)

@@ -31,7 +31,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from masrl_kb.kb.paths import ENV_ROOT, find_root
-from masrl_kb.site.context import CLONE
+
+# The clone the package runs from: its mkdocs.yml and protocol serve a bare data root.
+CLONE = Path(__file__).resolve().parents[2]
 
 CONFIG_FILE = "mkdocs.yml"
 MARKER = ".masrl-kb-site.json"

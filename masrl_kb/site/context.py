@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import os
 import re
 from collections import defaultdict
@@ -14,6 +15,7 @@ from typing import cast
 import pandas as pd
 
 from masrl_kb.contrib.export.bibtex import to_bibtex
+from masrl_kb.kb import cache
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.protocol import PROTOCOL_FILE, Protocol, load_protocol
 from masrl_kb.kb.rules import CROSSTAB_PAIRS
@@ -27,6 +29,7 @@ from masrl_kb.query.frames import (
     load_drafts,
     load_pool,
 )
+from masrl_kb.site.build import CLONE
 
 # The survey this knowledge base curates (facts about the source, not counts).
 SURVEY = {
@@ -37,7 +40,6 @@ SURVEY = {
     "cutoff": "2026-05-04",
 }
 # The package's own clone: fallback for files a bare data root lacks.
-CLONE = Path(__file__).resolve().parents[2]
 # The axes that get a taxonomy page, in tab order.
 TAXONOMY_AXES = ("reward_family", "credit_unit", "decision", "topology", "category", "scenario")
 
@@ -150,8 +152,18 @@ class Context:
 
     @cached_property
     def bibtex(self) -> str:
-        """BibTeX of the whole pool, rendered once per build (downloads and paper pages)."""
-        return to_bibtex(self.papers)
+        """BibTeX of the whole pool (downloads and paper pages). LaTeX-encoding every
+        title and name is a build's costliest step after the theme, so it is kept in the
+        per-user cache, keyed by the pool's files and the papers this build shows."""
+        shown = hashlib.blake2b("\n".join(map(str, self.papers.index)).encode()).hexdigest()
+        key = cache.pool_fingerprint(self.root, f"bibtex {shown}")
+        kept = cache.load(f"bibtex-{key}") if key is not None else None
+        if isinstance(kept, str):
+            return kept
+        text = to_bibtex(self.papers)
+        if key is not None:
+            cache.store(f"bibtex-{key}", text)
+        return text
 
     @cached_property
     def bibtex_entries(self) -> dict[str, str]:
