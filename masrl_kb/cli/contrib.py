@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from masrl_kb.contrib.arxiv_import import Written
-    from masrl_kb.kb.taxonomy import Taxonomy
 
 # Exit codes: 0 done, 1 a check failed or nothing was written, 2 bad usage.
 EXIT_FAILED = 1
@@ -39,23 +38,29 @@ def _root(args: argparse.Namespace) -> Path:
 
 
 @functools.cache
-def _default_taxonomy() -> Taxonomy | None:
-    """The default data root's taxonomy, read once for every option's help text."""
-    from masrl_kb.kb.taxonomy import load_taxonomy
+def _default_axis_ids() -> dict[str, list[str]]:
+    """Each axis's ids in the default root's taxonomy, read once for the options' help.
+
+    Every command builds the whole parser, so this is a plain safe read of the YAML,
+    not the checked model: pydantic would cost each command's start more than the
+    command itself. The command's own run checks the taxonomy (``_check_root``).
+    """
+    from masrl_kb.kb.yamlio import load_yaml_file
 
     try:
-        return load_taxonomy()
+        axes = load_yaml_file(find_root() / "taxonomy.yaml").data["axes"]
+        return {
+            name: [str(v["id"]) for v in axis["values"] if isinstance(v, dict) and "id" in v]
+            for name, axis in axes.items()
+        }
     except Exception:  # noqa: BLE001 - help text must never break the parser
-        return None
+        return {}
 
 
 def _axis_help(axis: str, what: str) -> str:
     """Help text listing an axis's ids from the default taxonomy, when readable."""
-    tax = _default_taxonomy()
-    try:
-        return f"{what}: {', '.join(tax[axis].ids)}" if tax else _no_ids(axis, what)
-    except KeyError:
-        return _no_ids(axis, what)
+    ids = _default_axis_ids().get(axis)
+    return f"{what}: {', '.join(ids)}" if ids else _no_ids(axis, what)
 
 
 def _no_ids(axis: str, what: str) -> str:

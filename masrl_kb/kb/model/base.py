@@ -81,7 +81,7 @@ class KbModel(BaseModel):
     loaded mapping (``LineDict.raw``) still knows how a number was written.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     @model_validator(mode="before")
     @classmethod
