@@ -151,3 +151,34 @@ def test_console_entry_point_exit_codes(tmp_path: Path) -> None:
     )
     assert result.returncode == EXIT_USER_ERROR
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    "taxonomy",
+    [
+        "axes: [1, 2]\n",
+        "axes:\n  exclusion_reason:\n    values: not-a-list\n",
+        "axes:\n  exclusion_reason:\n    values: [{id: [nested]}, 7, {label: no id}]\n",
+        "a: &a [x, x, x, x]\nb: &b [*a, *a, *a, *a]\nc: &c [*b, *b, *b, *b]\naxes: *c\n",
+        "\x00not yaml",
+    ],
+    ids=["axes-list", "values-text", "odd-values", "aliases", "binary"],
+)
+def test_option_help_survives_a_hostile_taxonomy(
+    taxonomy: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """Help texts read the taxonomy's ids without the model; a file that is not a
+    taxonomy gives the generic wording, never a crash or a stray id."""
+    from masrl_kb.cli import contrib
+
+    (tmp_path / "taxonomy.yaml").write_text(taxonomy, encoding="utf-8")
+    monkeypatch.setenv("MASRL_KB_ROOT", str(tmp_path))
+    contrib._default_axis_ids.cache_clear()
+    try:
+        with pytest.raises(SystemExit) as done:
+            main(["exclude", "--help"])
+    finally:
+        contrib._default_axis_ids.cache_clear()
+    assert done.value.code == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "reason code (an id of exclusion_reason in taxonomy.yaml)" in out
