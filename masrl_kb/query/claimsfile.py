@@ -17,7 +17,7 @@ from typing import Annotated, Any, Self
 
 from pydantic import PrivateAttr, model_validator
 
-from masrl_kb.kb.model.base import Finding, KbModel, Maybe, describe, field, report
+from masrl_kb.kb.model.base import Finding, KbModel, Maybe, describe, field, optional, report
 from masrl_kb.kb.model.datafile import validate_data
 from masrl_kb.kb.model.types import Check, Text, check_text
 from masrl_kb.kb.paths import find_root
@@ -89,16 +89,14 @@ class Claim(KbModel):
     id: Text = field("The claim's id (unique).")
     statement: Text = field("The claim as the survey words it.")
     table: Annotated[str, _one_of(TABLES)] = field("The table counted.")
-    where: Maybe[Query] = field("Which rows count (the query language).", required=False)
+    where: Maybe[Query] = optional("Which rows count (the query language).")
     op: Annotated[str, _one_of(tuple(OPERATORS))] = field("How the count compares.")
     expected: Annotated[int | str, Check("expected", _check_expected, {})] = field(
         'The count expected, or "all" (every row matching `of`).'
     )
-    of: Maybe[Query] = field("The denominator's query: the value reads 'N of M'.", required=False)
-    group: Maybe[Text] = field("Claims read together (one headline).", required=False)
-    label: Maybe[Text] = field(
-        "A short name for the reading, shown beside its count.", required=False
-    )
+    of: Maybe[Query] = optional("The denominator's query: the value reads 'N of M'.")
+    group: Maybe[Text] = optional("Claims read together (one headline).")
+    label: Maybe[Text] = optional("A short name for the reading, shown beside its count.")
     _lines: tuple[int, int] = PrivateAttr((0, 0))
 
     @model_validator(mode="after")

@@ -14,7 +14,7 @@ Use (the taxonomy is data, so it travels in the validation context)::
     class Entry(KbModel):
         "One entry of some data file."
         name: Text = field("The entry's name.")
-        kind: Maybe[Annotated[str, Axis("category")]] = field("Kind.", required=False)
+        kind: Maybe[Annotated[str, Axis("category")]] = optional("Kind.")
 
         @model_validator(mode="after")
         def _rules(self) -> Self:  # rules over several fields, on typed values
@@ -125,15 +125,13 @@ def _int_fields(model: type[BaseModel]) -> frozenset[str]:
     )
 
 
-def field(doc: str, *, required: bool = True, **kwargs: Any) -> Any:
+def field(doc: str, **kwargs: Any) -> Any:
     """A model field documented by ``doc`` (shown in messages and the schema)."""
-    if required:
-        return _Field(description=doc, **kwargs)
-    return _Field(None, description=doc, **kwargs)
+    return _Field(description=doc, **kwargs)
 
 
 def optional(doc: str, **kwargs: Any) -> Any:
-    """A field that may be left out: ``field(doc, required=False)``."""
+    """A field that may be left out, documented like :func:`field`."""
     return _Field(None, description=doc, **kwargs)
 
 

@@ -13,7 +13,7 @@ from typing import Annotated, Self
 
 from pydantic import Field, ValidationInfo, model_validator
 
-from masrl_kb.kb.model.base import Finding, KbModel, Maybe, field, report
+from masrl_kb.kb.model.base import Finding, KbModel, Maybe, field, optional, report
 from masrl_kb.kb.model.types import Axis, Bool, Date, LongText, Text
 
 KB_READER = "kb"
@@ -23,13 +23,13 @@ class Reading(KbModel):
     """One paper as one reader coded it: only the fields that reader coded."""
 
     key: Text = field("A pooled paper's key.")
-    note: Maybe[LongText] = field("The reader's note.", required=False)
-    category: Maybe[Annotated[str, Axis("category")]] = field("Kind of work.", required=False)
-    is_rl: Maybe[Annotated[str, Axis("is_rl")]] = field("Whether RL is used.", required=False)
-    reward_type: Maybe[Annotated[str, Axis("reward_type")]] = field("Reward tag.", required=False)
-    credit_unit: Maybe[Annotated[str, Axis("credit_unit")]] = field("Finest unit.", required=False)
-    topology: Maybe[Annotated[str, Axis("topology")]] = field("Team topology.", required=False)
-    credit_strict: Maybe[Bool] = field("The strict credit reading.", required=False)
+    note: Maybe[LongText] = optional("The reader's note.")
+    category: Maybe[Annotated[str, Axis("category")]] = optional("Kind of work.")
+    is_rl: Maybe[Annotated[str, Axis("is_rl")]] = optional("Whether RL is used.")
+    reward_type: Maybe[Annotated[str, Axis("reward_type")]] = optional("Reward tag.")
+    credit_unit: Maybe[Annotated[str, Axis("credit_unit")]] = optional("Finest unit.")
+    topology: Maybe[Annotated[str, Axis("topology")]] = optional("Team topology.")
+    credit_strict: Maybe[Bool] = optional("The strict credit reading.")
 
     def coded(self) -> dict[str, object]:
         """Field: value of what the reader coded (key and note left out)."""

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import StringConstraints, model_validator
 
-from masrl_kb.kb.model.base import Finding, KbModel, Maybe, field, report
+from masrl_kb.kb.model.base import Finding, KbModel, Maybe, field, optional, report
 from masrl_kb.kb.model.types import ARXIV_ID_PATTERN, Check, Date, check_int, pattern
 from masrl_kb.kb.problem import Problem
 
@@ -57,9 +57,7 @@ class Decided(KbModel):
     decision: Literal["include", "exclude"] = field("include or exclude.")
     reason: str | None = field("An inclusion rule id or an exclusion reason.", default=None)
     record: Annotated[str, pattern(r"^(?:papers|exclusions)/[A-Za-z0-9][A-Za-z0-9_-]*\.yaml$")]
-    source: Maybe[SourceId] = field(
-        "The source batch it came from (default arxiv).", required=False
-    )
+    source: Maybe[SourceId] = optional("The source batch it came from (default arxiv).")
 
 
 class Batch(KbModel):
@@ -108,7 +106,7 @@ class RoundFile(KbModel):
         "Candidate id: {decision, reason, record, source}.", default=None
     )
     sources: list[Batch] | None = field("The source batches.", default=None)
-    source: Maybe[SourceId] = field("The one source of a round older than batches.", required=False)
+    source: Maybe[SourceId] = optional("The one source of a round older than batches.")
     decision_counts: dict[str, Count] | None = field("Decisions made (derived).", default=None)
 
 

@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
-from masrl_kb.kb.model.base import KbModel, Maybe, field
+from masrl_kb.kb.model.base import KbModel, Maybe, field, optional
 from masrl_kb.kb.model.datafile import validate_data, validate_file
 from masrl_kb.kb.model.types import Check, Text
 from masrl_kb.kb.paths import find_root
@@ -84,7 +84,7 @@ class Forge(KbModel):
     """A code host where only the authors' own account is primary."""
 
     host: Host = field("The forge's host name.")
-    pages: Maybe[Host] = field("The host of its accounts' project pages.", required=False)
+    pages: Maybe[Host] = optional("The host of its accounts' project pages.")
     skip: Annotated[frozenset[str], Check("words", _words, _LIST), AfterValidator(_lower)] = field(
         "First path segments that come before the account name.", default=frozenset()
     )

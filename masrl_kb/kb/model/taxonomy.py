@@ -9,7 +9,7 @@ from typing import Self
 from pydantic import PrivateAttr, field_validator, model_validator
 
 from masrl_kb.kb.fields import CITATION_FIELDS, DECISION_FIELDS, EXCLUSION_FIELDS, PAPER_FIELDS
-from masrl_kb.kb.model.base import Finding, KbModel, Maybe, fail, field, report
+from masrl_kb.kb.model.base import Finding, KbModel, Maybe, fail, field, optional, report
 from masrl_kb.kb.model.types import Int, Text
 from masrl_kb.kb.rules import ABSENT, LEARNED, PRESENT
 from masrl_kb.kb.text import shorten
@@ -38,9 +38,9 @@ class Value(KbModel):
     id: Text = field("What a record stores.")
     label: Text = field("A short label.")
     definition: Text = field("A one-line definition.")
-    example: Maybe[Text] = field("An example record.", required=False)
-    family: Maybe[Text] = field("reward_type only: its reward_family id.", required=False)
-    boundary: Maybe[Text] = field("decision only: where the value stops.", required=False)
+    example: Maybe[Text] = optional("An example record.")
+    family: Maybe[Text] = optional("reward_type only: its reward_family id.")
+    boundary: Maybe[Text] = optional("decision only: where the value stops.")
 
     @property
     def extra(self) -> dict[str, str]:
