@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from masrl_kb.kb.judgements import EVALUATED_CATEGORIES
+from masrl_kb.kb.model.paper import EVALUATED_CATEGORIES
 from masrl_kb.query.agreement import agreement, disagreements, reader_list
 from masrl_kb.query.frames import ARTIFACT_KINDS
 from masrl_kb.site import urls

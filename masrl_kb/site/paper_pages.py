@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 
 import pandas as pd
 
-from masrl_kb.kb.judgements import EVALUATED_CATEGORIES
+from masrl_kb.kb.model.paper import EVALUATED_CATEGORIES
 from masrl_kb.kb.provenance import provisional_notes
 from masrl_kb.kb.readings import KB_READER, READING_AXES
 from masrl_kb.query.agreement import paper_readings
