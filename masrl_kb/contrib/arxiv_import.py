@@ -37,6 +37,7 @@ from masrl_kb.contrib.sources.arxiv import (
 )
 from masrl_kb.contrib.text import MAX_ABSTRACT, MAX_AUTHOR, MAX_TITLE, clean_text
 from masrl_kb.kb.atomic import write_atomic
+from masrl_kb.kb.crossrules import arxiv_ids_of, normalise_title, normalise_url
 from masrl_kb.kb.fields import (
     EXCLUSION_FIELDS,
     EXCLUSION_ID_PATTERN,
@@ -51,12 +52,7 @@ from masrl_kb.kb.schema import schema_comment
 from masrl_kb.kb.synthetic import dump_record
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
 from masrl_kb.kb.text import shorten
-from masrl_kb.kb.validate import (
-    arxiv_ids_of,
-    normalise_title,
-    normalise_url,
-    record_text_problems,
-)
+from masrl_kb.kb.validate import record_text_problems
 
 ARXIV_VENUE = "arXiv"
 

@@ -15,11 +15,9 @@ from dataclasses import dataclass
 
 from masrl_kb.kb import crossrules
 from masrl_kb.kb.benchmarks import read_benchmarks
-from masrl_kb.kb.crossrules import arxiv_ids_of, normalise_title, normalise_url
-from masrl_kb.kb.model.base import context, describe, validate_partial
+from masrl_kb.kb.model.base import context, validate_partial
 from masrl_kb.kb.model.exclusion import Exclusion
 from masrl_kb.kb.model.paper import Paper
-from masrl_kb.kb.model.types import MIN_DATE, MIN_YEAR, latest_date
 from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.provenance import provenance_problems
 from masrl_kb.kb.records import RecordFile, RecordSet, read_records
@@ -27,17 +25,6 @@ from masrl_kb.kb.taxonomy import Taxonomy, TaxonomyError, load_taxonomy
 from masrl_kb.kb.text import shorten
 from masrl_kb.kb.yamlio import load_yaml_text
 
-# Older homes of these names, imported from here by other modules.
-__all__ = [
-    "MIN_DATE",
-    "MIN_YEAR",
-    "Problem",
-    "arxiv_ids_of",
-    "describe",
-    "latest_date",
-    "normalise_title",
-    "normalise_url",
-]
 MODELS: dict[str, type[Paper] | type[Exclusion]] = {"paper": Paper, "exclusion": Exclusion}
 
 

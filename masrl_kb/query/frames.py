@@ -23,13 +23,15 @@ import pandas as pd
 
 from masrl_kb.kb import cache
 from masrl_kb.kb.benchmarks import read_benchmarks
+from masrl_kb.kb.crossrules import arxiv_ids_of
 from masrl_kb.kb.drafts import Draft, check_mode, split_drafts
 from masrl_kb.kb.fields import EXCLUSION_FIELDS, PAPER_FIELDS, TAG_FIELDS
 from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.records import RecordSet, read_records
 from masrl_kb.kb.rules import decision_statuses
 from masrl_kb.kb.taxonomy import Taxonomy, TaxonomyError, load_taxonomy
-from masrl_kb.kb.validate import Problem, arxiv_ids_of, validate_records
+from masrl_kb.kb.validate import validate_records
 from masrl_kb.query.lang import select_rows, unknown_name
 
 PathLike = str | os.PathLike[str] | None

@@ -31,9 +31,9 @@ from masrl_kb.contrib.screen.entries import (
     read_entries,
     title_key,
 )
+from masrl_kb.kb.crossrules import arxiv_ids_of
 from masrl_kb.kb.records import read_records
 from masrl_kb.kb.rounds import SCREENING_DIR, Round
-from masrl_kb.kb.validate import arxiv_ids_of
 
 BLOCK_WORDS = 2
 _DOI_IN_TEXT = re.compile(r"(?:doi\.org/|^doi:\s*)(10\.[0-9]{4,9}/\S+)", re.I)

@@ -22,9 +22,9 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from masrl_kb.contrib.screen.store import StoreError
 from masrl_kb.contrib.sources.arxiv import ArxivPaper
 from masrl_kb.contrib.text import MAX_AUTHORS
+from masrl_kb.kb.crossrules import normalise_title
 from masrl_kb.kb.protocol import QueryFamily
 from masrl_kb.kb.rounds import DOI_PATTERN, OPENREVIEW_PATTERN, round_dir
-from masrl_kb.kb.validate import normalise_title
 
 ENTRIES_JSON = "entries.json"
 CANDIDATES_CSV = "candidates.csv"

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from masrl_kb.contrib.sources.rows import doi_of
 from masrl_kb.contrib.text import MAX_TITLE, clean_text
+from masrl_kb.kb.crossrules import arxiv_ids_of
 from masrl_kb.kb.records import read_records
-from masrl_kb.kb.validate import arxiv_ids_of
 
 
 @dataclass(frozen=True)
