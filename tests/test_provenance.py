@@ -8,16 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from masrl_kb.kb.provenance import (
-    SOURCES_FILE,
-    Kind,
-    classify,
-    parse_sources,
-    place_of,
-    provisional_notes,
-    read_sources,
-    record_owner,
-)
+from masrl_kb.kb.model.sources import SOURCES_FILE, parse_sources, read_sources
+from masrl_kb.kb.provenance import Kind, classify, place_of, provisional_notes, record_owner
 from masrl_kb.kb.validate import validate
 from masrl_kb.kb.yamlio import load_yaml_text
 from tests.conftest import GOOD_PAPER, REPO, run_cli

@@ -36,7 +36,6 @@ from masrl_kb.kb.model.sources import (
     bare,
     read_sources,
 )
-from masrl_kb.kb.model.sources import parse_sources as parse_sources  # re-exported
 from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.records import RecordFile
 from masrl_kb.kb.text import shorten, shorten_name
