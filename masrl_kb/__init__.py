@@ -20,6 +20,8 @@ The public names below are imported on first use, so importing the package
 from __future__ import annotations
 
 import importlib
+import sys
+from collections.abc import Callable
 from typing import Any
 
 # public name -> module that defines it
@@ -61,14 +63,24 @@ __all__ = sorted(_EXPORTS)
 __version__ = "0.1.0"
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'masrl_kb' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+def lazy_exports(
+    package: str, exports: dict[str, str]
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """A package's ``__getattr__`` and ``__dir__`` that import each name of ``exports``
+    (name -> module defining it) on first use and keep it in the package."""
+    namespace = sys.modules[package].__dict__
+
+    def get(name: str) -> Any:
+        module = exports.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = namespace[name] = getattr(importlib.import_module(module), name)
+        return value
+
+    def listing() -> list[str]:
+        return sorted(set(namespace) | set(exports))
+
+    return get, listing
 
 
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

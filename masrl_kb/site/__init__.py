@@ -8,8 +8,7 @@ that does so need not load pandas and the page modules the MkDocs child loads.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from masrl_kb import lazy_exports
 
 _HOMES = {
     "build_site": "masrl_kb.site.build",
@@ -17,9 +16,4 @@ _HOMES = {
     "site_files": "masrl_kb.site.pages",
 }
 __all__ = sorted(_HOMES)
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _HOMES:
-        raise AttributeError(f"module 'masrl_kb.site' has no attribute {name!r}")
-    return getattr(importlib.import_module(_HOMES[name]), name)
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)
