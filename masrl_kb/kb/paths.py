@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 
 ENV_ROOT = "MASRL_KB_ROOT"
+# The clone this package runs from (its mkdocs.yml and protocol also serve a bare data root).
+CLONE = Path(__file__).resolve().parents[2]
 
 
 def find_root(root: str | os.PathLike[str] | None = None) -> Path:
@@ -19,9 +21,8 @@ def find_root(root: str | os.PathLike[str] | None = None) -> Path:
         return Path(root)
     if os.environ.get(ENV_ROOT):
         return Path(os.environ[ENV_ROOT])
-    clone = Path(__file__).resolve().parents[2]
-    if (clone / "taxonomy.yaml").is_file():
-        return clone
+    if (CLONE / "taxonomy.yaml").is_file():
+        return CLONE
     for folder in (Path.cwd(), *Path.cwd().parents):
         if (folder / "taxonomy.yaml").is_file():
             return folder

@@ -30,10 +30,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from masrl_kb.kb.paths import ENV_ROOT, find_root
-
-# The clone the package runs from: its mkdocs.yml and protocol serve a bare data root.
-CLONE = Path(__file__).resolve().parents[2]
+from masrl_kb.kb.paths import CLONE, ENV_ROOT, find_root
 
 CONFIG_FILE = "mkdocs.yml"
 MARKER = ".masrl-kb-site.json"

@@ -16,7 +16,7 @@ import pandas as pd
 
 from masrl_kb.contrib.export.bibtex import to_bibtex
 from masrl_kb.kb import cache
-from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.paths import CLONE, find_root
 from masrl_kb.kb.protocol import PROTOCOL_FILE, Protocol, load_protocol
 from masrl_kb.kb.rules import CROSSTAB_PAIRS
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
@@ -29,7 +29,6 @@ from masrl_kb.query.frames import (
     load_drafts,
     load_pool,
 )
-from masrl_kb.site.build import CLONE
 
 # The survey this knowledge base curates (facts about the source, not counts).
 SURVEY = {
