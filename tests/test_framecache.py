@@ -11,6 +11,8 @@ import datetime as dt
 import os
 import pickle
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -59,8 +61,8 @@ def _assert_same(kept: pd.DataFrame, built: pd.DataFrame) -> None:
 def _reads(monkeypatch: pytest.MonkeyPatch, module=frames) -> list[Path]:
     """Count the record reads of ``module`` from now on."""
     calls: list[Path] = []
-    real = module.read_records if module is frames else module.validate_records_only
-    name = "read_records" if module is frames else "validate_records_only"
+    real = module.read_records if module is frames else module.compute_report
+    name = "read_records" if module is frames else "compute_report"
     monkeypatch.setattr(module, name, lambda r: calls.append(r) or real(r))
     return calls
 
@@ -258,3 +260,48 @@ def test_only_the_newest_entries_stay(folder: Path) -> None:
 def test_a_value_that_cannot_be_pickled_is_not_kept(folder: Path) -> None:
     cache.store("lambda", lambda: None)
     assert cache.load("lambda") is None and not any(folder.iterdir())
+
+
+@pytest.mark.parametrize("name", ["claims.yaml", "screening/2026-05-04_2026-05-31/round.yaml"])
+def test_validate_s_key_covers_the_claims_and_every_round(root: Path, name: str) -> None:
+    (root / "screening" / "2026-05-04_2026-05-31").mkdir(parents=True)
+    key = cache.data_fingerprint(root, "salt")
+    assert key is not None and cache.pool_fingerprint(root, "salt") != key
+    (root / name).write_text("# a new file\n")
+    added = cache.data_fingerprint(root, "salt")
+    (root / name).write_text("# edited\n")
+    assert len({key, added, cache.data_fingerprint(root, "salt")}) == 3
+
+
+def test_a_linked_round_is_never_kept(root: Path, tmp_path: Path) -> None:
+    (root / "screening").mkdir()
+    assert cache.data_fingerprint(root) is not None
+    (tmp_path / "elsewhere").mkdir()
+    (root / "screening" / "2026-05-04_2026-05-31").symlink_to(tmp_path / "elsewhere")
+    assert cache.data_fingerprint(root) is None
+    (root / "screening" / "2026-05-04_2026-05-31").unlink()
+    (root / "screening" / "2026-05-04_2026-05-31").mkdir()
+    (root / "screening" / "2026-05-04_2026-05-31" / "round.yaml").symlink_to(root / "claims.yaml")
+    assert cache.data_fingerprint(root) is None
+
+
+def test_a_warm_validate_loads_no_model(root: Path, folder: Path) -> None:
+    """The kept report answers alone: no pydantic, no taxonomy model, same output."""
+    probe = (
+        "import sys; from masrl_kb.cli.main import main; code = main(['--root', sys.argv[1],"
+        " 'validate']); print(sorted(m for m in sys.modules if m.startswith('pydantic'))[:1]);"
+        " sys.exit(code)"
+    )
+    env = {**os.environ, cache.ENV_DIR: str(folder), "PYTHONPATH": str(REPO)}
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", probe, str(root)], env=env, capture_output=True, text=True
+        )
+        for _ in range(2)
+    ]
+    assert [r.returncode for r in runs] == [0, 0]
+    assert runs[0].stdout.splitlines() == [
+        "ok: 5 papers and 2 exclusions are valid",
+        "['pydantic']",
+    ]
+    assert runs[1].stdout.splitlines() == ["ok: 5 papers and 2 exclusions are valid", "[]"]

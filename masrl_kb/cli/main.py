@@ -279,8 +279,7 @@ def _check_root(args: argparse.Namespace) -> None:
     if args.command in ROOTLESS:
         return
     from masrl_kb.kb.paths import ENV_ROOT as ENV
-    from masrl_kb.kb.paths import find_root
-    from masrl_kb.kb.taxonomy import TAXONOMY_FILE, load_taxonomy
+    from masrl_kb.kb.paths import TAXONOMY_FILE, find_root
 
     if args.root is not None:
         given = Path(args.root)
@@ -293,7 +292,12 @@ def _check_root(args: argparse.Namespace) -> None:
     except FileNotFoundError:
         message = f"no {TAXONOMY_FILE} here or in a parent folder: pass --root DIR or set {ENV}"
         raise UsageError(message) from None
+    if args.command == "validate" and _valid_before(root):
+        args.root = root
+        return  # this very pool passed validate, taxonomy included: skip loading the models
     try:
+        from masrl_kb.kb.taxonomy import load_taxonomy
+
         load_taxonomy(root)
     except Exception as err:  # noqa: BLE001 - any failure here is the file's fault
         if _is_ours(err):
@@ -301,6 +305,13 @@ def _check_root(args: argparse.Namespace) -> None:
         message = f"{TAXONOMY_FILE}: cannot be read as a taxonomy: {_describe(err)}"
         raise UsageError(message) from err
     args.root = root
+
+
+def _valid_before(root: Path) -> bool:
+    from masrl_kb.query.datafiles import kept_report
+
+    kept = kept_report(root)
+    return kept is not None and kept.ok
 
 
 def _is_ours(err: BaseException) -> bool:

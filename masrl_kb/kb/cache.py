@@ -37,6 +37,9 @@ KEEP = 8  # entries kept, newest first: a few pools (branches, roots) stay warm
 # What reading the records depends on besides the record files (validation reads them all).
 POOL_FILES = ("taxonomy.yaml", "benchmarks.yaml", "protocol.yaml", "sources.yaml")
 POOL_FOLDERS = ("papers", "exclusions", "readings")
+# What the whole ``validate`` reads besides: the claims and each round's round.yaml.
+DATA_FILES = ("claims.yaml",)
+ROUNDS, ROUND_FILE = "screening", "round.yaml"
 MAX_POOL_FILE = 1 << 24
 PACKAGE = Path(__file__).resolve().parent.parent
 
@@ -123,23 +126,60 @@ def _names(folder: Path) -> list[str] | None:
         os.close(fd)
 
 
-def pool_fingerprint(root: Path, salt: str = "") -> str | None:
-    """One hash of every file a record read depends on (names and bytes), the day, the
-    code and ``salt``; None when the pool holds anything but plain files (never cached)."""
-    digest = hashlib.blake2b(digest_size=20)
-    digest.update(repr((code_fingerprint(), salt, dt.date.today().isoformat())).encode())
-    for name in (*POOL_FOLDERS, *POOL_FILES):
+def _add_pool(digest: hashlib.blake2b, root: Path, names: tuple[str, ...]) -> bool:
+    """Hash each named file or flat folder under ``root``; False when any is not plain."""
+    for name in names:
         path = root / name
         if not os.path.lexists(path):
             digest.update(f"\0no {name}".encode())
         elif name not in POOL_FOLDERS:
             if not _add_file(digest, name, path):
-                return None
+                return False
         else:
-            names = _names(path)
-            if names is None or not all(_add_file(digest, f"{name}/{n}", path / n) for n in names):
-                return None
+            names_in = _names(path)
+            if names_in is None or not all(
+                _add_file(digest, f"{name}/{n}", path / n) for n in names_in
+            ):
+                return False
+    return True
+
+
+def _add_rounds(digest: hashlib.blake2b, root: Path) -> bool:
+    """Hash ``screening/``'s names and each round folder's ``round.yaml`` (all that
+    ``validate`` reads there); False for a link anywhere on the way."""
+    names = _names(root / ROUNDS) if os.path.lexists(root / ROUNDS) else []
+    if names is None:
+        return False
+    digest.update(repr(names).encode())
+    for name in names:
+        mode = os.lstat(root / ROUNDS / name).st_mode
+        if stat.S_ISLNK(mode):
+            return False
+        path = root / ROUNDS / name / ROUND_FILE
+        if stat.S_ISDIR(mode) and os.path.lexists(path):
+            if not _add_file(digest, f"{ROUNDS}/{name}/{ROUND_FILE}", path):
+                return False
+    return True
+
+
+def _fingerprint(root: Path, salt: str, names: tuple[str, ...], rounds: bool) -> str | None:
+    digest = hashlib.blake2b(digest_size=20)
+    digest.update(repr((code_fingerprint(), salt, dt.date.today().isoformat())).encode())
+    if not _add_pool(digest, root, names) or (rounds and not _add_rounds(digest, root)):
+        return None
     return digest.hexdigest()
+
+
+def pool_fingerprint(root: Path, salt: str = "") -> str | None:
+    """One hash of every file a record read depends on (names and bytes), the day, the
+    code and ``salt``; None when the pool holds anything but plain files (never cached)."""
+    return _fingerprint(root, salt, (*POOL_FOLDERS, *POOL_FILES), rounds=False)
+
+
+def data_fingerprint(root: Path, salt: str = "") -> str | None:
+    """:func:`pool_fingerprint` plus the other files ``validate`` reads: the claims and the
+    screening rounds."""
+    return _fingerprint(root, salt, (*POOL_FOLDERS, *POOL_FILES, *DATA_FILES), rounds=True)
 
 
 def load(key: str) -> object | None:

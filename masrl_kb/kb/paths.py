@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 ENV_ROOT = "MASRL_KB_ROOT"
+TAXONOMY_FILE = "taxonomy.yaml"
 # The clone this package runs from (its mkdocs.yml and protocol also serve a bare data root).
 CLONE = Path(__file__).resolve().parents[2]
 
@@ -21,10 +22,10 @@ def find_root(root: str | os.PathLike[str] | None = None) -> Path:
         return Path(root)
     if os.environ.get(ENV_ROOT):
         return Path(os.environ[ENV_ROOT])
-    if (CLONE / "taxonomy.yaml").is_file():
+    if (CLONE / TAXONOMY_FILE).is_file():
         return CLONE
     for folder in (Path.cwd(), *Path.cwd().parents):
-        if (folder / "taxonomy.yaml").is_file():
+        if (folder / TAXONOMY_FILE).is_file():
             return folder
     raise FileNotFoundError(
         "no taxonomy.yaml found: pass root=..., set MASRL_KB_ROOT, or run inside a clone"

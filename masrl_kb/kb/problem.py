@@ -18,6 +18,26 @@ class Problem:
         return f"{self.path}:{self.line}: {self.field}: {self.message}"
 
 
+@dataclass
+class Report:
+    """What ``validate`` found. It lives here, not with the models, so that a cached report
+    unpickles without importing them (a warm ``validate`` never loads pydantic)."""
+
+    problems: list[Problem]
+    papers: int
+    exclusions: int
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def summary(self) -> str:
+        if self.ok:
+            return f"ok: {self.papers} papers and {self.exclusions} exclusions are valid"
+        files = len({p.path for p in self.problems})
+        return f"{len(self.problems)} problem(s) in {files} file(s)"
+
+
 class DataFileError(ValueError):
     """A data file the knowledge base cannot run on; ``problems`` lists every reason."""
 

@@ -8,12 +8,11 @@ from pathlib import Path
 
 from masrl_kb.kb.model.datafile import validate_file
 from masrl_kb.kb.model.taxonomy import Axis, Taxonomy, Value, required_axes
-from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.paths import TAXONOMY_FILE, find_root
 from masrl_kb.kb.problem import DataFileError, Problem
 
 __all__ = ["TAXONOMY_FILE", "Axis", "Taxonomy", "TaxonomyError", "Value", "load_taxonomy"]
 __all__ += ["required_axes", "taxonomy_problems"]
-TAXONOMY_FILE = "taxonomy.yaml"
 
 
 class TaxonomyError(DataFileError):

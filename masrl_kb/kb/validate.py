@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 
 from masrl_kb.kb import crossrules
 from masrl_kb.kb.benchmarks import read_benchmarks
 from masrl_kb.kb.model.base import context, validate_partial
 from masrl_kb.kb.model.exclusion import Exclusion
 from masrl_kb.kb.model.paper import Paper
-from masrl_kb.kb.problem import Problem
+from masrl_kb.kb.problem import Problem, Report
 from masrl_kb.kb.provenance import provenance_problems
 from masrl_kb.kb.records import RecordFile, RecordSet, read_records
 from masrl_kb.kb.taxonomy import Taxonomy, TaxonomyError, load_taxonomy
@@ -26,25 +25,6 @@ from masrl_kb.kb.text import shorten
 from masrl_kb.kb.yamlio import load_yaml_text
 
 MODELS: dict[str, type[Paper] | type[Exclusion]] = {"paper": Paper, "exclusion": Exclusion}
-
-
-@dataclass
-class Report:
-    """What ``validate`` found."""
-
-    problems: list[Problem]
-    papers: int
-    exclusions: int
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-    def summary(self) -> str:
-        if self.ok:
-            return f"ok: {self.papers} papers and {self.exclusions} exclusions are valid"
-        files = len({p.path for p in self.problems})
-        return f"{len(self.problems)} problem(s) in {files} file(s)"
 
 
 def _file_name(rec: RecordFile) -> Iterator[Problem]:

@@ -15,17 +15,15 @@ from pathlib import Path
 
 from masrl_kb.kb import cache
 from masrl_kb.kb.paths import find_root
-from masrl_kb.kb.problem import Problem
-from masrl_kb.kb.protocol import PROTOCOL_FILE, ProtocolError, load_protocol
-from masrl_kb.kb.rounds import SCREENING_DIR, RoundError, load_rounds
-from masrl_kb.kb.taxonomy import TaxonomyError, load_taxonomy
-from masrl_kb.kb.validate import Report
-from masrl_kb.kb.validate import validate as validate_records_only
-from masrl_kb.query.claimsfile import CLAIMS_FILE, ClaimsFileError, load_claims
+from masrl_kb.kb.problem import Problem, Report
 
 
 def _problems(load: Callable[[Path], object], root: Path, rel: str) -> list[Problem]:
     """What loading one data file raises, as problems (none when it is absent)."""
+    from masrl_kb.kb.protocol import ProtocolError
+    from masrl_kb.kb.rounds import RoundError
+    from masrl_kb.query.claimsfile import ClaimsFileError
+
     if rel.endswith(".yaml") and not os.path.lexists(root / rel):
         return []  # a bare data root may carry no claims; the site then shows the clone's protocol
     try:
@@ -39,6 +37,10 @@ def _problems(load: Callable[[Path], object], root: Path, rel: str) -> list[Prob
 
 def data_file_problems(root: str | os.PathLike[str] | None = None) -> list[Problem]:
     """Every problem of claims.yaml, protocol.yaml and the screening rounds."""
+    from masrl_kb.kb.protocol import PROTOCOL_FILE, load_protocol
+    from masrl_kb.kb.rounds import SCREENING_DIR, load_rounds
+    from masrl_kb.query.claimsfile import CLAIMS_FILE, load_claims
+
     base = find_root(root)
     return [
         *_problems(load_claims, base, CLAIMS_FILE),
@@ -47,26 +49,37 @@ def data_file_problems(root: str | os.PathLike[str] | None = None) -> list[Probl
     ]
 
 
-def _records_report(base: Path) -> Report:
-    """The records' report: as kept for an unchanged pool (:mod:`masrl_kb.kb.cache`)
-    or computed, and then kept."""
-    key = cache.pool_fingerprint(base, "validate")
-    kept = cache.load(f"validate-{key}") if key is not None else None
-    if isinstance(kept, Report):
-        return kept
+def compute_report(base: Path) -> Report:
+    """Validate every record and data file under ``base`` (no cache)."""
+    from masrl_kb.kb.taxonomy import TaxonomyError, load_taxonomy
+    from masrl_kb.kb.validate import validate as validate_records_only
+
     report = validate_records_only(base)
-    if key is not None:
-        cache.store(f"validate-{key}", report)
-    return report
-
-
-def validate(root: str | os.PathLike[str] | None = None) -> Report:
-    """Validate every record and every data file under the data root."""
-    base = find_root(root)
-    report = _records_report(base)
     try:
         load_taxonomy(base)
     except TaxonomyError:
         return report  # the taxonomy's problems are the report; the rest reads it
     problems = sorted(set(report.problems) | set(data_file_problems(base)))
     return Report(problems, report.papers, report.exclusions)
+
+
+def kept_report(root: str | os.PathLike[str] | None = None) -> Report | None:
+    """The report kept in the user's cache (:mod:`masrl_kb.kb.cache`) for this very pool,
+    or None. Reading it imports no model: a warm ``validate`` never loads pydantic."""
+    key = cache.data_fingerprint(find_root(root), "validate")
+    kept = cache.load(f"validate-{key}") if key is not None else None
+    return kept if isinstance(kept, Report) else None
+
+
+def validate(root: str | os.PathLike[str] | None = None) -> Report:
+    """Validate every record and every data file under the data root (the kept report
+    of an unchanged pool, else computed and kept)."""
+    base = find_root(root)
+    kept = kept_report(base)
+    if kept is not None:
+        return kept
+    report = compute_report(base)
+    key = cache.data_fingerprint(base, "validate")
+    if key is not None:
+        cache.store(f"validate-{key}", report)
+    return report
