@@ -352,6 +352,14 @@ def axis_mask(papers: pd.DataFrame, axis: str, value: object) -> pd.Series:
     return papers[axis] == value
 
 
+def _masks(papers: pd.DataFrame, axis: str, values: list) -> np.ndarray:
+    """A 0/1 matrix: one row per paper, one column per value of ``axis``."""
+    matrix = np.zeros((len(papers), len(values)), dtype=np.int64)
+    for i, value in enumerate(values):
+        matrix[:, i] = axis_mask(papers, axis, value).to_numpy(dtype=bool, na_value=False)
+    return matrix
+
+
 def _strict_filter(papers: pd.DataFrame, strict: bool) -> pd.DataFrame:
     if not strict:
         return papers
@@ -380,8 +388,8 @@ def crosstab(
     subset = _strict_filter(papers, strict)
     row_values = axis_values(rows, papers)
     col_values = axis_values(cols, papers)
-    col_masks = [axis_mask(subset, cols, c) for c in col_values]
-    counts = [[int((axis_mask(subset, rows, r) & c).sum()) for c in col_masks] for r in row_values]
+    # One product of two paper-by-value matrices rather than a pandas op per cell.
+    counts = _masks(subset, rows, row_values).T @ _masks(subset, cols, col_values)
     return pd.DataFrame(
         counts, index=pd.Index(row_values, name=rows), columns=pd.Index(col_values, name=cols)
     )
