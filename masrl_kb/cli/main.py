@@ -1,18 +1,10 @@
 """The ``masrl-kb`` command line, and its one error path.
 
-Every command group (this module's, :mod:`masrl_kb.cli.contrib`,
-:mod:`masrl_kb.cli.trace`) registers its sub-commands on the parser built
-here, and every command runs through :func:`main`, which turns an error into
-one line on standard error:
-
-- a user error (bad arguments, a missing or mistyped ``--root``, a file that
-  cannot be read or written, a broken taxonomy, invalid records, a bad query,
-  or any other error class this package defines) exits 2;
-- anything else is a bug: one line saying so, exit 70 (``EX_SOFTWARE``), and
-  the traceback only with ``--debug``.
-
-Each command imports what it needs when it runs, so ``--help`` and
-``validate`` start without pandas, jsonschema or the network libraries.
+Every command group registers its sub-commands on the parser built here, and
+:func:`main` turns an error into one line on standard error: a user error (bad
+arguments or ``--root``, an unreadable file, invalid records, a bad query, any
+error class this package defines) exits 2; anything else is a bug, exit 70, with
+the traceback only under ``--debug``. Commands import what they need when they run.
 """
 
 from __future__ import annotations
@@ -199,9 +191,8 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def _check_claim_queries(root: Path) -> None:
-    """Claims name columns and values only a loaded table can check (validate stays
-    without pandas): evaluated here, a bad one is one line rather than a traceback
-    from the page hooks."""
+    """Evaluate the claims: their columns and values need a table (validate has none),
+    and a bad one is then one line rather than a traceback from the page hooks."""
     from masrl_kb.query.claims import CLAIMS_FILE, evaluate_claims
 
     if (root / CLAIMS_FILE).is_file():

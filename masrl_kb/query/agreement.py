@@ -1,10 +1,5 @@
-"""Agreement between readers: percent agreement, Cohen's kappa, Krippendorff's alpha.
-
-Readers are the files under ``readings/`` plus the knowledge base's own
-records (reader ``kb``). For every pair of readers and every axis both coded,
-:func:`agreement` gives the papers coded by both and the three figures;
-:func:`disagreements` lists each paper where a pair differs.
-"""
+"""Agreement between readers (the files under ``readings/`` and the records, reader
+``kb``): percent agreement, Cohen's kappa, Krippendorff's alpha, and disagreements."""
 
 from __future__ import annotations
 
@@ -24,11 +19,8 @@ AGREEMENT_COLUMNS = ["readers", "axis", "n", "agreement", "kappa", "alpha"]
 
 
 def readings(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.DataFrame:
-    """One row per (reader, paper, axis) with the value that reader coded.
-
-    The knowledge base's own records are the reader ``kb``; they are compared
-    only on papers some other reader coded.
-    """
+    """One row per (reader, paper, axis) with the value that reader coded; the ``kb``
+    reader's rows cover only papers some other reader coded."""
     if papers is None:
         root = find_root(root)  # once, for both reads
         papers = load_papers(root)
@@ -101,10 +93,9 @@ def agreement(
     root: PathLike = None,
     table: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """Per reader pair and axis: ``n`` papers coded by both, ``agreement`` (share
-    of them coded alike), Cohen's ``kappa`` and Krippendorff's ``alpha``
-    (nominal). Kappa and alpha are NaN when both readers used one value only.
-    Pass ``table`` (from :func:`readings`) to reuse readings already loaded."""
+    """Per reader pair and axis: ``n`` papers coded by both, ``agreement`` (share coded
+    alike), ``kappa`` and ``alpha`` (NaN when both used one value only). ``table``
+    reuses :func:`readings` already loaded."""
     table = readings(papers, root) if table is None else table
     rows = []
     for a, b, axis, both in _compared(table):

@@ -1,10 +1,5 @@
-"""``validate`` over every data file: the records, then ``claims.yaml``,
-``protocol.yaml`` and the screening rounds (``screening/*/round.yaml``).
-
-The readings (``readings/``) and the benchmark registry (``benchmarks.yaml``)
-are checked with the records (:func:`masrl_kb.kb.validate.validate_records`).
-Each file's own model is the rule book (:mod:`masrl_kb.kb.model`); this module
-gathers the problems its loader raises. No pandas is needed.
+"""``validate`` over every data file: the records (with the readings and benchmarks),
+then ``claims.yaml``, ``protocol.yaml`` and the screening rounds. No pandas is needed.
 """
 
 from __future__ import annotations
@@ -48,8 +43,7 @@ def data_file_problems(root: str | os.PathLike[str] | None = None) -> list[Probl
 
 
 def _records_report(base: Path) -> Report:
-    """The records' report: as kept for an unchanged pool (:mod:`masrl_kb.kb.cache`)
-    or computed, and then kept."""
+    """The records' report, kept for an unchanged pool (:mod:`masrl_kb.kb.cache`)."""
     key = cache.pool_fingerprint(base, "validate")
     kept = cache.load(f"validate-{key}") if key is not None else None
     if isinstance(kept, Report):
