@@ -81,20 +81,11 @@ def unknown_name(what: str, name: object, allowed: list[Any], label: str) -> Unk
 
 @dataclass(frozen=True)
 class Compare:
-    """``column op value``."""
+    """``column op value``; ``in`` and ``not in`` compare with a tuple of values."""
 
     column: str
     op: str
-    value: Literal
-
-
-@dataclass(frozen=True)
-class Member:
-    """``column in values`` (``negated``: ``not in``)."""
-
-    column: str
-    values: tuple[Literal, ...]
-    negated: bool
+    value: Literal | tuple[Literal, ...]
 
 
 @dataclass(frozen=True)
@@ -110,20 +101,14 @@ class Not:
 
 
 @dataclass(frozen=True)
-class AllOf:
-    """``and`` of the items."""
+class Logic:
+    """The items joined by ``op``: ``and`` or ``or``."""
 
+    op: str
     items: tuple[Node, ...]
 
 
-@dataclass(frozen=True)
-class AnyOf:
-    """``or`` of the items."""
-
-    items: tuple[Node, ...]
-
-
-Node = Compare | Member | Flag | Not | AllOf | AnyOf
+Node = Compare | Flag | Not | Logic
 
 
 # ---------------------------------------------------------------- parsing
@@ -202,8 +187,9 @@ def _refuse(node: ast.AST, what: str) -> QueryError:
 
 def _node(node: ast.AST) -> Node:
     if isinstance(node, ast.BoolOp):
-        items = tuple(_node(v) for v in node.values)
-        return AllOf(items) if isinstance(node.op, ast.And) else AnyOf(items)
+        return Logic(
+            "and" if isinstance(node.op, ast.And) else "or", tuple(map(_node, node.values))
+        )
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         return Not(_node(node.operand))
     if isinstance(node, ast.Compare):
@@ -235,17 +221,18 @@ def _describe(node: ast.AST) -> str:
 
 def _comparison(node: ast.Compare) -> Node:
     operands = [node.left, *node.comparators]
-    parts: list[Node] = []
-    for left, op, right in zip(operands, node.ops, operands[1:], strict=False):
-        parts.append(_pair(left, op, right, node))
-    return parts[0] if len(parts) == 1 else AllOf(tuple(parts))
+    pairs = zip(operands, node.ops, operands[1:], strict=False)
+    parts = tuple(_pair(left, op, right, node) for left, op, right in pairs)
+    return parts[0] if len(parts) == 1 else Logic("and", parts)
 
 
 def _pair(left: ast.AST, op: ast.cmpop, right: ast.AST, whole: ast.AST) -> Node:
     if isinstance(op, ast.In | ast.NotIn):
         if not isinstance(left, ast.Name):
             raise QueryError(f"`in` needs a column name on its left{_where(whole)}")
-        return Member(left.id, _literal_list(right), isinstance(op, ast.NotIn))
+        return Compare(
+            left.id, "not in" if isinstance(op, ast.NotIn) else "in", _literal_list(right)
+        )
     if type(op) not in COMPARISONS:
         raise _refuse(whole, f"the operator `{type(op).__name__}`")
     symbol = COMPARISONS[type(op)][0]
@@ -290,9 +277,9 @@ def mask(frame: pd.DataFrame, query: str | Node) -> pd.Series:
     import pandas as pd
 
     node = parse(query) if isinstance(query, str) else query
-    if isinstance(node, AllOf | AnyOf):
+    if isinstance(node, Logic):
         masks = [mask(frame, item) for item in node.items]
-        return functools.reduce(operator.and_ if isinstance(node, AllOf) else operator.or_, masks)
+        return functools.reduce(operator.and_ if node.op == "and" else operator.or_, masks)
     if isinstance(node, Not):
         return ~mask(frame, node.item)
     column = _column(frame, node.column)
@@ -303,9 +290,9 @@ def mask(frame: pd.DataFrame, query: str | Node) -> pd.Series:
                 f"e.g. {node.column} == ..."
             )
         return column.astype(bool)
-    if isinstance(node, Member):
-        found = column.isin([_value(node.column, column, v, "in") for v in node.values])
-        return ~found if node.negated else found
+    if isinstance(node.value, tuple):
+        found = column.isin([_value(node.column, column, v, "in") for v in node.value])
+        return ~found if node.op == "not in" else found
     return OPERATORS[node.op](column, _value(node.column, column, node.value, node.op))
 
 

@@ -207,22 +207,3 @@ def moved_claims(
 ) -> list[ClaimViews]:
     """The claims whose value differs between the survey's view and today's."""
     return [v for v in claim_views(claims, papers, exclusions, root, baseline) if v.moved]
-
-
-def claim_views_frame(views: list[ClaimViews]) -> pd.DataFrame:
-    """Claims in both views as a table (``holds``: in the survey's view)."""
-    columns = ["id", "statement", "expected", "survey", "today", "holds", "holds_today", "moved"]
-    rows = [
-        [
-            v.claim.id,
-            v.claim.statement,
-            f"{v.claim.op} {v.survey.expected_value}",
-            v.survey.shown_value,
-            v.today.shown_value,
-            v.survey.holds,
-            v.today.holds,
-            v.moved,
-        ]
-        for v in views
-    ]
-    return pd.DataFrame(rows, columns=columns)
