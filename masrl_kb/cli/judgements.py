@@ -5,10 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    import pandas as pd
+from typing import Any
 
 
 def _number(value: float) -> float | None:
@@ -20,7 +17,7 @@ def _fmt(value: float) -> str:
     return "  n/a" if math.isnan(value) else f"{value:5.2f}"
 
 
-def _json_rows(table: list[dict[str, Any]], differ: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _json_rows(table: list[dict], differ: list[dict]) -> list[dict[str, Any]]:
     from masrl_kb.contrib.export.tables import json_value
 
     return [
@@ -41,16 +38,12 @@ def _json_rows(table: list[dict[str, Any]], differ: list[dict[str, Any]]) -> lis
     ]
 
 
-def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    return [{str(k): v for k, v in row.items()} for row in frame.to_dict("records")]
-
-
 def cmd_agreement(args: argparse.Namespace) -> int:
     from masrl_kb.query.agreement import agreement, disagreements, readings
 
     coded = readings(root=args.root)  # loaded once for both tables
-    table = _records(agreement(table=coded))
-    differ = _records(disagreements(table=coded))
+    table = agreement(table=coded).to_dict("records")
+    differ = disagreements(table=coded).to_dict("records")
     if args.json:
         print(json.dumps(_json_rows(table, differ), indent=2, ensure_ascii=False))
         return 0

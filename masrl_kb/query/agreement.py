@@ -26,7 +26,7 @@ def readings(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.Da
         papers = load_papers(root)
     rows = [
         (r.id, key, axis, value)
-        for r in load_readers(set(papers.index), root)
+        for r in reader_list(papers, root)
         for key, coded in r.readings.items()
         for axis, value in coded.items()
     ]
@@ -49,18 +49,14 @@ def reader_list(papers: pd.DataFrame | None = None, root: PathLike = None) -> li
     return load_readers(set(papers.index), root)
 
 
-def _pairs(table: pd.DataFrame) -> list[tuple[str, str]]:
-    readers = sorted(table["reader"].unique(), key=lambda r: (r != KB_READER, r))
-    return list(combinations(readers, 2))
-
-
 def _compared(table: pd.DataFrame) -> Iterator[tuple[str, str, str, pd.DataFrame]]:
     """(first reader, second reader, axis, their codings of the papers both coded)."""
     wide = {
         axis: rows.pivot(index="key", columns="reader", values="value")
         for axis, rows in table.groupby("axis", sort=False)
     }
-    for a, b in _pairs(table):
+    readers = sorted(table["reader"].unique(), key=lambda r: (r != KB_READER, r))  # kb first
+    for a, b in combinations(readers, 2):
         for axis in READING_AXES:
             codings = wide.get(axis)
             if codings is None or a not in codings or b not in codings:
@@ -70,22 +66,17 @@ def _compared(table: pd.DataFrame) -> Iterator[tuple[str, str, str, pd.DataFrame
                 yield a, b, axis, both
 
 
-def _kappa(x: list[str], y: list[str], labels: list[str]) -> float:
+def _kappa_alpha(x: list[str], y: list[str], labels: list[str]) -> tuple[float, float]:
+    """Cohen's kappa and Krippendorff's alpha (nominal) of two codings."""
+    import krippendorff
     from sklearn.metrics import cohen_kappa_score
 
     if len(labels) < 2:
-        return math.nan  # one category only: chance agreement is total, kappa undefined
-    return float(cohen_kappa_score(x, y, labels=labels))
-
-
-def _alpha(x: list[str], y: list[str], labels: list[str]) -> float:
-    import krippendorff
-
-    if len(labels) < 2:
-        return math.nan
+        return math.nan, math.nan  # one category only: chance agreement is total, undefined
     code = {label: i for i, label in enumerate(labels)}
     data = [[code[v] for v in x], [code[v] for v in y]]
-    return float(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"))
+    alpha = krippendorff.alpha(reliability_data=data, level_of_measurement="nominal")
+    return float(cohen_kappa_score(x, y, labels=labels)), float(alpha)
 
 
 def agreement(
@@ -102,7 +93,7 @@ def agreement(
         x, y = [str(v) for v in both[a]], [str(v) for v in both[b]]  # codes compare as text
         labels = sorted(set(x) | set(y))
         same = sum(i == j for i, j in zip(x, y, strict=True)) / len(x)
-        rows.append([f"{a} / {b}", axis, len(x), same, _kappa(x, y, labels), _alpha(x, y, labels)])
+        rows.append([f"{a} / {b}", axis, len(x), same, *_kappa_alpha(x, y, labels)])
     return pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
 
 

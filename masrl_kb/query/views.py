@@ -168,12 +168,6 @@ def _movers(claim: Claim, now: pd.DataFrame, then: pd.DataFrame) -> tuple[str, .
     return tuple(sorted(keys))
 
 
-def _claim_movers(claim: Claim, today: Frames, survey: Frames) -> tuple[tuple, tuple]:
-    tables = {"papers": (0,), "exclusions": (1,), "audited": (0, 1)}[claim.table]
-    found = [_movers(claim, today[i], survey[i]) if i in tables else () for i in (0, 1)]
-    return found[0], found[1]
-
-
 def claim_views(
     claims: list[Claim] | None = None,
     papers: pd.DataFrame | None = None,
@@ -190,11 +184,12 @@ def claim_views(
     survey = survey_view(papers, exclusions, root, baseline)
     then = evaluate_claims(claims, papers=survey[0], exclusions=survey[1])
     now = evaluate_claims(claims, papers=papers, exclusions=exclusions)
-    out = []
+    today, out = (papers, exclusions), []
+    tables = {"papers": (0,), "exclusions": (1,), "audited": (0, 1)}
     for old, new in zip(then, now, strict=True):
-        movers = _claim_movers(new.claim, (papers, exclusions), survey)
-        moved = old.shown_value != new.shown_value
-        out.append(ClaimViews(old, new, *(movers if moved else ((), ()))))
+        used = tables[new.claim.table] if old.shown_value != new.shown_value else ()
+        movers = [_movers(new.claim, today[i], survey[i]) if i in used else () for i in (0, 1)]
+        out.append(ClaimViews(old, new, *movers))
     return out
 
 
