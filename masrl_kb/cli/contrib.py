@@ -146,13 +146,11 @@ def cmd_export_markdown(args: argparse.Namespace) -> int:
         err(str(error))
         return EXIT_FAILED
     shown = _relative(path, root)
-    if args.check:
-        if changed:
-            err(f"{shown} is stale: run `masrl-kb export markdown` and commit the result")
-            return EXIT_FAILED
-        print(f"{shown} is current")
-        return 0
-    print(f"{'updated' if changed else 'unchanged'}: {shown}")
+    if args.check and changed:
+        err(f"{shown} is stale: run `masrl-kb export markdown` and commit the result")
+        return EXIT_FAILED
+    state = "updated" if changed else "unchanged"
+    print(f"{shown} is current" if args.check else f"{state}: {shown}")
     return 0
 
 
@@ -222,12 +220,6 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the contributor sub-commands to the main parser's sub-parsers."""
-    _register_records(sub)
-    _register_export(sub)
-    _register_upkeep(sub)
-
-
-def _register_records(sub: argparse._SubParsersAction) -> None:
     p = command(sub, "add", cmd_add, "start a paper record from its arXiv id")
     p.add_argument("arxiv_id", help="arXiv id (2505.19591), arXiv:... id or arxiv.org URL")
     p.add_argument("--key", help="record key (default: derived from title and year)")
@@ -248,6 +240,24 @@ def _register_records(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--note", help="why it is excluded, in your own words (default: TODO)")
     p.add_argument("--title", help="title (required for non-arXiv URLs)")
     p.add_argument("--identifier", help="identifier such as OpenReview:abc (default: derived)")
+    _register_export(sub)
+
+    p = command(sub, "schema", cmd_schema, "write the JSON Schemas under schema/ (editor support)")
+    p.add_argument("--check", action="store_true", help="exit 1 when a schema file is stale")
+
+    about = "stamp a citable version into CITATION.cff and write .zenodo.json"
+    p = command(sub, "release", cmd_release, about)
+    p.add_argument("version", help="MAJOR.MINOR.PATCH, not older than the current one")
+    p.add_argument("--date", type=iso_date, help="release date YYYY-MM-DD (default: today)")
+
+    about = "request every record's links (needs the network)"
+    p = command(sub, "check-links", cmd_check_links, about)
+    p.add_argument("--timeout", type=float, default=15.0, help="seconds per request (15)")
+    p.add_argument("--workers", type=int, default=8, help="requests in parallel (8)")
+
+    about = "what the working tree changes against a git ref (Markdown)"
+    p = command(sub, "diff", cmd_diff, about)
+    p.add_argument("ref", help="git ref to compare with, e.g. origin/main or HEAD~1")
 
 
 def _register_export(sub: argparse._SubParsersAction) -> None:
@@ -270,22 +280,3 @@ def _register_export(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--where", help=where_help)
     p.add_argument("--file", help="Markdown file holding the marked block (default: AWESOME.md)")
     p.add_argument("--check", action="store_true", help="exit 1 when the block is stale")
-
-
-def _register_upkeep(sub: argparse._SubParsersAction) -> None:
-    p = command(sub, "schema", cmd_schema, "write the JSON Schemas under schema/ (editor support)")
-    p.add_argument("--check", action="store_true", help="exit 1 when a schema file is stale")
-
-    about = "stamp a citable version into CITATION.cff and write .zenodo.json"
-    p = command(sub, "release", cmd_release, about)
-    p.add_argument("version", help="MAJOR.MINOR.PATCH, not older than the current one")
-    p.add_argument("--date", type=iso_date, help="release date YYYY-MM-DD (default: today)")
-
-    about = "request every record's links (needs the network)"
-    p = command(sub, "check-links", cmd_check_links, about)
-    p.add_argument("--timeout", type=float, default=15.0, help="seconds per request (15)")
-    p.add_argument("--workers", type=int, default=8, help="requests in parallel (8)")
-
-    about = "what the working tree changes against a git ref (Markdown)"
-    p = command(sub, "diff", cmd_diff, about)
-    p.add_argument("ref", help="git ref to compare with, e.g. origin/main or HEAD~1")

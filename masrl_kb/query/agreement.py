@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Iterator
 from itertools import combinations
 
@@ -12,9 +11,8 @@ import pandas as pd
 
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.readings import KB_READER, READING_AXES, Reader, load_readers
-from masrl_kb.query.frames import load_papers
+from masrl_kb.query.frames import PathLike, load_papers
 
-PathLike = str | os.PathLike[str] | None
 AGREEMENT_COLUMNS = ["readers", "axis", "n", "agreement", "kappa", "alpha"]
 
 

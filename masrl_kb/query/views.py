@@ -12,7 +12,6 @@ where ``claims.yaml``'s expected values are checked) and today's (the live pool)
 from __future__ import annotations
 
 import datetime as dt
-import os
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -25,10 +24,9 @@ from masrl_kb.kb.rounds import load_rounds
 from masrl_kb.kb.rules import crosstab_list
 from masrl_kb.query.claims import ClaimResult, evaluate_claims, load_claims
 from masrl_kb.query.claimsfile import Claim
-from masrl_kb.query.frames import Frames, axis_mask, crosstab, load_pool, pool_as_of
+from masrl_kb.query.frames import Frames, PathLike, axis_mask, crosstab, load_pool, pool_as_of
 from masrl_kb.query.lang import select_rows
 
-PathLike = str | os.PathLike[str] | None
 NEW_PAPER_COLUMNS = ["title", "added", "round", "url"]
 MOVED_CELL_COLUMNS = "rows row_value cols col_value strict survey today change papers".split()
 
