@@ -185,18 +185,14 @@ def cmd_build(args: argparse.Namespace) -> int:
             more = len(report.problems) - 1
             tail = f" (and {more} more)" if more else ""
             raise UsageError(f"{report.problems[0]}{tail}; run `{PROG} validate` for the list")
-        _check_claim_queries(args.root)
+        from masrl_kb.query.claims import CLAIMS_FILE, evaluate_claims
+
+        # Claims name columns and values only a table can check (validate has none):
+        # evaluated here, a bad one is one line rather than a traceback from the page hooks.
+        if (args.root / CLAIMS_FILE).is_file():
+            evaluate_claims(root=args.root)
     strict = not args.no_strict
     return build_site(args.root, strict=strict, site_dir=args.site_dir, preview=args.preview)
-
-
-def _check_claim_queries(root: Path) -> None:
-    """Evaluate the claims: their columns and values need a table (validate has none),
-    and a bad one is then one line rather than a traceback from the page hooks."""
-    from masrl_kb.query.claims import CLAIMS_FILE, evaluate_claims
-
-    if (root / CLAIMS_FILE).is_file():
-        evaluate_claims(root=root)
 
 
 # ---------------------------------------------------------------- parser

@@ -93,13 +93,11 @@ def _screening(run: Handler) -> Handler:
     return handler
 
 
-def _print_round(
-    result: RunResult, lines: list[str], duplicates: list[tuple[str, str, str]]
-) -> int:
+def _print_round(result: RunResult, lines: list[str], dups: list[tuple[str, str, str]]) -> int:
     print(f"round {result.round.id}")
     for line in lines:
         print(f"  {line}")
-    for cid, match, of in duplicates:
+    for cid, match, of in dups:
         print(f"  duplicate {cid}: {match} of {of}")
     print(f"wrote {result.folder.name}/ (candidates.csv, candidates.ris, round.yaml)")
     return 0

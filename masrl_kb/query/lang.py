@@ -230,9 +230,10 @@ def _pair(left: ast.AST, op: ast.cmpop, right: ast.AST, whole: ast.AST) -> Node:
     if isinstance(op, ast.In | ast.NotIn):
         if not isinstance(left, ast.Name):
             raise QueryError(f"`in` needs a column name on its left{_where(whole)}")
-        return Compare(
-            left.id, "not in" if isinstance(op, ast.NotIn) else "in", _literal_list(right)
-        )
+        if not isinstance(right, ast.List | ast.Tuple):
+            raise QueryError(f'`in` needs a list of values such as ["a", "b"]{_where(right)}')
+        values = tuple(_literal(item) for item in right.elts)
+        return Compare(left.id, "not in" if isinstance(op, ast.NotIn) else "in", values)
     if type(op) not in COMPARISONS:
         raise _refuse(whole, f"the operator `{type(op).__name__}`")
     symbol = COMPARISONS[type(op)][0]
@@ -241,12 +242,6 @@ def _pair(left: ast.AST, op: ast.cmpop, right: ast.AST, whole: ast.AST) -> Node:
     if isinstance(right, ast.Name) and not isinstance(left, ast.Name):
         return Compare(right.id, MIRRORED[symbol], _literal(left))
     raise QueryError(f"a comparison needs one column and one value{_where(whole)}")
-
-
-def _literal_list(node: ast.AST) -> tuple[Literal, ...]:
-    if not isinstance(node, ast.List | ast.Tuple):
-        raise QueryError(f'`in` needs a list of values such as ["a", "b"]{_where(node)}')
-    return tuple(_literal(item) for item in node.elts)
 
 
 def _literal(node: ast.AST) -> Literal:
