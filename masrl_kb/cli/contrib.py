@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 
     from masrl_kb.contrib.arxiv_import import Written
 
-EXIT_FAILED = 1  # a check failed or nothing was written (bad usage: 2, from main)
+EXIT_FAILED = 1  # a check failed or nothing was written
+EXIT_USAGE = 2
 
 
 @functools.cache
@@ -95,8 +96,9 @@ def cmd_exclude(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- export
 
 
-def _selected(args: argparse.Namespace) -> pd.DataFrame:
-    """The papers ``--where`` selects; a bad query is a ``QueryError`` naming the option."""
+def _selected(args: argparse.Namespace) -> pd.DataFrame | None:
+    """The papers ``--where`` selects, or None once a bad query is reported (in full: the
+    allowed names can be more than the main error line holds)."""
     from masrl_kb.query.frames import load_papers, select
     from masrl_kb.query.lang import QueryError
 
@@ -106,7 +108,8 @@ def _selected(args: argparse.Namespace) -> pd.DataFrame:
     except QueryError as error:
         shown = repr(args.where)
         shown = shown if len(shown) <= 80 else shown[:76] + "...'"
-        raise QueryError(f"--where {shown}: {error}") from None
+        err(f"--where {shown}: {error}")
+        return None
 
 
 def _export(render: str) -> Callable[[argparse.Namespace], int]:
@@ -117,6 +120,8 @@ def _export(render: str) -> Callable[[argparse.Namespace], int]:
 
         module, name = render.rsplit(".", 1)
         papers = _selected(args)
+        if papers is None:
+            return EXIT_USAGE
         text = getattr(importlib.import_module(f"masrl_kb.contrib.export.{module}"), name)(papers)
         if args.output:
             Path(args.output).write_text(text, encoding="utf-8")
@@ -137,6 +142,8 @@ def cmd_export_markdown(args: argparse.Namespace) -> int:
     from masrl_kb.kb.taxonomy import load_taxonomy
 
     papers = _selected(args)
+    if papers is None:
+        return EXIT_USAGE
     root = args.root
     path = Path(args.file) if args.file else root / DEFAULT_FILE
     block = render_block(papers, load_taxonomy(root), where=args.where)
