@@ -7,6 +7,8 @@ import json
 import math
 from typing import Any
 
+from masrl_kb.cli.screen import command
+
 
 def _number(value: float) -> float | None:
     """JSON has no NaN: an undefined kappa or alpha is null."""
@@ -65,8 +67,6 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``agreement`` command to the main parser."""
-    p = sub.add_parser(
-        "agreement", help="agreement between independent readers (kappa, alpha, disagreements)"
-    )
+    about = "agreement between independent readers (kappa, alpha, disagreements)"
+    p = command(sub, "agreement", cmd_agreement, about)
     p.add_argument("--json", action="store_true", help="print a JSON list of objects")
-    p.set_defaults(func=cmd_agreement)
