@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    import pandas as pd
+from masrl_kb.cli.screen import command
 
 
 def _number(value: float) -> float | None:
@@ -20,7 +19,7 @@ def _fmt(value: float) -> str:
     return "  n/a" if math.isnan(value) else f"{value:5.2f}"
 
 
-def _json_rows(table: list[dict[str, Any]], differ: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _json_rows(table: list[dict], differ: list[dict]) -> list[dict[str, Any]]:
     from masrl_kb.contrib.export.tables import json_value
 
     return [
@@ -41,16 +40,12 @@ def _json_rows(table: list[dict[str, Any]], differ: list[dict[str, Any]]) -> lis
     ]
 
 
-def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    return [{str(k): v for k, v in row.items()} for row in frame.to_dict("records")]
-
-
 def cmd_agreement(args: argparse.Namespace) -> int:
     from masrl_kb.query.agreement import agreement, disagreements, readings
 
     coded = readings(root=args.root)  # loaded once for both tables
-    table = _records(agreement(table=coded))
-    differ = _records(disagreements(table=coded))
+    table = agreement(table=coded).to_dict("records")
+    differ = disagreements(table=coded).to_dict("records")
     if args.json:
         print(json.dumps(_json_rows(table, differ), indent=2, ensure_ascii=False))
         return 0
@@ -72,8 +67,6 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``agreement`` command to the main parser."""
-    p = sub.add_parser(
-        "agreement", help="agreement between independent readers (kappa, alpha, disagreements)"
-    )
+    about = "agreement between independent readers (kappa, alpha, disagreements)"
+    p = command(sub, "agreement", cmd_agreement, about)
     p.add_argument("--json", action="store_true", help="print a JSON list of objects")
-    p.set_defaults(func=cmd_agreement)

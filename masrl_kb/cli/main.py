@@ -1,18 +1,10 @@
 """The ``masrl-kb`` command line, and its one error path.
 
-Every command group (this module's, :mod:`masrl_kb.cli.contrib`,
-:mod:`masrl_kb.cli.trace`) registers its sub-commands on the parser built
-here, and every command runs through :func:`main`, which turns an error into
-one line on standard error:
-
-- a user error (bad arguments, a missing or mistyped ``--root``, a file that
-  cannot be read or written, a broken taxonomy, invalid records, a bad query,
-  or any other error class this package defines) exits 2;
-- anything else is a bug: one line saying so, exit 70 (``EX_SOFTWARE``), and
-  the traceback only with ``--debug``.
-
-Each command imports what it needs when it runs, so ``--help`` and
-``validate`` start without pandas, jsonschema or the network libraries.
+Every command group registers its sub-commands on the parser built here, and
+:func:`main` turns an error into one line on standard error: a user error (bad
+arguments or ``--root``, an unreadable file, invalid records, a bad query, any
+error class this package defines) exits 2; anything else is a bug, exit 70, with
+the traceback only under ``--debug``. Commands import what they need when they run.
 """
 
 from __future__ import annotations
@@ -139,36 +131,36 @@ def _claims_header(root) -> str:
     )
 
 
-def _print_claim(row, view, width: int) -> None:
+def _print_claim(view, width: int) -> None:
     """One claim: its survey's-view line, its papers, and today's value when it differs."""
-    status = "holds " if row.holds else "BROKEN"
+    claim, survey = view.claim, view.survey
+    status = "holds " if survey.holds else "BROKEN"
+    expected = f"{claim.op} {survey.expected_value}"
     print(
-        f"{status}  {row.id:<{width}}  value {row.survey:>3}  expected {row.expected:<5}  "
-        f"{row.statement}"
+        f"{status}  {claim.id:<{width}}  value {survey.shown_value:>3}  expected {expected:<5}  "
+        f"{claim.statement}"
     )
-    keys = view.survey.keys
-    if keys and (view.claim.group or len(keys) <= CLAIM_KEYS_SHOWN):
-        print(f"{'':8}{'':<{width}}  papers: {', '.join(keys)}")
-    if row.moved:
-        today = "holds" if row.holds_today else "BROKEN"
+    if survey.keys and (claim.group or len(survey.keys) <= CLAIM_KEYS_SHOWN):
+        print(f"{'':8}{'':<{width}}  papers: {', '.join(survey.keys)}")
+    if view.moved:
+        today = "holds" if view.today.holds else "BROKEN"
         movers = ", ".join(view.papers + view.exclusions) or "none"
-        print(f"{'':8}{'':<{width}}  today {row.today} ({today}); moved by: {movers}")
+        print(f"{'':8}{'':<{width}}  today {view.today.shown_value} ({today}); moved by: {movers}")
 
 
 def cmd_claims(args: argparse.Namespace) -> int:
     from masrl_kb.query.frames import load_drafts, load_pool
-    from masrl_kb.query.views import claim_views, claim_views_frame
+    from masrl_kb.query.views import claim_views
 
     papers, exclusions = load_pool(args.root, drafts="exclude")
     views = claim_views(papers=papers, exclusions=exclusions, root=args.root)
-    frame = claim_views_frame(views)
     print(_claims_header(args.root))
-    width = max(len(c) for c in frame["id"]) if len(frame) else 0
-    for row, view in zip(frame.itertuples(), views, strict=True):
-        _print_claim(row, view, width)
-    broken = int((~frame["holds"]).sum())
-    moved = int(frame["moved"].sum())
-    print(f"{len(frame) - broken} of {len(frame)} claims hold in the survey's pool", end="")
+    width = max((len(v.claim.id) for v in views), default=0)
+    for view in views:
+        _print_claim(view, width)
+    broken = sum(not v.survey.holds for v in views)
+    moved = sum(v.moved for v in views)
+    print(f"{len(views) - broken} of {len(views)} claims hold in the survey's pool", end="")
     print(f"; {moved} value(s) differ today" if moved else "")
     _print_drafts(load_drafts(args.root))
     return 1 if args.check and broken else 0
@@ -193,19 +185,14 @@ def cmd_build(args: argparse.Namespace) -> int:
             more = len(report.problems) - 1
             tail = f" (and {more} more)" if more else ""
             raise UsageError(f"{report.problems[0]}{tail}; run `{PROG} validate` for the list")
-        _check_claim_queries(args.root)
+        from masrl_kb.query.claims import CLAIMS_FILE, evaluate_claims
+
+        # Claims name columns and values only a table can check (validate has none):
+        # evaluated here, a bad one is one line rather than a traceback from the page hooks.
+        if (args.root / CLAIMS_FILE).is_file():
+            evaluate_claims(root=args.root)
     strict = not args.no_strict
     return build_site(args.root, strict=strict, site_dir=args.site_dir, preview=args.preview)
-
-
-def _check_claim_queries(root: Path) -> None:
-    """Claims name columns and values only a loaded table can check (validate stays
-    without pandas): evaluated here, a bad one is one line rather than a traceback
-    from the page hooks."""
-    from masrl_kb.query.claims import CLAIMS_FILE, evaluate_claims
-
-    if (root / CLAIMS_FILE).is_file():
-        evaluate_claims(root=root)
 
 
 # ---------------------------------------------------------------- parser

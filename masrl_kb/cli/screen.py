@@ -1,31 +1,36 @@
-"""Living-review commands: ``screen run``, ``screen decide``, ``export survey-csv``
-and ``import-upstream``.
-
-``register(sub)`` adds them to the main parser. User errors (a bad date, an
-unknown round, a malformed decisions file) print one line per problem and
-exit 2; a failed network call exits 1.
+"""Living-review commands: ``screen run|import|decide``, ``export survey-csv`` and
+``import-upstream``. A user error prints its problems and exits 2, a network failure 1.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import functools
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from masrl_kb.contrib.screen.rounds import RunResult
 
-T = TypeVar("T")
-
+Handler = Callable[[argparse.Namespace], int]
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 
 
-def _err(message: str) -> None:
+def err(message: str) -> None:
     print(f"masrl-kb: {message}", file=sys.stderr)
+
+
+def command(
+    sub: argparse._SubParsersAction, name: str, func: Callable, about: str
+) -> argparse.ArgumentParser:
+    """The sub-command ``name`` running ``func``, whose docstring (if any) describes it."""
+    p = sub.add_parser(name, help=about, description=func.__doc__)
+    p.set_defaults(func=func)
+    return p
 
 
 def iso_date(text: str) -> dt.date:
@@ -54,60 +59,62 @@ def seconds(text: str) -> float:
     return value
 
 
-def _attempt(step: Callable[[], T], file: str = "") -> tuple[T | None, int]:
-    """Run one screening step: (its result, 0), or (None, the exit code) once its
-    errors are printed: a failed network call exits 1, anything else the user can fix 2."""
-    from masrl_kb.contrib.screen.decisions import DecisionFileError
-    from masrl_kb.contrib.screen.import_files import ImportFileError
-    from masrl_kb.contrib.screen.store import ScreeningError
-    from masrl_kb.contrib.sources.arxiv import ArxivError
-    from masrl_kb.kb.protocol import ProtocolError
-    from masrl_kb.kb.rounds import RoundError
+def _screening(run: Handler) -> Handler:
+    """The handler running a screening step: its errors printed, a failed network call
+    exiting 1 and anything else the user can fix 2."""
 
-    try:
-        return step(), 0
-    except ArxivError as err:
-        _err(str(err))
-        return None, EXIT_FAILED
-    except ImportFileError as err:
-        print(str(err), file=sys.stderr)
-    except DecisionFileError as err:
-        for line in err.problems:
-            print(line, file=sys.stderr)
-        _err(f"{len(err.problems)} problem(s) in {file}: nothing written")
-    except ProtocolError as err:
-        _err(str(err))
-    except (ScreeningError, RoundError) as err:
-        lines = str(err).splitlines() or [""]
-        _err(lines[0] + (f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""))
-    return None, EXIT_USAGE
+    @functools.wraps(run)
+    def handler(args: argparse.Namespace) -> int:
+        from masrl_kb.contrib.screen.decisions import DecisionFileError
+        from masrl_kb.contrib.screen.import_files import ImportFileError
+        from masrl_kb.contrib.screen.store import ScreeningError
+        from masrl_kb.contrib.sources.arxiv import ArxivError
+        from masrl_kb.kb.protocol import ProtocolError
+        from masrl_kb.kb.rounds import RoundError
+
+        try:
+            return run(args)
+        except ArxivError as error:
+            err(str(error))
+            return EXIT_FAILED
+        except ImportFileError as error:
+            print(str(error), file=sys.stderr)
+        except DecisionFileError as error:
+            for line in error.problems:
+                print(line, file=sys.stderr)
+            err(f"{len(error.problems)} problem(s) in {args.file}: nothing written")
+        except ProtocolError as error:
+            err(str(error))
+        except (ScreeningError, RoundError) as error:
+            lines = str(error).splitlines() or [""]
+            err(lines[0] + (f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""))
+        return EXIT_USAGE
+
+    return handler
 
 
-def _print_round(
-    result: RunResult, lines: list[str], duplicates: list[tuple[str, str, str]]
-) -> int:
+def _print_round(result: RunResult, lines: list[str], dups: list[tuple[str, str, str]]) -> int:
     print(f"round {result.round.id}")
     for line in lines:
         print(f"  {line}")
-    for cid, match, of in duplicates:
+    for cid, match, of in dups:
         print(f"  duplicate {cid}: {match} of {of}")
     print(f"wrote {result.folder.name}/ (candidates.csv, candidates.ris, round.yaml)")
     return 0
 
 
+@_screening
 def cmd_screen_run(args: argparse.Namespace) -> int:
+    """Run every query family of protocol.yaml against arXiv for papers submitted in the
+    window, remove duplicates of the pool, the exclusions and earlier rounds, rank the rest
+    and write screening/<round-id>/."""
     from masrl_kb.contrib.screen.rounds import run_round
     from masrl_kb.contrib.sources.arxiv import Paging
 
-    def run() -> RunResult:
-        paging = Paging.from_env(
-            page_size=args.page_size, delay_seconds=args.delay, max_per_family=args.max_per_family
-        )
-        return run_round(args.since, args.until, root=args.root, paging=paging)
-
-    result, code = _attempt(run)
-    if result is None:
-        return code
+    paging = Paging.from_env(
+        page_size=args.page_size, delay_seconds=args.delay, max_per_family=args.max_per_family
+    )
+    result = run_round(args.since, args.until, root=args.root, paging=paging)
     rnd, counts = result.round, result.round.counts
     lines = [
         f"retrieved:          {counts['retrieved']}",
@@ -120,22 +127,17 @@ def cmd_screen_run(args: argparse.Namespace) -> int:
     return _print_round(result, lines, dups)
 
 
+@_screening
 def cmd_screen_import(args: argparse.Namespace) -> int:
+    """Read a candidate list (RIS, BibTeX, or CSV with the columns
+    id,title,authors,date,url,abstract and optionally doi,arxiv_id,openreview_id), remove
+    duplicates of the pool, the exclusions, other rounds and earlier batches of the same
+    round, and write or extend screening/<since>_<until>/."""
     from masrl_kb.contrib.screen.rounds import import_round
 
-    result, code = _attempt(
-        lambda: import_round(
-            args.file,
-            args.source,
-            args.since,
-            args.until,
-            query=args.query or "",
-            root=args.root,
-            empty_ok=args.empty_ok,
-        )
-    )
-    if result is None:
-        return code
+    window = (args.file, args.source, args.since, args.until)
+    query = args.query or ""
+    result = import_round(*window, query=query, root=args.root, empty_ok=args.empty_ok)
     batch = result.batch
     new = batch["identified"] - batch["duplicates_removed"] - batch["outside_window"]
     lines = [
@@ -150,17 +152,17 @@ def cmd_screen_import(args: argparse.Namespace) -> int:
     return _print_round(result, lines, dups)
 
 
+@_screening
 def cmd_screen_decide(args: argparse.Namespace) -> int:
+    """Read an ASReview export (CSV with an 'included' column, or RIS) or a CSV with
+    id,decision and optionally reason,note,key,stage, and write a paper record per
+    inclusion (judgement fields TODO) and an exclusion record per exclusion. Running it
+    twice changes nothing."""
     from masrl_kb.contrib.screen.decisions import decide_round
 
-    result, code = _attempt(
-        lambda: decide_round(
-            args.round_id, args.file, root=args.root, stage=args.stage, default_reason=args.reason
-        ),
-        args.file,
+    result = decide_round(
+        args.round_id, args.file, root=args.root, stage=args.stage, default_reason=args.reason
     )
-    if result is None:
-        return code
     rnd = result.round
     for path in result.written:
         print(f"wrote {path.parent.name}/{path.name}")
@@ -181,45 +183,33 @@ def cmd_export_survey_csv(args: argparse.Namespace) -> int:
 
 
 def cmd_import_upstream(args: argparse.Namespace) -> int:
+    """Print every difference in facts and survey tags between the survey's papers.csv
+    (and excluded.csv) and the records; --apply writes those fields only."""
     from masrl_kb.contrib.upstream import UpstreamError, compare_upstream
 
     try:
         report = compare_upstream(args.papers, args.excluded, root=args.root, apply=args.apply)
-    except UpstreamError as err:
-        for line in err.problems:
+    except UpstreamError as error:
+        for line in error.problems:
             print(line, file=sys.stderr)
-        _err(str(err))
+        err(str(error))
         return EXIT_USAGE
     for line in report.lines():
         print(line)
     return 0
 
 
-def _register_run(steps: argparse._SubParsersAction) -> None:
-    p = steps.add_parser(
-        "run",
-        help="search arXiv with the protocol's query families and write a round",
-        description="Run every query family of protocol.yaml against arXiv for papers "
-        "submitted in the window, remove duplicates of the pool, the exclusions and earlier "
-        "rounds, rank the rest and write screening/<round-id>/.",
-    )
+def _register_steps(steps: argparse._SubParsersAction) -> None:
+    about = "search arXiv with the protocol's query families and write a round"
+    p = command(steps, "run", cmd_screen_run, about)
     p.add_argument("--since", required=True, type=iso_date, help="first submission day")
     p.add_argument("--until", type=iso_date, help="last submission day (default: today)")
     p.add_argument("--delay", type=seconds, help="seconds between API requests (default 3)")
     p.add_argument("--page-size", type=positive_int, help="results per API request (100)")
     p.add_argument("--max-per-family", type=positive_int, help="results per family at most (2000)")
-    p.set_defaults(func=cmd_screen_run)
 
-
-def _register_import(steps: argparse._SubParsersAction) -> None:
-    p = steps.add_parser(
-        "import",
-        help="add candidates exported elsewhere (RIS, BibTeX or CSV) to a round",
-        description="Read a candidate list (RIS, BibTeX, or CSV with the columns "
-        "id,title,authors,date,url,abstract and optionally doi,arxiv_id,openreview_id), "
-        "remove duplicates of the pool, the exclusions, other rounds and earlier batches of "
-        "the same round, and write or extend screening/<since>_<until>/.",
-    )
+    about = "add candidates exported elsewhere (RIS, BibTeX or CSV) to a round"
+    p = command(steps, "import", cmd_screen_import, about)
     p.add_argument("file", help="the exported list (.ris, .bib or .csv)")
     p.add_argument("--source", required=True, help="an exclusion_source id of taxonomy.yaml")
     p.add_argument("--since", required=True, type=iso_date, help="first day of the window")
@@ -230,54 +220,32 @@ def _register_import(steps: argparse._SubParsersAction) -> None:
         action="store_true",
         help="record a list with no candidate (a search that found nothing)",
     )
-    p.set_defaults(func=cmd_screen_import)
 
-
-def _register_decide(steps: argparse._SubParsersAction) -> None:
-    p = steps.add_parser(
-        "decide",
-        help="record a round's screening decisions as paper and exclusion records",
-        description="Read an ASReview export (CSV with an 'included' column, or RIS) or a "
-        "CSV with id,decision and optionally reason,note,key,stage, and write a paper record "
-        "per inclusion (judgement fields TODO) and an exclusion record per exclusion. "
-        "Running it twice changes nothing.",
-    )
+    about = "record a round's screening decisions as paper and exclusion records"
+    p = command(steps, "decide", cmd_screen_decide, about)
     p.add_argument("round_id", help="round id, e.g. 2026-11-23_2026-11-30")
     p.add_argument("file", help="decisions file (.csv or .ris)")
     p.add_argument("--stage", default="abstract_screen", help="screening stage of exclusions")
     p.add_argument("--reason", help="reason code for exclusions whose row gives none")
-    p.set_defaults(func=cmd_screen_decide)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the living-review commands to the main parser's sub-parsers."""
     screen = sub.add_parser("screen", help="living-review screening rounds against arXiv")
-    steps = screen.add_subparsers(dest="step", required=True, metavar="STEP")
-    _register_run(steps)
-    _register_import(steps)
-    _register_decide(steps)
-    p = sub.add_parser(
-        "import-upstream",
-        help="compare a newer release of the survey's CSV files with the records",
-        description="Print every difference in facts and survey tags between the survey's "
-        "papers.csv (and excluded.csv) and the records; --apply writes those fields only.",
-    )
+    _register_steps(screen.add_subparsers(dest="step", required=True, metavar="STEP"))
+    about = "compare a newer release of the survey's CSV files with the records"
+    p = command(sub, "import-upstream", cmd_import_upstream, about)
     p.add_argument("papers", help="the release's papers.csv")
     p.add_argument("excluded", nargs="?", help="the release's excluded.csv")
     p.add_argument("--apply", action="store_true", help="update the differing fields")
-    p.set_defaults(func=cmd_import_upstream)
-    if "export" in sub.choices:  # registered by masrl_kb.cli.contrib
-        register_export(subcommands(sub.choices["export"]))
+    if "export" in sub.choices:  # registered by masrl_kb.cli.contrib: add survey-csv
+        formats = subcommands(sub.choices["export"])
+        about = "papers.csv and excluded.csv in the survey's format"
+        p = command(formats, "survey-csv", cmd_export_survey_csv, about)
+        p.add_argument("-o", "--output", required=True, help="folder to write the two files to")
+        p.add_argument("--as-of", type=iso_date, help="the pool as it stood on YYYY-MM-DD")
 
 
 def subcommands(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:
     """The sub-parsers action of a parser (argparse keeps no public handle)."""
     return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-
-
-def register_export(formats: argparse._SubParsersAction) -> None:
-    """``export survey-csv``: added to the export sub-command's formats."""
-    p = formats.add_parser("survey-csv", help="papers.csv and excluded.csv in the survey's format")
-    p.add_argument("-o", "--output", required=True, help="folder to write the two files to")
-    p.add_argument("--as-of", type=iso_date, help="the pool as it stood on YYYY-MM-DD")
-    p.set_defaults(func=cmd_export_survey_csv)

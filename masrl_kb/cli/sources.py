@@ -1,29 +1,21 @@
 """``masrl-kb screen fetch SOURCE``: candidate lists from scholarly indexes, as CSV.
 
-Each fetch writes one CSV file for ``masrl-kb screen import`` and prints how
-many rows it wrote, the query text to record with the import, and the import
-command itself. A network failure (no answer in time, an error status, a
-refused connection) exits 1; a bad argument or an unusable answer exits 2;
-either way no file is written.
-
-The printed import command names the source by its ``exclusion_source`` id
-(``openreview``, ``openalex``, ``semantic_scholar``), which ``screen import``
-checks against taxonomy.yaml.
-
-``register(sub)`` adds ``fetch`` under the ``screen`` command (registered by
-:mod:`masrl_kb.cli.screen`, which must run first).
+Each fetch writes one CSV file and prints the ``screen import`` command to run
+(the source named by its ``exclusion_source`` id). A network failure exits 1, a
+bad argument or an unusable answer 2; either way no file is written.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from masrl_kb.cli.screen import iso_date, subcommands
+from masrl_kb.cli.screen import command, iso_date, subcommands
 
 EXIT_NETWORK = 1
 EXIT_USAGE = 2
@@ -53,60 +45,59 @@ def _report(args: argparse.Namespace, source: str, fetched: Any, notes: list[str
     return 0
 
 
-def _run(fetch: Callable[[], int]) -> int:
-    from masrl_kb.contrib.sources.transport import SourceError
+def _guarded(fetch: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """The handler running ``fetch``: a ``SourceError`` is one line and its exit code."""
 
-    try:
-        return fetch()
-    except SourceError as err:
-        _err(str(err))
-        return EXIT_NETWORK if err.network else EXIT_USAGE
+    @functools.wraps(fetch)
+    def handler(args: argparse.Namespace) -> int:
+        from masrl_kb.contrib.sources.transport import SourceError
+
+        try:
+            return fetch(args)
+        except SourceError as err:
+            _err(str(err))
+            return EXIT_NETWORK if err.network else EXIT_USAGE
+
+    return handler
 
 
+@_guarded
 def cmd_openreview(args: argparse.Namespace) -> int:
     from masrl_kb.contrib.sources import openreview
 
-    def fetch() -> int:
-        got = openreview.fetch(
-            args.venue, args.keyword, args.since, args.until, page_size=args.page_size
-        )
-        return _report(args, "openreview", got, [])
-
-    return _run(fetch)
+    got = openreview.fetch(
+        args.venue, args.keyword, args.since, args.until, page_size=args.page_size
+    )
+    return _report(args, "openreview", got, [])
 
 
+@_guarded
 def cmd_openalex(args: argparse.Namespace) -> int:
     from masrl_kb.contrib.sources import openalex
     from masrl_kb.contrib.sources.pool import seeds
 
-    def fetch() -> int:
-        notes: list[str] = []
-        if not openalex.auth_params().get("api_key"):
-            # Said before the requests: without a key OpenAlex may refuse them (401/429).
-            print(f"note: no {openalex.ENV_KEY}; OpenAlex allows only a trial amount a day")
-        if args.query is not None:
-            got = openalex.search(args.query, args.since, args.until)
-            return _report(args, "openalex", got, notes)
-        got = openalex.citing_pool(seeds(args.root)[0], args.since, args.until)
-        if got.unresolved:
-            shown = ", ".join(got.unresolved[:10])
-            notes.append(f"{len(got.unresolved)} pooled papers not found in OpenAlex: {shown}")
-        return _report(args, "openalex", got, notes)
-
-    return _run(fetch)
+    notes: list[str] = []
+    if not openalex.auth_params().get("api_key"):
+        # Said before the requests: without a key OpenAlex may refuse them (401/429).
+        print(f"note: no {openalex.ENV_KEY}; OpenAlex allows only a trial amount a day")
+    if args.query is not None:
+        return _report(args, "openalex", openalex.search(args.query, args.since, args.until), notes)
+    got = openalex.citing_pool(seeds(args.root)[0], args.since, args.until)
+    if got.unresolved:
+        shown = ", ".join(got.unresolved[:10])
+        notes.append(f"{len(got.unresolved)} pooled papers not found in OpenAlex: {shown}")
+    return _report(args, "openalex", got, notes)
 
 
+@_guarded
 def cmd_semantic_scholar(args: argparse.Namespace) -> int:
     from masrl_kb.contrib.sources import semantic_scholar
     from masrl_kb.contrib.sources.pool import seeds
 
-    def fetch() -> int:
-        pool, excluded = seeds(args.root)
-        got = semantic_scholar.recommend(pool, excluded, args.since, args.until)
-        notes = [f"{got.undated} recommendations had no publication date"] if got.undated else []
-        return _report(args, "semantic_scholar", got, notes)
-
-    return _run(fetch)
+    pool, excluded = seeds(args.root)
+    got = semantic_scholar.recommend(pool, excluded, args.since, args.until)
+    notes = [f"{got.undated} recommendations had no publication date"] if got.undated else []
+    return _report(args, "semantic_scholar", got, notes)
 
 
 def _page_size(text: str) -> int:
@@ -122,7 +113,7 @@ def _common(p: argparse.ArgumentParser, window_required: bool) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add ``screen fetch openreview|openalex|semantic-scholar``."""
+    """Add ``screen fetch openreview|openalex|semantic-scholar`` (after ``screen``)."""
     steps = subcommands(sub.choices["screen"])
     fetch = steps.add_parser(
         "fetch",
@@ -131,22 +122,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     sources = fetch.add_subparsers(dest="source", required=True, metavar="SOURCE")
 
-    p = sources.add_parser("openreview", help="a venue's submissions matching keywords")
+    p = command(sources, "openreview", cmd_openreview, "a venue's submissions matching keywords")
     p.add_argument("--venue", required=True, help="venue id (content.venueid) or invitation id")
     p.add_argument("--keyword", action="append", required=True, help="phrase (repeatable)")
     p.add_argument("--page-size", type=_page_size, default=1000, help="notes per request")
     _common(p, window_required=False)
-    p.set_defaults(func=cmd_openreview)
 
-    p = sources.add_parser("openalex", help="works by search words, or citing the pool")
+    p = command(sources, "openalex", cmd_openalex, "works by search words, or citing the pool")
     what = p.add_mutually_exclusive_group(required=True)
     what.add_argument("--query", help="search words (title, abstract, full text)")
     what.add_argument("--cites-pool", action="store_true", help="works citing pooled papers")
     _common(p, window_required=True)
-    p.set_defaults(func=cmd_openalex)
 
-    p = sources.add_parser(
-        "semantic-scholar", help="recommendations: pool as positives, exclusions as negatives"
-    )
-    _common(p, window_required=True)
-    p.set_defaults(func=cmd_semantic_scholar)
+    about = "recommendations: pool as positives, exclusions as negatives"
+    _common(command(sources, "semantic-scholar", cmd_semantic_scholar, about), True)

@@ -1,8 +1,4 @@
-"""The ``masrl-kb trace`` sub-commands, defined in :mod:`masrl_kb.traces.command`.
-
-They live with the traces package so ``python -m masrl_kb.traces`` runs them without
-importing the rest of the command line.
-"""
+"""``masrl-kb trace``: defined in :mod:`masrl_kb.traces.command`, runnable on its own."""
 
 from masrl_kb.traces.command import register
 

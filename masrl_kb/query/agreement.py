@@ -1,15 +1,9 @@
-"""Agreement between readers: percent agreement, Cohen's kappa, Krippendorff's alpha.
-
-Readers are the files under ``readings/`` plus the knowledge base's own
-records (reader ``kb``). For every pair of readers and every axis both coded,
-:func:`agreement` gives the papers coded by both and the three figures;
-:func:`disagreements` lists each paper where a pair differs.
-"""
+"""Agreement between readers (the files under ``readings/`` and the records, reader
+``kb``): percent agreement, Cohen's kappa, Krippendorff's alpha, and disagreements."""
 
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Iterator
 from itertools import combinations
 
@@ -17,24 +11,20 @@ import pandas as pd
 
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.readings import KB_READER, READING_AXES, Reader, load_readers
-from masrl_kb.query.frames import load_papers
+from masrl_kb.query.frames import PathLike, load_papers
 
-PathLike = str | os.PathLike[str] | None
 AGREEMENT_COLUMNS = ["readers", "axis", "n", "agreement", "kappa", "alpha"]
 
 
 def readings(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.DataFrame:
-    """One row per (reader, paper, axis) with the value that reader coded.
-
-    The knowledge base's own records are the reader ``kb``; they are compared
-    only on papers some other reader coded.
-    """
+    """One row per (reader, paper, axis) with the value that reader coded; the ``kb``
+    reader's rows cover only papers some other reader coded."""
     if papers is None:
         root = find_root(root)  # once, for both reads
         papers = load_papers(root)
     rows = [
         (r.id, key, axis, value)
-        for r in load_readers(set(papers.index), root)
+        for r in reader_list(papers, root)
         for key, coded in r.readings.items()
         for axis, value in coded.items()
     ]
@@ -57,18 +47,14 @@ def reader_list(papers: pd.DataFrame | None = None, root: PathLike = None) -> li
     return load_readers(set(papers.index), root)
 
 
-def _pairs(table: pd.DataFrame) -> list[tuple[str, str]]:
-    readers = sorted(table["reader"].unique(), key=lambda r: (r != KB_READER, r))
-    return list(combinations(readers, 2))
-
-
 def _compared(table: pd.DataFrame) -> Iterator[tuple[str, str, str, pd.DataFrame]]:
     """(first reader, second reader, axis, their codings of the papers both coded)."""
     wide = {
         axis: rows.pivot(index="key", columns="reader", values="value")
         for axis, rows in table.groupby("axis", sort=False)
     }
-    for a, b in _pairs(table):
+    readers = sorted(table["reader"].unique(), key=lambda r: (r != KB_READER, r))  # kb first
+    for a, b in combinations(readers, 2):
         for axis in READING_AXES:
             codings = wide.get(axis)
             if codings is None or a not in codings or b not in codings:
@@ -78,22 +64,17 @@ def _compared(table: pd.DataFrame) -> Iterator[tuple[str, str, str, pd.DataFrame
                 yield a, b, axis, both
 
 
-def _kappa(x: list[str], y: list[str], labels: list[str]) -> float:
+def _kappa_alpha(x: list[str], y: list[str], labels: list[str]) -> tuple[float, float]:
+    """Cohen's kappa and Krippendorff's alpha (nominal) of two codings."""
+    import krippendorff
     from sklearn.metrics import cohen_kappa_score
 
     if len(labels) < 2:
-        return math.nan  # one category only: chance agreement is total, kappa undefined
-    return float(cohen_kappa_score(x, y, labels=labels))
-
-
-def _alpha(x: list[str], y: list[str], labels: list[str]) -> float:
-    import krippendorff
-
-    if len(labels) < 2:
-        return math.nan
+        return math.nan, math.nan  # one category only: chance agreement is total, undefined
     code = {label: i for i, label in enumerate(labels)}
     data = [[code[v] for v in x], [code[v] for v in y]]
-    return float(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"))
+    alpha = krippendorff.alpha(reliability_data=data, level_of_measurement="nominal")
+    return float(cohen_kappa_score(x, y, labels=labels)), float(alpha)
 
 
 def agreement(
@@ -101,17 +82,16 @@ def agreement(
     root: PathLike = None,
     table: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """Per reader pair and axis: ``n`` papers coded by both, ``agreement`` (share
-    of them coded alike), Cohen's ``kappa`` and Krippendorff's ``alpha``
-    (nominal). Kappa and alpha are NaN when both readers used one value only.
-    Pass ``table`` (from :func:`readings`) to reuse readings already loaded."""
+    """Per reader pair and axis: ``n`` papers coded by both, ``agreement`` (share coded
+    alike), ``kappa`` and ``alpha`` (NaN when both used one value only). ``table``
+    reuses :func:`readings` already loaded."""
     table = readings(papers, root) if table is None else table
     rows = []
     for a, b, axis, both in _compared(table):
         x, y = [str(v) for v in both[a]], [str(v) for v in both[b]]  # codes compare as text
         labels = sorted(set(x) | set(y))
         same = sum(i == j for i, j in zip(x, y, strict=True)) / len(x)
-        rows.append([f"{a} / {b}", axis, len(x), same, _kappa(x, y, labels), _alpha(x, y, labels)])
+        rows.append([f"{a} / {b}", axis, len(x), same, *_kappa_alpha(x, y, labels)])
     return pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
 
 

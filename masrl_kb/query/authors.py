@@ -23,8 +23,8 @@ def fold(text: str) -> str:
 
 
 def authors(papers: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One row per (author, paper): ``author``, ``key``, ``position`` (1 = first), ``year``,
-    ``title``, and ``folded`` (the name without accents, for matching), sorted by author."""
+    """One row per (author, paper), sorted by author; ``position`` 1 is the first author
+    and ``folded`` the name without accents, for matching."""
     pool = load_papers() if papers is None else papers
     columns = (pool.index, pool["authors"], pool["year"], pool["title"])
     rows = [
@@ -33,9 +33,8 @@ def authors(papers: pd.DataFrame | None = None) -> pd.DataFrame:
         for pos, name in enumerate(names, start=1)
     ]
     frame = pd.DataFrame(rows, columns=["author", "key", "position", "year", "title", "folded"])
-    return frame.sort_values(["folded", "author", "year", "key"], kind="stable").reset_index(
-        drop=True
-    )
+    frame = frame.sort_values(["folded", "author", "year", "key"], kind="stable")
+    return frame.reset_index(drop=True)
 
 
 def coauthors(author: str, papers: pd.DataFrame | None = None) -> pd.Series:

@@ -8,29 +8,12 @@ from dataclasses import dataclass
 import pandas as pd
 
 from masrl_kb.kb.paths import find_root
-from masrl_kb.query.claimsfile import (
-    CLAIMS_FILE,
-    OPERATORS,
-    TABLES,
-    Claim,
-    ClaimsFileError,
-    claim_error,
-    load_claims,
-)
+from masrl_kb.query.claimsfile import CLAIMS_FILE, Claim, ClaimsFileError, claim_error, load_claims
 from masrl_kb.query.frames import load_pool
-from masrl_kb.query.lang import QueryError, select_rows
+from masrl_kb.query.lang import OPERATORS, QueryError, select_rows
 
-__all__ = [
-    "CLAIMS_FILE",
-    "OPERATORS",
-    "TABLES",
-    "Claim",
-    "ClaimResult",
-    "ClaimsFileError",
-    "claims_frame",
-    "evaluate_claims",
-    "load_claims",
-]
+# Re-exported: callers import the claims file's names from here, beside the evaluation.
+__all__ = ["CLAIMS_FILE", "ClaimResult", "ClaimsFileError", "evaluate_claims", "load_claims"]
 
 
 @dataclass(frozen=True)
@@ -96,18 +79,3 @@ def evaluate_claims(
         keys = tuple(index) if claim.where else ()
         results.append(ClaimResult(claim, len(index), holds, keys, total))
     return results
-
-
-def claims_frame(results: list[ClaimResult]) -> pd.DataFrame:
-    """Claim results as a table: id, statement, expected, value, holds."""
-    rows = [
-        {
-            "id": r.claim.id,
-            "statement": r.claim.statement,
-            "expected": f"{r.claim.op} {r.expected_value}",
-            "value": r.shown_value,
-            "holds": r.holds,
-        }
-        for r in results
-    ]
-    return pd.DataFrame(rows, columns=["id", "statement", "expected", "value", "holds"])

@@ -1,16 +1,11 @@
 """``claims.yaml`` read and checked, with no pandas: ``validate`` runs this.
 
-:class:`Claim` is the model and the parser: every problem reads
-``claims.yaml:line: field: message``. Ids are unique, counts bounded, texts
-single lines, and the queries (``where``, ``of``) are parsed by the query
-language itself; their columns and values are checked when
-:mod:`masrl_kb.query.claims` evaluates them on a table. The model lives here
-rather than in :mod:`masrl_kb.kb.model` because it needs the query language.
+:class:`Claim` is the model; its queries are parsed here, and their columns and values
+checked when :mod:`masrl_kb.query.claims` evaluates them on a table.
 """
 
 from __future__ import annotations
 
-import operator
 import os
 from collections.abc import Mapping
 from typing import Annotated, Any, Self
@@ -24,19 +19,11 @@ from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.text import shorten
 from masrl_kb.kb.yamlio import LineDict, load_yaml_file
-from masrl_kb.query.lang import QueryError, parse
+from masrl_kb.query.lang import OPERATORS, QueryError, parse
 
 CLAIMS_FILE = "claims.yaml"
 TABLES = ("papers", "exclusions", "audited")
 MAX_EXPECTED = 1_000_000  # a count of records; anything larger is a typo
-OPERATORS = {
-    "==": operator.eq,
-    "!=": operator.ne,
-    "<": operator.lt,
-    "<=": operator.le,
-    ">": operator.gt,
-    ">=": operator.ge,
-}
 
 
 class ClaimsFileError(ValueError):

@@ -1,10 +1,5 @@
-"""``validate`` over every data file: the records, then ``claims.yaml``,
-``protocol.yaml`` and the screening rounds (``screening/*/round.yaml``).
-
-The readings (``readings/``) and the benchmark registry (``benchmarks.yaml``)
-are checked with the records (:func:`masrl_kb.kb.validate.validate_records`).
-Each file's own model is the rule book (:mod:`masrl_kb.kb.model`); this module
-gathers the problems its loader raises. No pandas is needed.
+"""``validate`` over every data file: the records (with the readings and benchmarks),
+then ``claims.yaml``, ``protocol.yaml`` and the screening rounds. No pandas is needed.
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
 """The pandas API: records as DataFrames, the tag matrix and cross-tabs.
 
-Load once (``papers = load_papers()``) and pass ``papers=`` to the other
-functions; each of them loads the records itself only when it is not given.
-
-Every function here reports an unknown axis, column or value the same way:
-:class:`~masrl_kb.query.lang.UnknownNameError` (a ``ValueError`` and a
-``KeyError``) listing every allowed name with the closest one. A paper is
-named by its ``key`` everywhere: the index of :func:`load_papers`, the first
-column of :func:`evaluations`, the index of :func:`benchmark_matrix`.
+Load once (``papers = load_papers()``) and pass ``papers=`` to the other functions.
+An unknown axis, column or value raises :class:`~masrl_kb.query.lang.UnknownNameError`
+listing the allowed names. A paper is named by its ``key`` everywhere.
 """
 
 from __future__ import annotations
@@ -64,20 +59,12 @@ class InvalidRecordsError(ValueError):
 def load_papers(
     root: PathLike = None, as_of: DateLike = None, drafts: str = "error"
 ) -> pd.DataFrame:
-    """One row per pooled paper, indexed by ``key``.
+    """One row per pooled paper, indexed by ``key``; tags are ordered categoricals.
 
-    Tag columns are ordered categoricals in taxonomy order (unused values
-    stay as categories). Derived columns: ``reward_family``, ``bibtex_key``,
-    ``entry_type`` and one ``O1``..``O5`` column each holding absent /
-    present / learned. ``as_of`` (a date) keeps the pool as it stood that day:
-    papers ``added`` on or before it. Raises :class:`InvalidRecordsError` on
-    invalid records.
-
-    ``drafts``: what to do with records still holding ``TODO`` placeholders
-    (written by ``add`` or ``screen decide``). ``"error"`` (the default) treats
-    them as invalid, like ``validate`` and the release build; ``"exclude"``
-    leaves them out and returns the finished records (:func:`load_drafts`
-    lists what was left out).
+    Derived columns: ``reward_family``, ``bibtex_key``, ``entry_type`` and ``O1``..``O5``
+    (absent / present / learned). ``as_of``: papers added on or before that day only.
+    ``drafts``: records with ``TODO`` fields are invalid (``"error"``) or left out
+    (``"exclude"``, see :func:`load_drafts`). Raises :class:`InvalidRecordsError`.
     """
     return load_pool(root, as_of=as_of, drafts=drafts)[0]
 
@@ -85,27 +72,19 @@ def load_papers(
 def load_exclusions(
     root: PathLike = None, as_of: DateLike = None, drafts: str = "error"
 ) -> pd.DataFrame:
-    """One row per excluded record, indexed by ``id``; tags are categoricals.
-
-    ``as_of``: only the records screened on or before that date; ``drafts`` as
-    for :func:`load_papers`.
-    """
+    """One row per excluded record, indexed by ``id``; ``as_of`` and ``drafts`` as for
+    :func:`load_papers` (``as_of`` by the day screened)."""
     return load_pool(root, as_of=as_of, drafts=drafts)[1]
 
 
 def load_pool(root: PathLike = None, as_of: DateLike = None, drafts: str = "error") -> Frames:
-    """``(load_papers(), load_exclusions())`` from one read and validation.
-
-    ``as_of``: papers added and exclusions screened on or before that date only.
-    ``drafts``: ``"error"`` or ``"exclude"``, as for :func:`load_papers`.
-    """
+    """``(load_papers(), load_exclusions())`` from one read and validation."""
     papers, exclusions = _built_pool(find_root(root), check_mode(drafts))
     return (papers, exclusions) if as_of is None else pool_as_of(papers, exclusions, as_of)
 
 
 def load_drafts(root: PathLike = None) -> pd.DataFrame:
-    """The records still holding ``TODO`` placeholders, one row each (path, kind,
-    id, title, unfinished fields): what ``load_papers(drafts="exclude")`` leaves out."""
+    """The records holding ``TODO`` fields: what ``load_papers(drafts="exclude")`` leaves out."""
     _, found = split_drafts(read_records(root))
     rows = [[d.path, d.kind, d.id, d.title, list(d.unfinished)] for d in found]
     return pd.DataFrame(rows, columns=DRAFT_COLUMNS)
@@ -126,8 +105,7 @@ def _is_frames(value: object) -> TypeGuard[Frames]:
 
 
 def _built_pool(base: Path, drafts: str) -> Frames:
-    """Both frames: as kept for an unchanged valid pool (:mod:`masrl_kb.kb.cache`), else
-    built from the records. Only a pool without drafts is kept: it serves both modes."""
+    """Both frames, kept (:mod:`masrl_kb.kb.cache`) when the pool has no drafts."""
     key = cache.pool_fingerprint(base, f"frames {pd.__version__} {np.__version__}")
     kept = cache.load(f"frames-{key}") if key is not None else None
     if _is_frames(kept):
@@ -163,8 +141,7 @@ def _categorical(values: Iterable[object], ids: Sequence[str]) -> pd.Categorical
 
 
 def _without_lines(value: Any) -> Any:
-    """A record value as plain dicts and lists: the YAML reader's line-numbered
-    mappings serve validation messages, not tables."""
+    """A record value as plain dicts and lists, without the YAML reader's line numbers."""
     if isinstance(value, dict):
         return {k: _without_lines(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -302,10 +279,9 @@ def _decision_ids(papers: pd.DataFrame) -> list[str]:
 
 
 def axes_of(papers: pd.DataFrame) -> list[str]:
-    """The axes a cross-tab of ``papers`` may use: its category and True/False
-    columns, ``year``, and the decision axes when it has decision columns."""
-    # One pass over the dtypes: ``papers[c]`` per column builds a Series each time,
-    # and this check runs for every cell a page or a view asks for.
+    """The axes a cross-tab may use: categorical and True/False columns, ``year``, and
+    the decision axes."""
+    # One pass over the dtypes (not a Series per column): this runs for every cell shown.
     names = [
         c
         for c, dtype in papers.dtypes.items()
@@ -374,13 +350,10 @@ def crosstab(
     papers: pd.DataFrame | None = None,
     root: PathLike = None,
 ) -> pd.DataFrame:
-    """Paper counts for two axes, in taxonomy order, empty rows/columns kept.
+    """Paper counts for two axes (:func:`axes_of`), in taxonomy order, zeros kept.
 
-    Axes: any tag column (``reward_type``, ``reward_family``, ``credit_unit``,
-    ``topology``, ``category``, ``scenario``...), ``year``, ``decision``
-    (touched: present or learned) and ``decision_learned``. A paper touching
-    several decisions counts once per decision. ``strict=True`` counts only
-    papers whose credit tag holds under the strict reading (``credit_strict``).
+    ``decision`` counts a paper once per decision it touches, ``decision_learned`` per
+    decision learned. ``strict=True`` counts only papers with ``credit_strict``.
     """
     papers = load_papers(root) if papers is None else papers
     check_axis(papers, rows)
@@ -422,12 +395,8 @@ def value_counts(axis: str, papers: pd.DataFrame | None = None, root: PathLike =
 
 
 def tag_matrix(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.DataFrame:
-    """One row per paper, one boolean column per (axis, value).
-
-    Columns are a two-level index: every tag axis and ``reward_family``,
-    ``credit_strict`` (per credit unit), ``decision`` (touched) and
-    ``decision_learned``.
-    """
+    """One row per paper, one boolean column per (axis, value): every tag axis,
+    ``reward_family``, ``credit_strict`` (per credit unit) and the decision axes."""
     papers = load_papers(root) if papers is None else papers
     require_columns(papers, [*TAG_FIELDS, "reward_family", "credit_strict"], "tag_matrix")
     columns = {}
@@ -444,12 +413,8 @@ def tag_matrix(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.
 def select(
     where: str | None, papers: pd.DataFrame | None = None, root: PathLike = None
 ) -> pd.DataFrame:
-    """Papers matching a query of :mod:`masrl_kb.query.lang` (all when empty).
-
-    Example: ``select('credit_unit == "message" and credit_strict')``. Raises
-    :class:`~masrl_kb.query.lang.QueryError` for a query outside the language,
-    an unknown column or a value outside the column's vocabulary.
-    """
+    """Papers matching a query of :mod:`masrl_kb.query.lang` (all when empty), e.g.
+    ``select('credit_unit == "message" and credit_strict')``; raises ``QueryError``."""
     papers = load_papers(root) if papers is None else papers
     return select_rows(papers, where)
 
@@ -469,11 +434,10 @@ def _entries(papers: pd.DataFrame) -> Iterable[tuple[str, str, dict[str, Any]]]:
 
 
 def evaluations(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.DataFrame:
-    """One row per (paper, benchmark) a paper reports results on; ``key`` names the paper.
+    """One row per (paper ``key``, ``benchmark``) a paper reports results on.
 
-    ``benchmark`` is a pooled record's key or an id of ``benchmarks.yaml``;
-    ``label`` is what a reader sees (the record's title or the benchmark's
-    name); ``pooled`` says which; ``category`` is the evaluating paper's.
+    ``benchmark`` is a pooled record's key (``pooled``) or an id of ``benchmarks.yaml``;
+    ``label`` is its title or name; ``category`` is the evaluating paper's.
     """
     base = find_root(root)
     papers = load_papers(base) if papers is None else papers
@@ -492,9 +456,7 @@ def evaluations(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd
 
 
 def results(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.DataFrame:
-    """One row per reported value: the paper's ``key``, the benchmark, and the value's
-    ``metric``, ``value`` (as printed), ``setting``, ``where`` and ``source`` URL.
-    Evaluations without a recorded value have no row (see :func:`evaluations`)."""
+    """One row per reported value (``RESULT_COLUMNS``); evaluations without one have none."""
     papers = load_papers(root) if papers is None else papers
     rows = [
         [key, e["benchmark"], *(r[c] for c in RESULT_COLUMNS[2:])]
@@ -510,12 +472,10 @@ def benchmark_matrix(
     outside: int = 15,
     table: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """Papers (rows) x benchmarks (columns), 1 where the paper reports on it.
+    """Papers with an evaluation (rows) x benchmarks, 1 where the paper reports on it.
 
-    Columns: every pooled benchmark first (in key order, used or not), then the
-    ``outside`` most used benchmarks outside the pool (ties by name). Rows:
-    papers with at least one evaluation, in key order. ``table`` reuses an
-    :func:`evaluations` frame already computed for ``papers``.
+    Columns: every pooled benchmark, then the ``outside`` most used others (ties by
+    name). ``table`` reuses an :func:`evaluations` frame already computed.
     """
     base = find_root(root) if papers is None or table is None else None
     papers = load_papers(base) if papers is None else papers

@@ -16,18 +16,16 @@ What it may contain, and nothing else:
 - a boolean column on its own (``credit_strict``);
 - literals: strings, numbers, ``True``/``False``.
 
-The text is parsed with :mod:`ast` and every node is checked against that
-whitelist before anything is evaluated; the masks are built with plain pandas
-comparisons, never ``DataFrame.query`` or ``eval``, so no attribute, call,
-subscript, ``@`` variable or other name can reach Python. A column must exist
-in the table, and a value must be one of the column's vocabulary (the
-taxonomy ids of a tag column): a misspelt value is an error listing the
+The text is parsed with :mod:`ast`, every node checked against that whitelist,
+and the masks built with plain pandas comparisons (never ``query`` or ``eval``),
+so nothing can reach Python. A misspelt column or value is an error listing the
 allowed ones, not an empty result.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import operator
 import tokenize
@@ -62,11 +60,8 @@ class QueryError(ValueError):
 
 
 class UnknownNameError(QueryError, KeyError):
-    """An unknown axis, column or value, from any function of the API.
-
-    Both a ``ValueError`` and a ``KeyError`` (callers catching either keep
-    working); the message names every allowed name and the closest match.
-    """
+    """An unknown axis, column or value: a ``ValueError`` and a ``KeyError`` (callers
+    catching either keep working) naming every allowed name and the closest match."""
 
     __str__ = Exception.__str__  # KeyError would quote the whole message
 
@@ -86,20 +81,11 @@ def unknown_name(what: str, name: object, allowed: list[Any], label: str) -> Unk
 
 @dataclass(frozen=True)
 class Compare:
-    """``column op value``."""
+    """``column op value``; ``in`` and ``not in`` compare with a tuple of values."""
 
     column: str
     op: str
-    value: Literal
-
-
-@dataclass(frozen=True)
-class Member:
-    """``column in values`` (``negated``: ``not in``)."""
-
-    column: str
-    values: tuple[Literal, ...]
-    negated: bool
+    value: Literal | tuple[Literal, ...]
 
 
 @dataclass(frozen=True)
@@ -115,20 +101,14 @@ class Not:
 
 
 @dataclass(frozen=True)
-class AllOf:
-    """``and`` of the items."""
+class Logic:
+    """The items joined by ``op``: ``and`` or ``or``."""
 
+    op: str
     items: tuple[Node, ...]
 
 
-@dataclass(frozen=True)
-class AnyOf:
-    """``or`` of the items."""
-
-    items: tuple[Node, ...]
-
-
-Node = Compare | Member | Flag | Not | AllOf | AnyOf
+Node = Compare | Flag | Not | Logic
 
 
 # ---------------------------------------------------------------- parsing
@@ -142,16 +122,11 @@ def parse(text: str) -> Node:
         raise QueryError(f"query too long: {len(text)} characters (at most {MAX_LENGTH})")
     if not text.strip():
         raise QueryError("empty query")
-    source = _one_line(text)
+    source = " ".join(text.splitlines())  # YAML block strings: one expression
     _check_tokens(source)
     tree = _syntax_tree(source)
     _check_size(tree)
     return _node(tree.body)
-
-
-def _one_line(text: str) -> str:
-    # Multi-line text is allowed (YAML block strings) but read as one expression.
-    return " ".join(text.splitlines())
 
 
 def _syntax_tree(source: str) -> ast.Expression:
@@ -212,8 +187,9 @@ def _refuse(node: ast.AST, what: str) -> QueryError:
 
 def _node(node: ast.AST) -> Node:
     if isinstance(node, ast.BoolOp):
-        items = tuple(_node(v) for v in node.values)
-        return AllOf(items) if isinstance(node.op, ast.And) else AnyOf(items)
+        return Logic(
+            "and" if isinstance(node.op, ast.And) else "or", tuple(map(_node, node.values))
+        )
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         return Not(_node(node.operand))
     if isinstance(node, ast.Compare):
@@ -245,17 +221,19 @@ def _describe(node: ast.AST) -> str:
 
 def _comparison(node: ast.Compare) -> Node:
     operands = [node.left, *node.comparators]
-    parts: list[Node] = []
-    for left, op, right in zip(operands, node.ops, operands[1:], strict=False):
-        parts.append(_pair(left, op, right, node))
-    return parts[0] if len(parts) == 1 else AllOf(tuple(parts))
+    pairs = zip(operands, node.ops, operands[1:], strict=False)
+    parts = tuple(_pair(left, op, right, node) for left, op, right in pairs)
+    return parts[0] if len(parts) == 1 else Logic("and", parts)
 
 
 def _pair(left: ast.AST, op: ast.cmpop, right: ast.AST, whole: ast.AST) -> Node:
     if isinstance(op, ast.In | ast.NotIn):
         if not isinstance(left, ast.Name):
             raise QueryError(f"`in` needs a column name on its left{_where(whole)}")
-        return Member(left.id, _literal_list(right), isinstance(op, ast.NotIn))
+        if not isinstance(right, ast.List | ast.Tuple):
+            raise QueryError(f'`in` needs a list of values such as ["a", "b"]{_where(right)}')
+        values = tuple(_literal(item) for item in right.elts)
+        return Compare(left.id, "not in" if isinstance(op, ast.NotIn) else "in", values)
     if type(op) not in COMPARISONS:
         raise _refuse(whole, f"the operator `{type(op).__name__}`")
     symbol = COMPARISONS[type(op)][0]
@@ -264,12 +242,6 @@ def _pair(left: ast.AST, op: ast.cmpop, right: ast.AST, whole: ast.AST) -> Node:
     if isinstance(right, ast.Name) and not isinstance(left, ast.Name):
         return Compare(right.id, MIRRORED[symbol], _literal(left))
     raise QueryError(f"a comparison needs one column and one value{_where(whole)}")
-
-
-def _literal_list(node: ast.AST) -> tuple[Literal, ...]:
-    if not isinstance(node, ast.List | ast.Tuple):
-        raise QueryError(f'`in` needs a list of values such as ["a", "b"]{_where(node)}')
-    return tuple(_literal(item) for item in node.elts)
 
 
 def _literal(node: ast.AST) -> Literal:
@@ -297,8 +269,26 @@ def mask(frame: pd.DataFrame, query: str | Node) -> pd.Series:
     The frame's index name counts as a column (``key`` for papers, ``id`` for
     exclusions). Raises :class:`QueryError` naming an unknown column or value.
     """
+    import pandas as pd
+
     node = parse(query) if isinstance(query, str) else query
-    return _Evaluator(frame).mask(node)
+    if isinstance(node, Logic):
+        masks = [mask(frame, item) for item in node.items]
+        return functools.reduce(operator.and_ if node.op == "and" else operator.or_, masks)
+    if isinstance(node, Not):
+        return ~mask(frame, node.item)
+    column = _column(frame, node.column)
+    if isinstance(node, Flag):
+        if not pd.api.types.is_bool_dtype(column.dtype):
+            raise QueryError(
+                f"{node.column} is not a True/False column: compare it with a value, "
+                f"e.g. {node.column} == ..."
+            )
+        return column.astype(bool)
+    if isinstance(node.value, tuple):
+        found = column.isin([_value(node.column, column, v, "in") for v in node.value])
+        return ~found if node.op == "not in" else found
+    return OPERATORS[node.op](column, _value(node.column, column, node.value, node.op))
 
 
 def select_rows(frame: pd.DataFrame, query: str | None) -> pd.DataFrame:
@@ -331,79 +321,47 @@ def _shown(value: Literal) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-class _Evaluator:
-    """Builds masks for one frame, checking columns and values as it goes."""
+def _column(frame: pd.DataFrame, name: str) -> pd.Series:
+    import pandas as pd
 
-    def __init__(self, frame: pd.DataFrame) -> None:
-        self.frame = frame
+    if name == frame.index.name and name not in frame.columns:
+        return pd.Series(frame.index, index=frame.index, name=name)
+    if name in frame.columns and _queryable(frame[name]):
+        return frame[name]
+    names = columns_of(frame)  # only on the error path: it looks at every column
+    raise unknown_name(f"unknown column {_shown(name)}", name, names, "columns")
 
-    def mask(self, node: Node) -> pd.Series:
-        import pandas as pd
 
-        if isinstance(node, AllOf | AnyOf):
-            masks = [self.mask(item) for item in node.items]
-            out = masks[0]
-            for m in masks[1:]:
-                out = (out & m) if isinstance(node, AllOf) else (out | m)
-            return out
-        if isinstance(node, Not):
-            return ~self.mask(node.item)
-        column = self.column(node.column)
-        if isinstance(node, Flag):
-            if not pd.api.types.is_bool_dtype(column.dtype):
-                raise QueryError(
-                    f"{node.column} is not a True/False column: compare it with a value, "
-                    f"e.g. {node.column} == ..."
-                )
-            return column.astype(bool)
-        if isinstance(node, Member):
-            values = [self.value(node.column, column, v, "in") for v in node.values]
-            found = column.isin(values)
-            return ~found if node.negated else found
-        value = self.value(node.column, column, node.value, node.op)
-        return OPERATORS[node.op](column, value)
+def _value(name: str, column: pd.Series, value: Literal, op: str) -> Any:
+    """The literal as the column's type, or an error naming what the column allows."""
+    import pandas as pd
 
-    def column(self, name: str) -> pd.Series:
-        import pandas as pd
-
-        frame = self.frame
-        if name == frame.index.name and name not in frame.columns:
-            return pd.Series(frame.index, index=frame.index, name=name)
-        if name in frame.columns and _queryable(frame[name]):
-            return frame[name]
-        names = columns_of(frame)  # only on the error path: it looks at every column
-        raise unknown_name(f"unknown column {_shown(name)}", name, names, "columns")
-
-    def value(self, name: str, column: pd.Series, value: Literal, op: str) -> Any:
-        """The literal as the column's type, or an error naming what the column allows."""
-        import pandas as pd
-
-        dtype = column.dtype
-        if isinstance(dtype, pd.CategoricalDtype):
-            allowed = list(dtype.categories)
-            if op in ORDERING and not dtype.ordered:
-                raise QueryError(f"{name} has no order: use == != or in")
-            if value not in allowed:
-                what = f"{name}: {_shown(value)} is not one of its values"
-                raise unknown_name(what, value, allowed, "allowed")
-            return value
-        if pd.api.types.is_bool_dtype(dtype):
-            if not isinstance(value, bool):
-                raise QueryError(f"{name} is True/False: {_shown(value)} is not allowed")
-            if op in ORDERING:
-                raise QueryError(f"{name} is True/False: use == or !=")
-            return value
-        if pd.api.types.is_numeric_dtype(dtype):
-            if not _is_number(value):
-                raise QueryError(f"{name} is a number: {_shown(value)} is not one")
-            return value
-        if pd.api.types.is_datetime64_any_dtype(dtype):
-            return _date(name, value)
-        if not isinstance(value, str):
-            raise QueryError(f"{name} is text: compare it with a quoted string, not {value!r}")
-        if op in ORDERING:
-            raise QueryError(f"{name} is text: use == != or in")
+    dtype = column.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        allowed = list(dtype.categories)
+        if op in ORDERING and not dtype.ordered:
+            raise QueryError(f"{name} has no order: use == != or in")
+        if value not in allowed:
+            what = f"{name}: {_shown(value)} is not one of its values"
+            raise unknown_name(what, value, allowed, "allowed")
         return value
+    if pd.api.types.is_bool_dtype(dtype):
+        if not isinstance(value, bool):
+            raise QueryError(f"{name} is True/False: {_shown(value)} is not allowed")
+        if op in ORDERING:
+            raise QueryError(f"{name} is True/False: use == or !=")
+        return value
+    if pd.api.types.is_numeric_dtype(dtype):
+        if not _is_number(value):
+            raise QueryError(f"{name} is a number: {_shown(value)} is not one")
+        return value
+    if pd.api.types.is_datetime64_any_dtype(dtype):
+        return _date(name, value)
+    if not isinstance(value, str):
+        raise QueryError(f"{name} is text: compare it with a quoted string, not {value!r}")
+    if op in ORDERING:
+        raise QueryError(f"{name} is text: use == != or in")
+    return value
 
 
 def _date(name: str, value: Literal) -> Any:

@@ -1,10 +1,5 @@
-"""Two views of the pool: the survey's (as of its baseline) and today's.
-
-The survey's view is the pool as it stood on ``protocol.yaml``'s
-``survey.baseline`` (its cut-off, 2026-05-04): papers ``added`` and exclusions
-``screened`` by that day. It stays exactly reproducible, and ``claims.yaml``'s
-expected values are checked there. Today's view (the live pool) is the
-default everywhere else. These functions say what differs between the two:
+"""Two views of the pool: the survey's (as of ``protocol.yaml``'s ``survey.baseline``,
+where ``claims.yaml``'s expected values are checked) and today's (the live pool).
 
 >>> papers, exclusions = load_pool()
 >>> survey_papers, survey_exclusions = survey_view(papers, exclusions)
@@ -12,15 +7,11 @@ default everywhere else. These functions say what differs between the two:
 >>> new_papers(papers)                      # added after the baseline, with their round
 >>> moved_cells(papers)                     # cross-tab cells whose count differs
 >>> [v for v in claim_views() if v.moved]   # claims whose value differs
-
-The command line (``stats``, ``claims``) and the site's pages call the same
-functions.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import os
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -31,11 +22,11 @@ from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.protocol import PROTOCOL_FILE, load_protocol
 from masrl_kb.kb.rounds import load_rounds
 from masrl_kb.kb.rules import crosstab_list
-from masrl_kb.query.claims import Claim, ClaimResult, evaluate_claims, load_claims
-from masrl_kb.query.frames import Frames, axis_mask, crosstab, load_pool, pool_as_of
+from masrl_kb.query.claims import ClaimResult, evaluate_claims, load_claims
+from masrl_kb.query.claimsfile import Claim
+from masrl_kb.query.frames import Frames, PathLike, axis_mask, crosstab, load_pool, pool_as_of
 from masrl_kb.query.lang import select_rows
 
-PathLike = str | os.PathLike[str] | None
 NEW_PAPER_COLUMNS = ["title", "added", "round", "url"]
 MOVED_CELL_COLUMNS = "rows row_value cols col_value strict survey today change papers".split()
 
@@ -52,9 +43,8 @@ def _baseline(root: PathLike, baseline: dt.date | None) -> dt.date | None:
 
 
 def pool_coverage(root: PathLike = None, baseline: dt.date | None = None) -> dt.date | None:
-    """The date the live pool covers: the end of the latest screening round's window
-    (``screening/*/round.yaml``), never earlier than the baseline; the baseline
-    when no round exists; None when there is neither."""
+    """The date the live pool covers: the latest end of a screening round's window or
+    the baseline; None when there is neither."""
     base = find_root(root)
     day = _baseline(base, baseline)
     ends = [r.until for r in load_rounds(base)] + ([day] if day is not None else [])
@@ -67,10 +57,7 @@ def survey_view(
     root: PathLike = None,
     baseline: dt.date | None = None,
 ) -> Frames:
-    """``(papers, exclusions)`` as they stood on the survey's baseline.
-
-    Without a baseline (no ``protocol.yaml``) the pool is returned as it is.
-    """
+    """``(papers, exclusions)`` as they stood on the survey's baseline (if there is one)."""
     if (papers is None or exclusions is None) and baseline is None:
         root = find_root(root)  # once, for both files read below
     if papers is None or exclusions is None:
@@ -92,9 +79,8 @@ def round_of_papers(root: PathLike = None) -> dict[str, str]:
 def new_papers(
     papers: pd.DataFrame | None = None, root: PathLike = None, baseline: dt.date | None = None
 ) -> pd.DataFrame:
-    """Papers added after the baseline, newest first: title, added, round (the round
-    that brought the paper in, None when it was added by hand) and url. Empty
-    without a baseline (no ``protocol.yaml``): nothing to compare with."""
+    """Papers added after the baseline, newest first, with the round that brought each
+    in (None: added by hand). Empty without a baseline."""
     base = find_root(root)
     papers = load_pool(base)[0] if papers is None else papers
     day = _baseline(base, baseline)
@@ -116,13 +102,9 @@ def moved_cells(
     baseline: dt.date | None = None,
     crosstabs: list[tuple[str, str, bool]] | None = None,
 ) -> pd.DataFrame:
-    """Every cross-tab cell whose count differs between the survey's view and today's.
-
-    One row per cell: the two axes and values, ``strict``, the ``survey`` and
-    ``today`` counts, ``change`` and ``papers`` (the keys in one view's cell and
-    not the other's). ``crosstabs``: ``(rows, cols, strict)`` triples, by
-    default every cross-tab the site shows.
-    """
+    """Every cross-tab cell whose count differs between the survey's view and today's,
+    with the ``papers`` in one view's cell only. ``crosstabs``: ``(rows, cols, strict)``
+    triples, by default every cross-tab the site shows."""
     if papers is None and baseline is None:
         root = find_root(root)  # once, for both files read below
     papers = load_pool(root)[0] if papers is None else papers
@@ -184,12 +166,6 @@ def _movers(claim: Claim, now: pd.DataFrame, then: pd.DataFrame) -> tuple[str, .
     return tuple(sorted(keys))
 
 
-def _claim_movers(claim: Claim, today: Frames, survey: Frames) -> tuple[tuple, tuple]:
-    tables = {"papers": (0,), "exclusions": (1,), "audited": (0, 1)}[claim.table]
-    found = [_movers(claim, today[i], survey[i]) if i in tables else () for i in (0, 1)]
-    return found[0], found[1]
-
-
 def claim_views(
     claims: list[Claim] | None = None,
     papers: pd.DataFrame | None = None,
@@ -206,11 +182,12 @@ def claim_views(
     survey = survey_view(papers, exclusions, root, baseline)
     then = evaluate_claims(claims, papers=survey[0], exclusions=survey[1])
     now = evaluate_claims(claims, papers=papers, exclusions=exclusions)
-    out = []
+    today, out = (papers, exclusions), []
+    tables = {"papers": (0,), "exclusions": (1,), "audited": (0, 1)}
     for old, new in zip(then, now, strict=True):
-        movers = _claim_movers(new.claim, (papers, exclusions), survey)
-        moved = old.shown_value != new.shown_value
-        out.append(ClaimViews(old, new, *(movers if moved else ((), ()))))
+        used = tables[new.claim.table] if old.shown_value != new.shown_value else ()
+        movers = [_movers(new.claim, today[i], survey[i]) if i in used else () for i in (0, 1)]
+        out.append(ClaimViews(old, new, *movers))
     return out
 
 
@@ -223,24 +200,3 @@ def moved_claims(
 ) -> list[ClaimViews]:
     """The claims whose value differs between the survey's view and today's."""
     return [v for v in claim_views(claims, papers, exclusions, root, baseline) if v.moved]
-
-
-def claim_views_frame(views: list[ClaimViews]) -> pd.DataFrame:
-    """Claims in both views as a table: id, statement, expected, survey, today,
-    holds (in the survey's view, where claims.yaml's expected values apply),
-    holds_today and moved."""
-    columns = ["id", "statement", "expected", "survey", "today", "holds", "holds_today", "moved"]
-    rows = [
-        [
-            v.claim.id,
-            v.claim.statement,
-            f"{v.claim.op} {v.survey.expected_value}",
-            v.survey.shown_value,
-            v.today.shown_value,
-            v.survey.holds,
-            v.today.holds,
-            v.moved,
-        ]
-        for v in views
-    ]
-    return pd.DataFrame(rows, columns=columns)
