@@ -54,7 +54,7 @@ def _report(args: argparse.Namespace, source: str, fetched: Any, notes: list[str
 
 
 def _run(fetch: Callable[[], int]) -> int:
-    from masrl_kb.contrib.sources.transport import SourceError
+    from masrl_kb.contrib.sources.http import SourceError
 
     try:
         return fetch()

@@ -21,10 +21,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from masrl_kb.contrib.arxiv_import import family_given
 from masrl_kb.contrib.export.csv_io import guard_cell
 from masrl_kb.contrib.screen.entries import EntryError, known_id, parse_doi, parse_openreview
 from masrl_kb.contrib.sources.arxiv import arxiv_or_none
-from masrl_kb.contrib.sources.transport import SourceError
+from masrl_kb.contrib.sources.http import SourceError
 from masrl_kb.contrib.text import (
     MAX_ABSTRACT,
     MAX_AUTHOR,
@@ -115,7 +116,8 @@ def candidate(
     text = clean_text(title, MAX_TITLE)
     if not text:
         return None
-    names = tuple(n for n in (clean_text(a, MAX_AUTHOR) for a in authors) if n)[:MAX_AUTHORS]
+    cleaned = (family_given(clean_text(a, MAX_AUTHOR)) for a in authors)
+    names = tuple(n for n in cleaned if n)[:MAX_AUTHORS]
     link = clean_text(url, MAX_URL)
     return Candidate(
         title=text,
