@@ -15,12 +15,13 @@ import hashlib
 import json
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from masrl_kb.contrib.screen.store import StoreError
-from masrl_kb.contrib.sources.arxiv import ArxivPaper
+from masrl_kb.contrib.sources.arxiv import ArxivPaper, arxiv_or_none
 from masrl_kb.contrib.text import MAX_AUTHORS
 from masrl_kb.kb.crossrules import normalise_title
 from masrl_kb.kb.protocol import QueryFamily
@@ -67,6 +68,22 @@ def parse_doi(text: str) -> str:
     if not _DOI.match(doi):
         raise EntryError(f"malformed DOI {text.strip()[:80]!r}: expected 10.NNNN/suffix")
     return doi
+
+
+def parse_arxiv(text: str) -> str:
+    """A bare arXiv id from an id or arxiv.org URL; :class:`EntryError` otherwise."""
+    found = arxiv_or_none(text)
+    if found is None:
+        raise EntryError(f"malformed arXiv id {text.strip()[:80]!r}: expected e.g. 2505.19591")
+    return found
+
+
+def or_empty(parse: Callable[[str], str], value: object) -> str:
+    """``parse(value)``, or "" when ``value`` is not text or ``parse`` refuses it."""
+    try:
+        return parse(value) if isinstance(value, str) and value else ""
+    except EntryError:
+        return ""
 
 
 def parse_openreview(text: str) -> str:

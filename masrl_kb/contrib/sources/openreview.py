@@ -17,13 +17,13 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from masrl_kb.contrib.screen.entries import or_empty, parse_openreview
 from masrl_kb.contrib.sources.http import Client, Service, ShapeError, SourceError, field
 from masrl_kb.contrib.sources.rows import (
     Candidate,
     Fetched,
     candidate,
     in_window,
-    openreview_of,
     unique,
 )
 
@@ -67,7 +67,7 @@ def _first_public(note: object, where: str) -> dt.date | None:
 
 def note_row(note: object, where: str) -> Candidate | None:
     forum = field(note, "forum", str, where, optional=True) or field(note, "id", str, where)
-    if openreview_of(forum) != forum:
+    if or_empty(parse_openreview, forum) != forum:
         raise ShapeError(f"{where}.forum is not an OpenReview id")
     content = field(note, "content", dict, where)
     authors = _value(content, "authors", list, f"{where}.content") or []

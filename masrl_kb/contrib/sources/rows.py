@@ -1,14 +1,8 @@
-"""Candidate rows and the CSV file ``masrl-kb screen import`` reads.
-
-Columns: ``id,title,authors,date,url,abstract,doi,arxiv_id,openreview_id``.
-``id`` is the arXiv id when one is known, else ``doi:<doi>``, else
-``openreview:<forum>``, else empty; ``authors`` are "Family, Given" joined by
-"; "; ``date`` is the first public version (YYYY-MM-DD).
-
-Service text is hostile: it goes through :func:`masrl_kb.contrib.text.clean_text`
-(bounded per field), ids are checked as ``screen import`` checks them, a cell a
-spreadsheet would run as a formula is guarded, and the file is written
-atomically, never through a symbolic link.
+"""Candidate rows and the CSV file ``masrl-kb screen import`` reads (its columns,
+:data:`COLUMNS`): ``id`` as ``screen import`` will give it, authors "Family, Given" joined by
+"; ", ``date`` the first public version. Service text is hostile: every value is cleaned and
+bounded, ids are checked as ``screen import`` checks them, formula-like cells are guarded,
+and the file is written atomically, never through a symbolic link.
 """
 
 from __future__ import annotations
@@ -17,14 +11,20 @@ import csv
 import datetime as dt
 import io
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from masrl_kb.contrib.arxiv_import import family_given
 from masrl_kb.contrib.export.csv_io import guard_cell
-from masrl_kb.contrib.screen.entries import EntryError, known_id, parse_doi, parse_openreview
-from masrl_kb.contrib.sources.arxiv import arxiv_or_none
+from masrl_kb.contrib.screen.entries import (
+    known_id,
+    or_empty,
+    parse_arxiv,
+    parse_doi,
+    parse_openreview,
+)
+from masrl_kb.contrib.screen.import_files import COLUMNS
 from masrl_kb.contrib.sources.http import SourceError
 from masrl_kb.contrib.text import (
     MAX_ABSTRACT,
@@ -36,26 +36,10 @@ from masrl_kb.contrib.text import (
 )
 from masrl_kb.kb.atomic import write_atomic
 
-COLUMNS = ("id", "title", "authors", "date", "url", "abstract", "doi", "arxiv_id", "openreview_id")
-
-
-def _checked(parse: Callable[[str], str], value: object) -> str:
-    """``parse(value)``, or "" when it is not text or ``parse`` refuses it: the ids
-    ``screen import`` would refuse are left out here."""
-    try:
-        return parse(value) if isinstance(value, str) and value else ""
-    except EntryError:
-        return ""
-
 
 def doi_of(text: object) -> str:
     """A DOI from ``10.x/...``, ``doi:10.x/...`` or a doi.org URL, lower-cased; else ""."""
-    return _checked(parse_doi, text)
-
-
-def openreview_of(text: object) -> str:
-    """An OpenReview forum id from an id or an openreview.net URL; else ""."""
-    return _checked(parse_openreview, text)
+    return or_empty(parse_doi, text)
 
 
 def iso_date(text: object) -> dt.date | None:
@@ -126,8 +110,8 @@ def candidate(
         url=link if link.startswith(("https://", "http://")) else "",
         abstract=clean_text(abstract, MAX_ABSTRACT),
         doi=doi_of(doi),
-        arxiv_id=_checked(lambda a: arxiv_or_none(a) or "", arxiv_id),
-        openreview_id=openreview_of(openreview_id),
+        arxiv_id=or_empty(parse_arxiv, arxiv_id),
+        openreview_id=or_empty(parse_openreview, openreview_id),
     )
 
 
