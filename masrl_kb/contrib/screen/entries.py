@@ -1,11 +1,9 @@
 """Screening candidates: one sanitised entry per paper a source found, and its id.
 
-An entry comes from the arXiv API (``screen run``) or an imported file
-(``screen import``). Its candidate id is the bare arXiv id when it has one
-(so rounds written before imports existed keep their keys), else
-``doi:<DOI>``, else ``openreview:<forum id>``, else ``title:<hash>`` of the
-normalised title. The id names the entry in ``round.yaml``, ``entries.json``,
-``candidates.csv``/``.ris`` and decision files.
+An entry comes from the arXiv API (``screen run``) or an imported file (``screen import``).
+Its id, which names it in every file of the round, is the bare arXiv id (as in rounds
+written before imports existed), else ``doi:<DOI>``, else ``openreview:<forum id>``, else
+``title:<hash>`` of the normalised title.
 """
 
 from __future__ import annotations
@@ -124,29 +122,25 @@ class Entry:
     def id(self) -> str:
         return known_id(self.arxiv_id, self.doi, self.openreview_id) or title_id(self.title)
 
+    def _first_id(self, forms: tuple[str, str, str]) -> str:
+        """The first id the entry has (arXiv, DOI, OpenReview) written in its form."""
+        ids = (self.arxiv_id, self.doi, self.openreview_id)
+        return next((form.format(i) for form, i in zip(forms, ids, strict=True) if i), "")
+
     @property
     def link(self) -> str:
         """The record's http(s) address: the source's URL, else one made from an id."""
-        if self.url:
-            return self.url
-        if self.arxiv_id:
-            return f"https://arxiv.org/abs/{self.arxiv_id}"
-        if self.doi:
-            return f"https://doi.org/{self.doi}"
-        if self.openreview_id:
-            return f"https://openreview.net/forum?id={self.openreview_id}"
-        return ""
+        forms = (
+            "https://arxiv.org/abs/{}",
+            "https://doi.org/{}",
+            "https://openreview.net/forum?id={}",
+        )
+        return self.url or self._first_id(forms)
 
     @property
     def identifier(self) -> str:
         """An exclusion record's ``identifier``: arXiv:ID, doi:..., OpenReview:... or the URL."""
-        if self.arxiv_id:
-            return f"arXiv:{self.arxiv_id}"
-        if self.doi:
-            return f"doi:{self.doi}"
-        if self.openreview_id:
-            return f"OpenReview:{self.openreview_id}"
-        return self.link
+        return self._first_id(("arXiv:{}", "doi:{}", "OpenReview:{}")) or self.link
 
     def paper(self) -> ArxivPaper:
         return ArxivPaper(
@@ -187,17 +181,9 @@ def _term_pattern(term: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![a-z0-9]){re.escape(term.lower())}(?![a-z0-9])")
 
 
-def match_families(entry: Entry, families: tuple[QueryFamily, ...] | list[QueryFamily]) -> None:
-    """Set the families whose terms occur in an imported entry's title or abstract.
-
-    The same rule as the arXiv queries (any term, title or abstract), so an
-    imported candidate ranks on the same scale and an exclusion names a family.
-    """
-    entry.families = query_families(f"{entry.title} {entry.abstract}", families)
-
-
 def query_families(query: str, families: tuple[QueryFamily, ...] | list[QueryFamily]) -> list[str]:
-    """The families whose terms occur in a batch's query text, in protocol order."""
+    """The families whose terms occur in ``query`` (a batch's query, or an imported entry's
+    title and abstract: the rule of the arXiv queries), in protocol order."""
     text = query.lower()
     return [f.id for f in families if any(_term_pattern(t).search(text) for t in f.terms)]
 

@@ -1,19 +1,10 @@
-"""Candidate lists exported elsewhere, read for ``masrl-kb screen import``.
-
-Three formats, told apart by the file's extension AND its first line (a file
-whose header does not fit its extension is refused, never guessed):
-
-- ``.csv``: a header with at least ``id`` and ``title``; also read are
-  ``authors`` ("Family, Given" names separated by ``;``), ``date``
-  (YYYY-MM-DD of the first public version), ``url``, ``abstract``, ``doi``,
-  ``arxiv_id`` and ``openreview_id``;
-- ``.ris``: TY ... ER records (Zotero, OpenReview and most databases export it);
-- ``.bib``/``.bibtex``: BibTeX entries.
-
-Every candidate needs a title and a full date. A malformed file is refused as
-a whole with :class:`ImportFileError`, whose first line is
-``path:line: field: message``; the reader is bounded (file size, cell size
-131,072 characters) and takes CR, LF and CRLF line endings alike.
+"""Candidate lists exported elsewhere, read for ``masrl-kb screen import``: ``.csv`` (the
+:data:`COLUMNS`, ``id`` and ``title`` required, authors "Family, Given" separated by ``;``,
+``date`` YYYY-MM-DD of the first public version), ``.ris`` (TY ... ER records) and
+``.bib``/``.bibtex``. The extension AND the first line tell the format (a mismatch is
+refused, never guessed). Every candidate needs a title and a full date. A malformed file is
+refused whole with :class:`ImportFileError` (``path:line: field: message``); reading is
+bounded (file size, 131,072 characters a cell) and takes CR, LF and CRLF alike.
 """
 
 from __future__ import annotations
@@ -260,9 +251,8 @@ def ris_refs(text: str, problems: Problems) -> list[tuple[int, dict]]:
     return refs
 
 
-def _ris_raws(text: str, problems: Problems) -> Iterator[_Raw]:
-    for start, ref in ris_refs(text, problems):
-        yield _raw_from_ris(ref, start)
+def _ris_raws(text: str, problems: Problems) -> list[_Raw]:
+    return [_raw_from_ris(ref, start) for start, ref in ris_refs(text, problems)]
 
 
 def _first(value: object) -> str:
@@ -333,11 +323,8 @@ def _bib_text(value: object) -> str:
 def _bibtex_date(fields: dict) -> str:
     if fields.get("date"):
         return fields["date"]
-    year, month, day = (
-        fields.get("year", ""),
-        fields.get("month", "").lower()[:3],
-        fields.get("day", ""),
-    )
+    year, day = fields.get("year", ""), fields.get("day", "")
+    month = fields.get("month", "").lower()[:3]
     month = str(_MONTHS.get(month, month))
     return f"{year}-{month}-{day}" if year and month and day else year
 
@@ -421,11 +408,8 @@ def _entry(raw: _Raw, source: str, today: dt.date, problems: Problems) -> Entry 
     if day is None or ids is None:
         return None
     if not (url or any(ids)):
-        problems.add(
-            raw.line,
-            "url",
-            "empty; a candidate without an arXiv id, DOI or OpenReview id needs one",
-        )
+        needs = "empty; a candidate without an arXiv id, DOI or OpenReview id needs one"
+        problems.add(raw.line, "url", needs)
         return None
     authors = [clean_text(a, MAX_AUTHOR) for a in raw.authors]
     return Entry(

@@ -1,18 +1,11 @@
 """Living-review screening rounds: ``masrl-kb screen run`` and ``screen import``.
 
-A round is a window of first-publication dates, ``screening/<since>_<until>/``.
-It holds one or more source batches: ``screen run`` runs every query family
-of ``protocol.yaml`` against arXiv (source ``arxiv``); ``screen import`` reads
-a candidate list exported elsewhere (RIS, BibTeX or CSV: OpenReview,
-OpenAlex, Semantic Scholar, a curated list...) into the same window. Each
-batch removes what the knowledge base already holds (pool, exclusions, other
-rounds, earlier batches of the same round), keeps what falls in the window,
-and the round's candidates are ranked again together.
-
-The steps, one module each: the sources (:mod:`masrl_kb.contrib.sources.arxiv`,
-:mod:`.import_files`), duplicates (:mod:`.dedup`), ranking (:mod:`.ranking`),
-the folder's files (:mod:`.round_files`, swapped in by :mod:`.store`) and the
-decisions (:mod:`.decisions`). Outside text is hostile: see :mod:`masrl_kb.contrib.text`.
+A round is a window of first-publication dates, ``screening/<since>_<until>/``, holding one
+or more source batches: ``screen run`` runs every query family of ``protocol.yaml`` against
+arXiv; ``screen import`` reads a candidate list exported elsewhere (RIS, BibTeX or CSV) into
+the same window. Each batch drops what the knowledge base already holds (pool, exclusions,
+other rounds, earlier batches) and what falls outside the window; then the round's
+candidates are ranked again together. Each step has its module in this package.
 """
 
 from __future__ import annotations
@@ -25,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from masrl_kb.contrib.screen.dedup import Known, add_round, known_records, mark_duplicates
-from masrl_kb.contrib.screen.entries import Entry, match_families, query_families, read_entries
+from masrl_kb.contrib.screen.entries import Entry, query_families, read_entries
 from masrl_kb.contrib.screen.import_files import read_candidates
 from masrl_kb.contrib.screen.ranking import ranked
 from masrl_kb.contrib.screen.round_files import old_duplicate_rows, round_files
@@ -238,8 +231,8 @@ def import_round(
     entries = read_candidates(path, source, today, empty_ok)
     searched = query_families(query, protocol.families)[:1]
     for entry in entries:
-        match_families(entry, protocol.families)
-        entry.families = entry.families or list(searched)
+        found = query_families(f"{entry.title} {entry.abstract}", protocol.families)
+        entry.families = found or list(searched)
     rid = round_id(since, until)
     folder = _round_folder(base, rid)
     batch = _batch(source, query, path.name, today, len(entries))

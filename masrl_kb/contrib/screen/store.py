@@ -1,14 +1,10 @@
 """Writing a round's folder safely: whole folders swapped in, one writer at a time.
 
-- A round folder is built beside ``screening/<id>/`` under a dot-name and
-  renamed into place, so a reader sees the old folder or the new one, never
-  half of either; a failure leaves the old one untouched.
-- Every writer of a round (``screen run``, ``screen import``, ``screen
-  decide``) holds the round's lock, ``screening/.<id>.lock`` (an ``fcntl``
-  lock on a file outside the data files), so concurrent runs serialise
-  instead of losing each other's decisions.
-- Symbolic links are refused: ``screening/`` itself, the round folder and
-  its files are written in place and a link would send the writes elsewhere.
+A round folder is built beside ``screening/<id>/`` under a dot-name and renamed into place
+(a reader sees the old folder or the new one; a failure leaves the old one). Every writer of
+a round holds its ``fcntl`` lock, ``screening/.<id>.lock``, so concurrent runs serialise
+instead of losing each other's decisions. Symbolic links are refused: writes would follow
+them elsewhere.
 """
 
 from __future__ import annotations

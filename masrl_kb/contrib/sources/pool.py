@@ -1,8 +1,5 @@
-"""What the adapters need to know about the knowledge base: the pool and the exclusions.
-
-For each record: its arXiv id (``arxiv_id``, an arXiv identifier or URL), its
-DOI (a ``doi:`` identifier or a doi.org URL) and its title. Records that
-cannot be read are skipped here; ``masrl-kb validate`` reports them.
+"""What the adapters need to know of the pool and the exclusions: each record's arXiv id, DOI
+and title (records that cannot be read are skipped; ``masrl-kb validate`` reports them).
 """
 
 from __future__ import annotations
