@@ -77,7 +77,7 @@ def cmd_openreview(args: argparse.Namespace) -> int:
 
 def cmd_openalex(args: argparse.Namespace) -> int:
     from masrl_kb.contrib.sources import openalex
-    from masrl_kb.contrib.sources.pool import seeds
+    from masrl_kb.contrib.sources.rows import seeds
 
     def fetch() -> int:
         notes: list[str] = []
@@ -98,7 +98,7 @@ def cmd_openalex(args: argparse.Namespace) -> int:
 
 def cmd_semantic_scholar(args: argparse.Namespace) -> int:
     from masrl_kb.contrib.sources import semantic_scholar
-    from masrl_kb.contrib.sources.pool import seeds
+    from masrl_kb.contrib.sources.rows import seeds
 
     def fetch() -> int:
         pool, excluded = seeds(args.root)

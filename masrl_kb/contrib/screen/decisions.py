@@ -88,10 +88,12 @@ class Decision:
 
 @dataclass(frozen=True)
 class _Vocab:
+    """What a decision may say: exclusion reason codes, stages, --reason, inclusion rules."""
+
     reasons: tuple[str, ...]
     stages: tuple[str, ...]
     default_reason: str | None
-    rules: tuple[str, ...] = ()  # inclusion rule ids (I1..I5): an inclusion's reason
+    rules: tuple[str, ...]  # inclusion rule ids (I1..I5): an inclusion's reason
 
 
 # ---------------------------------------------------------------- reading
@@ -113,14 +115,7 @@ def candidate_of(values: Iterable[object], wanted: set[str] | None) -> str | Non
     return found[0] if found else None
 
 
-def read_decisions(
-    path: Path,
-    default_reason: str | None,
-    reasons: tuple[str, ...],
-    candidates: Iterable[str] | None = None,
-    stages: tuple[str, ...] = (),
-    rules: tuple[str, ...] = (),
-) -> list[Decision]:
+def read_decisions(path: Path, vocab: _Vocab, candidates: Iterable[str] | None) -> list[Decision]:
     """Decisions from an ASReview export (CSV with ``included``, or RIS) or a plain CSV.
 
     The extension says the format and the first line must agree; entries ASReview has not
@@ -138,7 +133,6 @@ def read_decisions(
             [f"{path.name}:1: file: unknown extension {path.suffix!r}; allowed: .csv, .ris"]
         )
     items = (_ris_items if suffix == ".ris" else _csv_items)(text, problems, wanted)
-    vocab = _Vocab(reasons, stages, default_reason, rules)
     found = [d for d in (_checked(item, vocab, wanted, problems) for item in items) if d]
     return _unique(found, problems)
 
@@ -314,7 +308,8 @@ def decide_round(
         entries = read_entries(base, rid)
         path = Path(decisions_file)
         rules = tuple(r.id for r in protocol.inclusion_rules)
-        decisions = read_decisions(path, default_reason, reasons, entries, stages, rules)
+        vocab = _Vocab(reasons, stages, default_reason, rules)
+        decisions = read_decisions(path, vocab, entries)
         _check_against_round(rnd, decisions, path.name, base)
         result = DecideResult(rnd, [], [])
         try:

@@ -144,12 +144,9 @@ def add_round(known: Known, root: Path, rid: str) -> None:
 def mark_duplicates(
     entries: Iterable[Entry], known: Known, threshold: float, within: str = ""
 ) -> None:
-    """Set ``duplicate_of`` and ``match`` on every entry ``known`` already holds.
-
-    ``within``: a label prefix; each entry not a duplicate is then added to
-    ``known``, so a later entry of the same batch with the same id or a
-    look-alike title duplicates the first.
-    """
+    """Set ``duplicate_of`` and ``match`` on every entry ``known`` already holds; with
+    ``within`` (a label prefix) each other entry joins ``known``, so later entries of the
+    batch can duplicate it."""
     for entry in entries:
         if entry.duplicate_of:
             continue

@@ -81,11 +81,9 @@ def _labels(base: Path) -> dict[str, str]:
 def _screen_batch(
     entries: list[Entry], known: Known, since: dt.date, until: dt.date, threshold: float
 ) -> tuple[list[Entry], list[Entry], int]:
-    """(new candidates, duplicates, number outside the window) of one batch.
-
-    Duplicates first (a pooled paper's new version keeps its first date), then
-    the window, then look-alikes among the batch's own entries.
-    """
+    """(new candidates, duplicates, number outside the window) of one batch: duplicates
+    first (a pooled paper's new version keeps its first date), the window, then look-alikes
+    within the batch."""
     mark_duplicates(entries, known, threshold)
     fresh = [e for e in entries if not e.duplicate_of]
     in_window = [e for e in fresh if since <= e.submitted <= until]
@@ -209,13 +207,10 @@ def import_round(
     today: dt.date | None = None,
     empty_ok: bool = False,
 ) -> RunResult:
-    """Add a batch read from an exported list to the window's round (made if new).
-
-    The whole file is read and checked first; a malformed file writes nothing. A
-    candidate whose own title and abstract match no query family takes the first
-    family the batch's ``query`` matches (the search that surfaced it), so its
-    exclusion record can name one. ``empty_ok`` records a file with no candidate.
-    """
+    """Add a batch read from an exported list to the window's round (made if new); a
+    malformed file writes nothing. A candidate matching no query family itself takes the
+    first one ``query`` matches, so its exclusion can name one. ``empty_ok``: see
+    :func:`read_candidates`."""
     base = find_root(root)
     today = today or dt.date.today()
     check_window(since, until, today, EARLIEST_IMPORT)

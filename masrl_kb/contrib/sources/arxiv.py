@@ -116,11 +116,8 @@ def endpoint(given: str | None = None) -> str:
 
 @dataclass(frozen=True)
 class Paging:
-    """How politely to page through a search (arXiv asks for one request per 3 s).
-
-    ``timeout`` is one overall deadline per request: connecting, retries and
-    every byte of the answer.
-    """
+    """How politely to page through a search (arXiv asks for one request per 3 s);
+    ``timeout`` is one overall deadline per request, retries and every byte included."""
 
     page_size: int = 100
     delay_seconds: float = 3.0

@@ -23,7 +23,7 @@ import ssl
 import time
 import zlib
 from dataclasses import dataclass
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode, urlsplit, urlunsplit
 
 DEFAULT_DELAY = 3.0  # arXiv's API terms: no more than one request every three seconds
 DEFAULT_DEADLINE = 30.0
@@ -88,9 +88,7 @@ def _connection(url: str, timeout: float) -> tuple[http.client.HTTPConnection, s
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise FetchError(f"not an http(s) URL: {url[:80]!r}")
-    path = parts.path or "/"
-    if parts.query:
-        path += f"?{parts.query}"
+    path = urlunsplit(("", "", parts.path or "/", parts.query, ""))
     if parts.scheme == "https":
         context = ssl.create_default_context()
         return http.client.HTTPSConnection(
@@ -120,10 +118,9 @@ def _read_body(
         if wire > lim.max_body:
             raise FetchError(f"the answer is larger than {lim.max_body} bytes")
         if inflate is not None:
-            # Ask for at most one byte past the limit: a bomb never gets expanded in full.
+            # At most one byte past the limit (then the check below refuses): a bomb never
+            # gets expanded in full.
             chunk = inflate.decompress(chunk, lim.max_expanded - size + 1)
-            if inflate.unconsumed_tail:
-                raise FetchError(f"the answer expands to more than {lim.max_expanded} bytes")
         size += len(chunk)
         if size > lim.max_expanded:
             raise FetchError(f"the answer expands to more than {lim.max_expanded} bytes")
@@ -199,13 +196,9 @@ def http_request(
     headers: dict[str, str] | None = None,
     body: bytes | None = None,
 ) -> bytes:
-    """The body of a 200 answer to ``method url``, within the limits.
-
-    Retries 5xx answers, 429 (waiting what its Retry-After asks, within the
-    deadline) and dropped connections, waiting at least ``limits.delay``
-    between requests; raises :class:`HttpStatusError` for other statuses and
-    :class:`FetchError` for everything else, each with a one-line reason.
-    """
+    """The body of a 200 answer to ``method url``, within the limits: 5xx, 429 and dropped
+    connections are retried (see the module); :class:`HttpStatusError` for other statuses,
+    :class:`FetchError` for everything else, each with a one-line reason."""
     lim = limits or Limits()
     dl = _Deadline(lim.deadline)
     last: FetchError | None = None

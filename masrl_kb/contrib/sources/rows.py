@@ -1,8 +1,10 @@
-"""Candidate rows and the CSV file ``masrl-kb screen import`` reads (its columns,
-:data:`COLUMNS`): ``id`` as ``screen import`` will give it, authors "Family, Given" joined by
-"; ", ``date`` the first public version. Service text is hostile: every value is cleaned and
-bounded, ids are checked as ``screen import`` checks them, formula-like cells are guarded,
-and the file is written atomically, never through a symbolic link.
+"""What the adapters share: the pool and the exclusions as seeds in, candidate rows out.
+
+Rows make the CSV file ``masrl-kb screen import`` reads (:data:`COLUMNS`): ``id`` as
+``screen import`` will give it, authors "Family, Given" joined by "; ", ``date`` the first
+public version. Service text is hostile: every value is cleaned and bounded, ids are checked
+as ``screen import`` checks them, formula-like cells are guarded, and the file is written
+atomically, never through a symbolic link.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ from masrl_kb.contrib.text import (
     clean_text,
 )
 from masrl_kb.kb.atomic import write_atomic
+from masrl_kb.kb.crossrules import arxiv_ids_of
+from masrl_kb.kb.records import read_records
 
 
 def doi_of(text: object) -> str:
@@ -165,3 +169,35 @@ def write_csv(path: Path, rows: list[Candidate]) -> None:
     if not path.parent.is_dir():
         raise SourceError(f"{path.parent}: no such folder")
     write_atomic(path, csv_text(rows), newline="")
+
+
+@dataclass(frozen=True)
+class Seed:
+    """One record as a seed for a citation or recommendation query."""
+
+    name: str  # key or id, for messages
+    arxiv_id: str
+    doi: str
+    title: str
+
+
+def _seed(data: object, id_field: str) -> Seed | None:
+    if not isinstance(data, dict):
+        return None
+    arxiv = sorted(arxiv_ids_of(data))
+    dois = (doi_of(data.get(name)) for name in ("doi", "identifier", "url"))
+    return Seed(
+        name=str(data.get(id_field, "")),
+        arxiv_id=arxiv[0] if arxiv else "",
+        doi=next((d for d in dois if d), ""),
+        title=clean_text(data.get("title"), MAX_TITLE),
+    )
+
+
+def seeds(root: str | Path | None) -> tuple[list[Seed], list[Seed]]:
+    """(pooled papers, exclusions) as seeds, in file order; unreadable records are skipped
+    (``masrl-kb validate`` reports them)."""
+    records = read_records(root)
+    papers = [s for r in records.papers if (s := _seed(r.data, "key"))]
+    excluded = [s for r in records.exclusions if (s := _seed(r.data, "id"))]
+    return papers, excluded

@@ -23,10 +23,10 @@ from masrl_kb.contrib.sources.http import (
     env_value,
     field,
 )
-from masrl_kb.contrib.sources.pool import Seed
 from masrl_kb.contrib.sources.rows import (
     Candidate,
     Fetched,
+    Seed,
     candidate,
     doi_of,
     in_window,
