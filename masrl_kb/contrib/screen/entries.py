@@ -166,15 +166,11 @@ class Entry:
         )
 
     def to_json(self) -> dict:
-        data = asdict(self)
-        data["submitted"] = self.submitted.isoformat()
-        return data
+        return asdict(self) | {"submitted": self.submitted.isoformat()}
 
     @classmethod
     def from_json(cls, data: dict) -> Entry:
-        values = dict(data)
-        values["submitted"] = dt.date.fromisoformat(values["submitted"])
-        return cls(**values)
+        return cls(**(data | {"submitted": dt.date.fromisoformat(data["submitted"])}))
 
 
 def _term_pattern(term: str) -> re.Pattern[str]:

@@ -19,6 +19,7 @@ from typing import Any
 
 from masrl_kb.contrib.screen.dedup import Known, add_round, known_records, mark_duplicates
 from masrl_kb.contrib.screen.entries import Entry, query_families, read_entries
+from masrl_kb.contrib.screen.import_files import EARLIEST as EARLIEST_IMPORT
 from masrl_kb.contrib.screen.import_files import read_candidates
 from masrl_kb.contrib.screen.ranking import ranked
 from masrl_kb.contrib.screen.round_files import old_duplicate_rows, round_files
@@ -39,7 +40,6 @@ from masrl_kb.kb.rounds import (
 from masrl_kb.kb.taxonomy import load_taxonomy
 
 MAX_QUERY = 2000
-EARLIEST_IMPORT = dt.date(1950, 1, 1)
 
 
 @dataclass
@@ -68,11 +68,6 @@ def _round_folder(base: Path, rid: str) -> Path:
         return round_dir(base, rid)
     except RoundError as err:
         raise ScreeningError(str(err)) from None
-
-
-def _labels(base: Path) -> dict[str, str]:
-    axis = load_taxonomy(base)["exclusion_source"]
-    return {v: axis.label_of(v) for v in axis.ids}
 
 
 # ---------------------------------------------------------------- one batch
@@ -131,7 +126,8 @@ def _add_batch(
     rnd = _with_batch(rnd, batch, len(merged), duplicates)
     folder = round_dir(base, rnd.id)
     kept = old_duplicate_rows(folder) if old is not None else []
-    files = round_files(rnd, merged, duplicates, _labels(base), kept)
+    axis = load_taxonomy(base)["exclusion_source"]
+    files = round_files(rnd, merged, duplicates, {v: axis.label_of(v) for v in axis.ids}, kept)
     write_round_folder(folder, files, replace=old is not None)
     return RunResult(rnd, folder, merged, duplicates)
 

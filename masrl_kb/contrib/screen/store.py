@@ -17,6 +17,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from masrl_kb.contrib.sources.http import env_seconds
 from masrl_kb.kb.atomic import write_atomic
 from masrl_kb.kb.rounds import SCREENING_DIR, RoundError, round_dir, screening_root
 
@@ -30,14 +31,6 @@ class ScreeningError(ValueError):
 
 class StoreError(ScreeningError):
     """A round folder cannot be read or written safely."""
-
-
-def _lock_wait() -> float:
-    text = os.environ.get(ENV_LOCK_WAIT, "")
-    try:
-        return min(max(float(text), 0.0), 3600.0) if text else DEFAULT_LOCK_WAIT
-    except ValueError:
-        raise StoreError(f"{ENV_LOCK_WAIT} must be a number of seconds") from None
 
 
 @contextlib.contextmanager
@@ -54,7 +47,7 @@ def round_lock(root: Path, rid: str) -> Iterator[None]:
     except OSError as err:
         raise StoreError(f"{SCREENING_DIR}/.{rid}.lock: cannot open ({err.strerror})") from None
     try:
-        end = time.monotonic() + _lock_wait()
+        end = time.monotonic() + env_seconds(ENV_LOCK_WAIT, DEFAULT_LOCK_WAIT, StoreError)
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

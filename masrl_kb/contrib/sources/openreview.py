@@ -88,10 +88,6 @@ def keyword_pattern(keywords: list[str]) -> re.Pattern[str]:
     return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
 
 
-def _matches(row: Candidate, pattern: re.Pattern[str]) -> bool:
-    return pattern.search(f"{row.title} {row.abstract}") is not None
-
-
 def fetch(
     venue: str,
     keywords: list[str],
@@ -119,7 +115,8 @@ def fetch(
         except ShapeError as err:
             raise SourceError(f"openreview: unexpected answer: {err}") from None
         seen += len(notes)
-        rows.extend(r for r in found if r and _matches(r, pattern) and in_window(r, since, until))
+        hits = [r for r in found if r and pattern.search(f"{r.title} {r.abstract}")]
+        rows.extend(r for r in hits if in_window(r, since, until))
         if len(notes) < page_size:
             break
     else:
