@@ -25,11 +25,6 @@ import zlib
 from dataclasses import dataclass
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
-DEFAULT_DELAY = 3.0  # arXiv's API terms: no more than one request every three seconds
-DEFAULT_DEADLINE = 30.0
-ATTEMPTS = 3
-MAX_BODY_BYTES = 1 << 20
-MAX_EXPANDED_BYTES = 4 << 20
 _CHUNK = 1 << 14
 USER_AGENT = "masrl-kb (https://github.com/; a curated paper list)"
 
@@ -50,11 +45,11 @@ class HttpStatusError(FetchError):
 class Limits:
     """How long and how much one fetch may take."""
 
-    deadline: float = DEFAULT_DEADLINE
-    delay: float = DEFAULT_DELAY
-    attempts: int = ATTEMPTS
-    max_body: int = MAX_BODY_BYTES
-    max_expanded: int = MAX_EXPANDED_BYTES
+    deadline: float = 30.0
+    delay: float = 3.0  # arXiv's API terms: no more than one request every three seconds
+    attempts: int = 3
+    max_body: int = 1 << 20
+    max_expanded: int = 4 << 20
 
 
 def env_seconds(name: str, default: float, error: type[Exception] = FetchError) -> float:
@@ -233,11 +228,7 @@ def _os_reason(err: Exception) -> str:
 
 ENV_DEADLINE = "MASRL_KB_SOURCES_DEADLINE"
 ENV_DELAY = "MASRL_KB_SOURCES_DELAY"
-SOURCES_DEADLINE = 60.0
-SOURCES_MAX_BODY = 8 << 20  # one page of 100-500 records with abstracts is well under this
-SOURCES_MAX_EXPANDED = 32 << 20
 MAX_DEPTH = 64
-SOURCES_ATTEMPTS = 4
 SOURCES_USER_AGENT = "masrl-kb (living-review screening of scholarly indexes)"
 
 
@@ -284,11 +275,11 @@ class Client:
             raise SourceError(f"{service.env_url}={self.base[:80]!r} is not an http(s) URL")
         self.delay = env_seconds(ENV_DELAY, service.delay, SourceError)
         self.limits = Limits(
-            deadline=env_seconds(ENV_DEADLINE, SOURCES_DEADLINE, SourceError),
+            deadline=env_seconds(ENV_DEADLINE, 60.0, SourceError),
             delay=self.delay,
-            attempts=SOURCES_ATTEMPTS,
-            max_body=SOURCES_MAX_BODY,
-            max_expanded=SOURCES_MAX_EXPANDED,
+            attempts=4,
+            max_body=8 << 20,  # one page of 100-500 records with abstracts is well under this
+            max_expanded=32 << 20,
         )
         self._next = 0.0
 
