@@ -99,7 +99,7 @@ class _Vocab:
 # ---------------------------------------------------------------- reading
 
 
-def candidate_of(values: Iterable[object], wanted: set[str] | None) -> str | None:
+def candidate_of(values: Iterable[object], wanted: set[str]) -> str | None:
     """The candidate id among cell values: an id as written, or an arXiv id, DOI or
     OpenReview id in an id or URL; the first that is a candidate wins."""
     found: list[str] = []
@@ -110,12 +110,10 @@ def candidate_of(values: Iterable[object], wanted: set[str] | None) -> str | Non
             typed = [("", parse_arxiv), ("doi:", parse_doi)]
             typed += [("openreview:", parse_openreview)] if "openreview" in part.lower() else []
             found += [prefix + got for prefix, parse in typed if (got := or_empty(parse, part))]
-    if wanted is not None:
-        return next((f for f in found if f in wanted), found[0] if found else None)
-    return found[0] if found else None
+    return next((f for f in found if f in wanted), found[0] if found else None)
 
 
-def read_decisions(path: Path, vocab: _Vocab, candidates: Iterable[str] | None) -> list[Decision]:
+def read_decisions(path: Path, vocab: _Vocab, candidates: Iterable[str]) -> list[Decision]:
     """Decisions from an ASReview export (CSV with ``included``, or RIS) or a plain CSV.
 
     The extension says the format and the first line must agree; entries ASReview has not
@@ -127,7 +125,7 @@ def read_decisions(path: Path, vocab: _Vocab, candidates: Iterable[str] | None) 
     except ImportFileError:
         raise DecisionFileError(problems.lines) from None
     suffix = path.suffix.lower()
-    wanted = None if candidates is None else set(candidates)
+    wanted = set(candidates)
     if suffix not in (".ris", ".csv"):
         raise DecisionFileError(
             [f"{path.name}:1: file: unknown extension {path.suffix!r}; allowed: .csv, .ris"]
@@ -156,9 +154,9 @@ def _reason_problem(item: Decision, vocab: _Vocab) -> str | None:
     return None
 
 
-def _problem(item: Decision, vocab: _Vocab, wanted: set[str] | None) -> tuple[str, str] | None:
+def _problem(item: Decision, vocab: _Vocab, wanted: set[str]) -> tuple[str, str] | None:
     """(field, message) of what is wrong with one decision, else None."""
-    if wanted is not None and item.id not in wanted:
+    if item.id not in wanted:
         return "id", f"{item.id} is not a candidate of this round"
     reason = _reason_problem(item, vocab)
     if reason:
@@ -175,7 +173,7 @@ def _problem(item: Decision, vocab: _Vocab, wanted: set[str] | None) -> tuple[st
 
 
 def _checked(
-    item: Decision, vocab: _Vocab, wanted: set[str] | None, problems: Problems
+    item: Decision, vocab: _Vocab, wanted: set[str], problems: Problems
 ) -> Decision | None:
     if item.decision == "exclude":
         item = replace(item, reason=item.reason or vocab.default_reason)
@@ -222,7 +220,7 @@ def _csv_items(text: str, problems: Problems, wanted) -> Iterator[Decision]:
     rows = csv_rows(text, problems, header_ok)
     for line, row in rows if not problems.lines else []:
         cid = candidate_of([row.get(c) for c in _ID_COLUMNS], wanted)
-        if cid is None and row.get("title") and wanted is not None:
+        if cid is None and row.get("title"):
             cid = title_id(row["title"]) if title_id(row["title"]) in wanted else None
         if cid is None:
             problems.add(

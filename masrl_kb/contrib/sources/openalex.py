@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterator
 
 from masrl_kb.contrib.sources.arxiv import arxiv_in
 from masrl_kb.contrib.sources.http import (
@@ -129,30 +128,27 @@ def work_row(work: object, where: str) -> Candidate | None:
     )
 
 
-def _pages(client: Client, params: dict[str, object]) -> Iterator[list[Candidate | None]]:
-    cursor, seen = "*", set()
+def _collect(client: Client, params: dict[str, object], since, until) -> tuple[list, int]:
+    """The rows of every page dated in the window (the server's filter is not trusted), and
+    the number of works read."""
+    cursor, cursors, rows, seen = "*", set(), [], 0
     for _ in range(MAX_PAGES):
         answer = client.get_json("/works", {**params, "cursor": cursor})
         try:
             results = field(answer, "results", list, "answer")
             meta = field(answer, "meta", dict, "answer")
             cursor = field(meta, "next_cursor", str, "answer.meta", optional=True)
-            yield [work_row(w, f"answer.results[{i}]") for i, w in enumerate(results)]
+            page = [work_row(w, f"answer.results[{i}]") for i, w in enumerate(results)]
         except ShapeError as err:
             raise SourceError(f"openalex: unexpected answer: {err}") from None
+        seen += len(page)
+        rows += [r for r in page if r and in_window(r, since, until)]
         if not cursor or not results:
-            return
-        if cursor in seen or len(cursor) > 2000:
+            return rows, seen
+        if cursor in cursors or len(cursor) > 2000:
             raise SourceError("openalex: the answer's meta.next_cursor repeats or is too long")
-        seen.add(cursor)
+        cursors.add(cursor)
     raise SourceError(f"openalex: more than {MAX_PAGES} pages; narrow the query or window")
-
-
-def _collect(client: Client, params: dict[str, object], since, until) -> tuple[list, int]:
-    """The rows of every page dated in the window (the server's filter is not trusted)."""
-    pages = list(_pages(client, params))
-    rows = [r for page in pages for r in page if r and in_window(r, since, until)]
-    return rows, sum(map(len, pages))
 
 
 def _window(since: dt.date, until: dt.date) -> str:

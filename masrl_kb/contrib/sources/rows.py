@@ -134,29 +134,23 @@ def in_window(row: Candidate, since: dt.date | None, until: dt.date | None) -> b
     """Whether the row's date lies in [since, until]; an undated row only without a window."""
     if since is None and until is None:
         return True
-    if row.date is None:
-        return False
-    return (since is None or row.date >= since) and (until is None or row.date <= until)
+    day = row.date
+    return day is not None and (since is None or day >= since) and (until is None or day <= until)
 
 
 def unique(rows: Iterable[Candidate]) -> list[Candidate]:
     """Rows without repeats (same id, or same title when there is no id), by date then id."""
-    seen: set[str] = set()
-    out = []
+    first: dict[str, Candidate] = {}
     for row in rows:
-        key = row.id or f"title:{row.title.casefold()}"
-        if key not in seen:
-            seen.add(key)
-            out.append(row)
-    return sorted(out, key=lambda r: (r.date or dt.date.min, r.id, r.title))
+        first.setdefault(row.id or f"title:{row.title.casefold()}", row)
+    return sorted(first.values(), key=lambda r: (r.date or dt.date.min, r.id, r.title))
 
 
 def csv_text(rows: list[Candidate]) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(COLUMNS)
-    for row in rows:
-        writer.writerow(row.cells())
+    writer.writerows(row.cells() for row in rows)
     return buf.getvalue()
 
 
