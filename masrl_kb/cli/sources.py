@@ -50,7 +50,7 @@ def _guarded(fetch: Callable[[argparse.Namespace], int]) -> Callable[[argparse.N
 
     @functools.wraps(fetch)
     def handler(args: argparse.Namespace) -> int:
-        from masrl_kb.contrib.sources.transport import SourceError
+        from masrl_kb.contrib.sources.http import SourceError
 
         try:
             return fetch(args)
@@ -74,7 +74,7 @@ def cmd_openreview(args: argparse.Namespace) -> int:
 @_guarded
 def cmd_openalex(args: argparse.Namespace) -> int:
     from masrl_kb.contrib.sources import openalex
-    from masrl_kb.contrib.sources.pool import seeds
+    from masrl_kb.contrib.sources.rows import seeds
 
     notes: list[str] = []
     if not openalex.auth_params().get("api_key"):
@@ -92,7 +92,7 @@ def cmd_openalex(args: argparse.Namespace) -> int:
 @_guarded
 def cmd_semantic_scholar(args: argparse.Namespace) -> int:
     from masrl_kb.contrib.sources import semantic_scholar
-    from masrl_kb.contrib.sources.pool import seeds
+    from masrl_kb.contrib.sources.rows import seeds
 
     pool, excluded = seeds(args.root)
     got = semantic_scholar.recommend(pool, excluded, args.since, args.until)

@@ -1,29 +1,20 @@
 """``masrl-kb screen decide``: a round's screening decisions become records.
 
-The decisions file is an ASReview LAB export (CSV with an ``included``
-column, or RIS with ``ASReview_relevant``/``_irrelevant`` notes) or a plain
-CSV with the columns ``id,decision`` and optionally ``reason``, ``note``,
-``key`` and ``stage``:
+The decisions file is an ASReview LAB export (CSV with an ``included`` column, or RIS with
+``ASReview_relevant``/``_irrelevant`` notes) or a plain CSV with the columns ``id``
+(a candidate id of ``candidates.csv``, or an arXiv/DOI/OpenReview URL), ``decision``
+(include or exclude) and optionally ``reason`` (an exclusion reason code, or the inclusion
+rule I1..I5 an inclusion meets), ``note`` (the record's note), ``key`` (an inclusion's paper
+key) and ``stage`` (the exclusion's screening stage, default ``--stage``).
 
-- ``id``: the candidate id of ``candidates.csv`` (an arXiv id, ``doi:...``,
-  ``openreview:...`` or ``title:...``); an arXiv/DOI/OpenReview URL works too;
-- ``decision``: include or exclude; ``reason``: an exclusion reason code, or for
-  an inclusion the protocol's inclusion rule it meets (I1..I5);
-- ``note``: the exclusion record's note (or the paper record's notes), in the
-  curator's words; ``key``: the paper record key for an inclusion;
-  ``stage``: the exclusion's screening stage (default ``--stage``).
-
-An inclusion writes ``papers/<key>.yaml`` (facts filled in, ``added:`` the
-decision day, judgement fields TODO), an exclusion the next
-``exclusions/E<nnn>.yaml``. The round's lock is held throughout, so two runs
-at once serialise; running the same file twice changes nothing.
+An inclusion writes ``papers/<key>.yaml`` (facts filled in, judgement fields TODO), an
+exclusion the next ``exclusions/E<nnn>.yaml``. The round's lock is held throughout; running
+the same file twice changes nothing.
 """
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
-import io
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -37,19 +28,24 @@ from masrl_kb.contrib.arxiv_import import (
     add_paper,
     exclude_record,
 )
-from masrl_kb.contrib.export.csv_io import unguard_cell
 from masrl_kb.contrib.screen.entries import (
     Entry,
-    EntryError,
+    or_empty,
+    parse_arxiv,
     parse_doi,
     parse_openreview,
     read_entries,
     title_id,
 )
-from masrl_kb.contrib.screen.import_files import ImportFileError, load_text, split_ris
+from masrl_kb.contrib.screen.import_files import (
+    ImportFileError,
+    Problems,
+    csv_rows,
+    read_text,
+    ris_refs,
+)
 from masrl_kb.contrib.screen.round_files import round_yaml
 from masrl_kb.contrib.screen.store import ScreeningError, replace_file, round_lock
-from masrl_kb.contrib.sources.arxiv import arxiv_or_none
 from masrl_kb.contrib.text import clean_text
 from masrl_kb.kb.fields import KEY_PATTERN
 from masrl_kb.kb.paths import find_root
@@ -92,75 +88,51 @@ class Decision:
 
 @dataclass(frozen=True)
 class _Vocab:
+    """What a decision may say: exclusion reason codes, stages, --reason, inclusion rules."""
+
     reasons: tuple[str, ...]
     stages: tuple[str, ...]
     default_reason: str | None
-    rules: tuple[str, ...] = ()  # inclusion rule ids (I1..I5): an inclusion's reason
+    rules: tuple[str, ...]  # inclusion rule ids (I1..I5): an inclusion's reason
 
 
 # ---------------------------------------------------------------- reading
 
 
-def _unguard(text: str) -> str:
-    return unguard_cell(text.strip())
-
-
-def candidate_of(values: Iterable[object], wanted: set[str] | None) -> str | None:
+def candidate_of(values: Iterable[object], wanted: set[str]) -> str | None:
     """The candidate id among cell values: an id as written, or an arXiv id, DOI or
     OpenReview id in an id or URL; the first that is a candidate wins."""
     found: list[str] = []
     for value in values:
-        if not isinstance(value, str) or not value.strip():
-            continue
-        text = _unguard(value)
-        for part in [text, *re.findall(r"[^\s'\"\[\],]+", text)]:
+        text = value.strip() if isinstance(value, str) else ""
+        for part in [text, *re.findall(r"[^\s'\"\[\],]+", text)] if text else []:
             found += [part] if part.startswith(("doi:", "openreview:", "title:")) else []
-            found += [a for a in [arxiv_or_none(part)] if a]
-            for parse, prefix in ((parse_doi, "doi:"), (parse_openreview, "openreview:")):
-                if parse is parse_openreview and "openreview" not in part.lower():
-                    continue
-                try:
-                    found.append(prefix + parse(part))
-                except EntryError:
-                    pass
-    if wanted is not None:
-        return next((f for f in found if f in wanted), found[0] if found else None)
-    return found[0] if found else None
+            typed = [("", parse_arxiv), ("doi:", parse_doi)]
+            typed += [("openreview:", parse_openreview)] if "openreview" in part.lower() else []
+            found += [prefix + got for prefix, parse in typed if (got := or_empty(parse, part))]
+    return next((f for f in found if f in wanted), found[0] if found else None)
 
 
-def read_decisions(
-    path: Path,
-    default_reason: str | None,
-    reasons: tuple[str, ...],
-    candidates: Iterable[str] | None = None,
-    stages: tuple[str, ...] = (),
-    rules: tuple[str, ...] = (),
-) -> list[Decision]:
+def read_decisions(path: Path, vocab: _Vocab, candidates: Iterable[str]) -> list[Decision]:
     """Decisions from an ASReview export (CSV with ``included``, or RIS) or a plain CSV.
 
-    The extension says the format and the first line must agree. Entries
-    ASReview has not labelled are skipped. Every problem is collected and
-    raised at once as :class:`DecisionFileError`.
+    The extension says the format and the first line must agree; entries ASReview has not
+    labelled are skipped; every problem is raised at once as :class:`DecisionFileError`.
     """
-    name = path.name
+    problems = Problems(path.name)
     try:
-        text = load_text(path, MAX_DECISION_BYTES)
-    except ImportFileError as err:
-        raise DecisionFileError([p.replace(str(path), name, 1) for p in err.problems]) from None
+        text = read_text(path, problems, MAX_DECISION_BYTES)
+    except ImportFileError:
+        raise DecisionFileError(problems.lines) from None
     suffix = path.suffix.lower()
-    problems: list[str] = []
-    wanted = None if candidates is None else set(candidates)
-    if suffix == ".ris":
-        items = _ris_items(text, name, problems, wanted)
-    elif suffix == ".csv":
-        items = _csv_items(text, name, problems, wanted)
-    else:
+    wanted = set(candidates)
+    if suffix not in (".ris", ".csv"):
         raise DecisionFileError(
-            [f"{name}:1: file: unknown extension {path.suffix!r}; allowed: .csv, .ris"]
+            [f"{path.name}:1: file: unknown extension {path.suffix!r}; allowed: .csv, .ris"]
         )
-    vocab = _Vocab(reasons, stages, default_reason, rules)
-    found = [d for d in (_checked(item, name, vocab, wanted, problems) for item in items) if d]
-    return _unique(found, name, problems)
+    items = (_ris_items if suffix == ".ris" else _csv_items)(text, problems, wanted)
+    found = [d for d in (_checked(item, vocab, wanted, problems) for item in items) if d]
+    return _unique(found, problems)
 
 
 def _reason_problem(item: Decision, vocab: _Vocab) -> str | None:
@@ -168,158 +140,122 @@ def _reason_problem(item: Decision, vocab: _Vocab) -> str | None:
     if item.decision == "exclude":
         if not item.reason:
             return (
-                "reason: an exclusion needs a reason code (a reason column or --reason); "
+                "an exclusion needs a reason code (a reason column or --reason); "
                 f"allowed: {allowed}"
             )
         if item.reason not in vocab.reasons:
-            return f"reason: unknown code {item.reason!r}; allowed: {allowed}"
+            return f"unknown code {item.reason!r}; allowed: {allowed}"
     elif item.reason and item.reason not in vocab.rules:
         rules = ", ".join(vocab.rules) or "none in protocol.yaml"
         return (
-            "reason: an inclusion's reason is the inclusion rule it meets; "
+            "an inclusion's reason is the inclusion rule it meets; "
             f"{item.reason[:60]!r} is not one; allowed: {rules}"
         )
     return None
 
 
-def _problem(item: Decision, vocab: _Vocab, wanted: set[str] | None) -> str | None:
-    """``field: message`` of what is wrong with one decision, else None."""
-    if wanted is not None and item.id not in wanted:
-        return f"id: {item.id} is not a candidate of this round"
+def _problem(item: Decision, vocab: _Vocab, wanted: set[str]) -> tuple[str, str] | None:
+    """(field, message) of what is wrong with one decision, else None."""
+    if item.id not in wanted:
+        return "id", f"{item.id} is not a candidate of this round"
     reason = _reason_problem(item, vocab)
     if reason:
-        return reason
+        return "reason", reason
     if item.stage and vocab.stages and item.stage not in vocab.stages:
-        return f"stage: unknown value {item.stage[:60]!r}; allowed: {', '.join(vocab.stages)}"
+        return "stage", f"unknown value {item.stage[:60]!r}; allowed: {', '.join(vocab.stages)}"
     if item.key and item.decision != "include":
-        return "key: only an inclusion names a paper key"
+        return "key", "only an inclusion names a paper key"
     if item.key and not _KEY.match(item.key):
-        return f"key: {item.key[:60]!r} does not match {KEY_PATTERN}"
+        return "key", f"{item.key[:60]!r} does not match {KEY_PATTERN}"
     if clean_text(item.note, MAX_NOTE) != " ".join(item.note.split()):
-        return f"note: holds control characters or is longer than {MAX_NOTE}"
+        return "note", f"holds control characters or is longer than {MAX_NOTE}"
     return None
 
 
 def _checked(
-    item: Decision, name: str, vocab: _Vocab, wanted: set[str] | None, problems: list[str]
+    item: Decision, vocab: _Vocab, wanted: set[str], problems: Problems
 ) -> Decision | None:
     if item.decision == "exclude":
         item = replace(item, reason=item.reason or vocab.default_reason)
     problem = _problem(item, vocab, wanted)
     if problem:
-        problems.append(f"{name}:{item.line}: {problem}")
+        problems.add(item.line, *problem)
         return None
     return replace(item, reason=item.reason or None, note=" ".join(item.note.split()))
 
 
-def _unique(found: list[Decision], name: str, problems: list[str]) -> list[Decision]:
+def _unique(found: list[Decision], problems: Problems) -> list[Decision]:
     seen: dict[str, Decision] = {}
     keys: dict[str, Decision] = {}
     for d in found:
         first = seen.setdefault(d.id, d)
         if first is not d and first != d:
-            problems.append(f"{name}:{d.line}: id: {d.id} decided differently on line {first.line}")
+            problems.add(d.line, "id", f"{d.id} decided differently on line {first.line}")
         other = keys.setdefault(d.key, d) if d.key else d
         if other is not d and other.id != d.id:
-            problems.append(f"{name}:{d.line}: key: {d.key} is also given on line {other.line}")
-    if problems:
-        raise DecisionFileError(problems)
+            problems.add(d.line, "key", f"{d.key} is also given on line {other.line}")
+    if problems.lines:
+        raise DecisionFileError(problems.lines)
     return list(seen.values())
 
 
-def _csv_rows(text: str, name: str, problems: list[str]) -> tuple[list[str], list]:
-    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
-    rows = []
-    try:
-        header = [(h or "").strip().lower() for h in reader.fieldnames or []]
-        for row in reader:
-            if None in row or None in row.values():
-                problems.append(
-                    f"{name}:{reader.line_num}: row: the number of cells differs from the header"
-                )
-                continue
-            clean = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()}
-            rows.append((reader.line_num, clean))
-    except csv.Error as err:
-        # the reader counts a line once it has parsed it: the faulty one is the next
-        problems.append(f"{name}:{reader.line_num + 1}: csv: {str(err)[:200]}")
-    return header, rows
-
-
-def _csv_items(text: str, name: str, problems: list[str], wanted) -> Iterator[Decision]:
+def _csv_items(text: str, problems: Problems, wanted) -> Iterator[Decision]:
     if text.lstrip().startswith("TY  -"):
-        problems.append(f"{name}:1: header: this .csv file holds RIS; name it .ris")
+        problems.add(1, "header", "this .csv file holds RIS; name it .ris")
         return
-    header, rows = _csv_rows(text, name, problems)
-    if problems:
-        return
-    if "included" in header:
-        kind = "asreview"
-    elif {"id", "decision"} <= set(header):
-        kind = "plain"
-    else:
-        problems.append(
-            f"{name}:1: header: expected an ASReview export (an 'included' column) or the "
-            "columns id,decision[,reason,note,key,stage]; "
-            f"got {','.join(header)[:300] or 'nothing'}"
+    kinds: list[str] = []
+
+    def header_ok(header: list[str], line: int) -> bool:
+        if "included" in header or {"id", "decision"} <= set(header):
+            kinds.append("asreview" if "included" in header else "plain")
+            return True
+        problems.add(
+            line,
+            "header",
+            "expected an ASReview export (an 'included' column) or the columns "
+            f"id,decision[,reason,note,key,stage]; got {','.join(header)[:300] or 'nothing'}",
         )
-        return
-    for line, row in rows:
+        return False
+
+    rows = csv_rows(text, problems, header_ok)
+    for line, row in rows if not problems.lines else []:
         cid = candidate_of([row.get(c) for c in _ID_COLUMNS], wanted)
-        if cid is None and row.get("title") and wanted is not None:
+        if cid is None and row.get("title"):
             cid = title_id(row["title"]) if title_id(row["title"]) in wanted else None
         if cid is None:
-            problems.append(
-                f"{name}:{line}: id: no candidate id (arXiv id, doi:, openreview: or title:) "
-                f"in columns {', '.join(_ID_COLUMNS)}"
+            problems.add(
+                line,
+                "id",
+                "no candidate id (arXiv id, doi:, openreview: or title:) "
+                f"in columns {', '.join(_ID_COLUMNS)}",
             )
             continue
-        decision = _csv_decision(kind, row, name, line, problems)
+        decision = _csv_decision(kinds[0], row, line, problems)
         if decision is not None:
-            yield Decision(
-                cid,
-                decision,
-                _unguard(row.get("reason", "")) or None,
-                line,
-                _unguard(row.get("note", "")),
-                _unguard(row.get("key", "")),
-                _unguard(row.get("stage", "")),
-            )
+            values = (row.get(c, "") for c in ("note", "key", "stage"))
+            yield Decision(cid, decision, row.get("reason") or None, line, *values)
 
 
-def _csv_decision(kind: str, row: dict, name: str, line: int, problems: list[str]) -> str | None:
+def _csv_decision(kind: str, row: dict, line: int, problems: Problems) -> str | None:
     if kind == "asreview":
         value = row.get("included", "")
         decision = {"1": "include", "1.0": "include", "0": "exclude", "0.0": "exclude"}.get(
             value, "?" if value else None
         )
         if decision == "?":
-            problems.append(f"{name}:{line}: included: {value[:40]!r}; allowed: 1, 0 or empty")
+            problems.add(line, "included", f"{value[:40]!r}; allowed: 1, 0 or empty")
             return None
         return decision  # None: not labelled yet
     decision = row.get("decision", "").lower()
     if decision not in ("include", "exclude"):
         given = row.get("decision", "")[:40]
-        problems.append(f"{name}:{line}: decision: {given!r}; allowed: include, exclude")
+        problems.add(line, "decision", f"{given!r}; allowed: include, exclude")
         return None
     return decision
 
 
-def _ris_items(text: str, name: str, problems: list[str], wanted) -> Iterator[Decision]:
-    import rispy
-
-    try:
-        records = split_ris(text, name)
-    except ImportFileError as err:
-        problems.extend(err.problems)
-        return
-    for line, record in records:
-        try:
-            refs = rispy.loads(record)
-        except Exception as err:  # noqa: BLE001 - rispy raises plain exceptions on bad records
-            problems.append(f"{name}:{line}: ris: cannot read the record ({str(err)[:120]})")
-            continue
-        ref = refs[0] if refs else {}
+def _ris_items(text: str, problems: Problems, wanted) -> Iterator[Decision]:
+    for line, ref in ris_refs(text, problems):
         notes = [str(n).strip().lower() for n in ref.get("notes", []) or []]
         labels = [_ASREVIEW_LABELS[n] for n in notes if n in _ASREVIEW_LABELS]
         if not labels or labels[0] is None:
@@ -329,7 +265,7 @@ def _ris_items(text: str, name: str, problems: list[str], wanted) -> Iterator[De
             wanted,
         )
         if cid is None:
-            problems.append(f"{name}:{line}: id: no candidate id in ID, DO, UR or JO")
+            problems.add(line, "id", "no candidate id in ID, DO, UR or JO")
             continue
         reason = next((n.split(":", 1)[1].strip() for n in notes if n.startswith("reason:")), None)
         yield Decision(cid, labels[0], reason, line)
@@ -370,7 +306,8 @@ def decide_round(
         entries = read_entries(base, rid)
         path = Path(decisions_file)
         rules = tuple(r.id for r in protocol.inclusion_rules)
-        decisions = read_decisions(path, default_reason, reasons, entries, stages, rules)
+        vocab = _Vocab(reasons, stages, default_reason, rules)
+        decisions = read_decisions(path, vocab, entries)
         _check_against_round(rnd, decisions, path.name, base)
         result = DecideResult(rnd, [], [])
         try:
@@ -433,20 +370,15 @@ def _apply(
     except AlreadyRecorded as err:
         result.already.append(d.id)
         record = err.matches[0].split(":", 1)[1].strip().split(":")[0]
-        rnd.decided[d.id] = {
-            "decision": d.decision,
-            "reason": d.reason,
-            "record": record,
-            "source": entry.source,
-        }
-        return
     except ArxivImportError as err:
         raise ScreeningError(f"{d.id}: {err}") from None
-    result.written.append(done.path)
+    else:
+        result.written.append(done.path)
+        record = done.path.relative_to(base).as_posix()
     rnd.decided[d.id] = {
         "decision": d.decision,
         "reason": d.reason,
-        "record": done.path.relative_to(base).as_posix(),
+        "record": record,
         "source": entry.source,
     }
 

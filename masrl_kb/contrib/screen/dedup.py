@@ -1,17 +1,12 @@
 """Duplicates of a screening round: what the knowledge base already holds.
 
-An entry duplicates a record, an earlier round's candidate or an earlier
-entry of its own batch when it has the same arXiv id (any version), DOI or
-OpenReview id, or a look-alike title: both titles normalised, then a
-rapidfuzz ratio of at least the protocol's ``deduplication.title_similarity``.
-
-Look-alikes are found near-linearly: titles are grouped into blocks by their
-first two words, their last two words and their two longest words, and an
-entry is compared only with the titles of the blocks it falls in. Two titles
-that reach the threshold (92 by default) differ in a few characters, so they
-share at least one of those keys unless the edits touch both ends and the
-longest words at once; comparing every title with every other took minutes at
-40,000 entries (bench/bench_screening.py measures it).
+An entry duplicates a record, an earlier round's candidate or an earlier entry of its batch
+when it has the same arXiv id (any version), DOI or OpenReview id, or a look-alike title (a
+rapidfuzz ratio of the normalised titles of at least ``deduplication.title_similarity``).
+Titles are blocked by their first two, last two and two longest words, and an entry is
+compared only within its blocks: titles that close differ in a few characters, so they share
+a block unless the edits touch both ends and the longest words at once. Comparing every pair
+took minutes at 40,000 entries (bench/bench_screening.py measures it).
 """
 
 from __future__ import annotations
@@ -25,7 +20,7 @@ from urllib.parse import urlsplit
 from masrl_kb.contrib.screen.entries import (
     CANDIDATES_CSV,
     Entry,
-    EntryError,
+    or_empty,
     parse_doi,
     parse_openreview,
     read_entries,
@@ -120,17 +115,12 @@ def record_ids(data: dict) -> list[str]:
         if not isinstance(text, str):
             continue
         found = _DOI_IN_TEXT.search(text.strip())
-        if found:
-            try:
-                ids.append(f"doi:{parse_doi(found.group(1))}")
-            except EntryError:
-                pass
+        doi = or_empty(parse_doi, found.group(1)) if found else ""
         host = urlsplit(text.strip()).netloc.lower().removeprefix("www.")
-        if host == "openreview.net" or text.lower().startswith("openreview:"):
-            try:
-                ids.append(f"openreview:{parse_openreview(text)}")
-            except EntryError:
-                pass
+        is_openreview = host == "openreview.net" or text.lower().startswith("openreview:")
+        openreview = or_empty(parse_openreview, text) if is_openreview else ""
+        ids += [f"doi:{doi}"] if doi else []
+        ids += [f"openreview:{openreview}"] if openreview else []
     return ids
 
 
@@ -154,12 +144,9 @@ def add_round(known: Known, root: Path, rid: str) -> None:
 def mark_duplicates(
     entries: Iterable[Entry], known: Known, threshold: float, within: str = ""
 ) -> None:
-    """Set ``duplicate_of`` and ``match`` on every entry ``known`` already holds.
-
-    ``within``: a label prefix; each entry not a duplicate is then added to
-    ``known``, so a later entry of the same batch with the same id or a
-    look-alike title duplicates the first.
-    """
+    """Set ``duplicate_of`` and ``match`` on every entry ``known`` already holds; with
+    ``within`` (a label prefix) each other entry joins ``known``, so later entries of the
+    batch can duplicate it."""
     for entry in entries:
         if entry.duplicate_of:
             continue

@@ -1,11 +1,9 @@
 """Screening candidates: one sanitised entry per paper a source found, and its id.
 
-An entry comes from the arXiv API (``screen run``) or an imported file
-(``screen import``). Its candidate id is the bare arXiv id when it has one
-(so rounds written before imports existed keep their keys), else
-``doi:<DOI>``, else ``openreview:<forum id>``, else ``title:<hash>`` of the
-normalised title. The id names the entry in ``round.yaml``, ``entries.json``,
-``candidates.csv``/``.ris`` and decision files.
+An entry comes from the arXiv API (``screen run``) or an imported file (``screen import``).
+Its id, which names it in every file of the round, is the bare arXiv id (as in rounds
+written before imports existed), else ``doi:<DOI>``, else ``openreview:<forum id>``, else
+``title:<hash>`` of the normalised title.
 """
 
 from __future__ import annotations
@@ -15,12 +13,13 @@ import hashlib
 import json
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from masrl_kb.contrib.screen.store import StoreError
-from masrl_kb.contrib.sources.arxiv import ArxivPaper
+from masrl_kb.contrib.sources.arxiv import ArxivPaper, arxiv_or_none
 from masrl_kb.contrib.text import MAX_AUTHORS
 from masrl_kb.kb.crossrules import normalise_title
 from masrl_kb.kb.protocol import QueryFamily
@@ -69,6 +68,22 @@ def parse_doi(text: str) -> str:
     return doi
 
 
+def parse_arxiv(text: str) -> str:
+    """A bare arXiv id from an id or arxiv.org URL; :class:`EntryError` otherwise."""
+    found = arxiv_or_none(text)
+    if found is None:
+        raise EntryError(f"malformed arXiv id {text.strip()[:80]!r}: expected e.g. 2505.19591")
+    return found
+
+
+def or_empty(parse: Callable[[str], str], value: object) -> str:
+    """``parse(value)``, or "" when ``value`` is not text or ``parse`` refuses it."""
+    try:
+        return parse(value) if isinstance(value, str) and value else ""
+    except EntryError:
+        return ""
+
+
 def parse_openreview(text: str) -> str:
     """An OpenReview forum id from an id, ``openreview:`` id or openreview.net URL."""
     raw = text.strip()
@@ -107,29 +122,25 @@ class Entry:
     def id(self) -> str:
         return known_id(self.arxiv_id, self.doi, self.openreview_id) or title_id(self.title)
 
+    def _first_id(self, forms: tuple[str, str, str]) -> str:
+        """The first id the entry has (arXiv, DOI, OpenReview) written in its form."""
+        ids = (self.arxiv_id, self.doi, self.openreview_id)
+        return next((form.format(i) for form, i in zip(forms, ids, strict=True) if i), "")
+
     @property
     def link(self) -> str:
         """The record's http(s) address: the source's URL, else one made from an id."""
-        if self.url:
-            return self.url
-        if self.arxiv_id:
-            return f"https://arxiv.org/abs/{self.arxiv_id}"
-        if self.doi:
-            return f"https://doi.org/{self.doi}"
-        if self.openreview_id:
-            return f"https://openreview.net/forum?id={self.openreview_id}"
-        return ""
+        forms = (
+            "https://arxiv.org/abs/{}",
+            "https://doi.org/{}",
+            "https://openreview.net/forum?id={}",
+        )
+        return self.url or self._first_id(forms)
 
     @property
     def identifier(self) -> str:
         """An exclusion record's ``identifier``: arXiv:ID, doi:..., OpenReview:... or the URL."""
-        if self.arxiv_id:
-            return f"arXiv:{self.arxiv_id}"
-        if self.doi:
-            return f"doi:{self.doi}"
-        if self.openreview_id:
-            return f"OpenReview:{self.openreview_id}"
-        return self.link
+        return self._first_id(("arXiv:{}", "doi:{}", "OpenReview:{}")) or self.link
 
     def paper(self) -> ArxivPaper:
         return ArxivPaper(
@@ -155,32 +166,20 @@ class Entry:
         )
 
     def to_json(self) -> dict:
-        data = asdict(self)
-        data["submitted"] = self.submitted.isoformat()
-        return data
+        return asdict(self) | {"submitted": self.submitted.isoformat()}
 
     @classmethod
     def from_json(cls, data: dict) -> Entry:
-        values = dict(data)
-        values["submitted"] = dt.date.fromisoformat(values["submitted"])
-        return cls(**values)
+        return cls(**(data | {"submitted": dt.date.fromisoformat(data["submitted"])}))
 
 
 def _term_pattern(term: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![a-z0-9]){re.escape(term.lower())}(?![a-z0-9])")
 
 
-def match_families(entry: Entry, families: tuple[QueryFamily, ...] | list[QueryFamily]) -> None:
-    """Set the families whose terms occur in an imported entry's title or abstract.
-
-    The same rule as the arXiv queries (any term, title or abstract), so an
-    imported candidate ranks on the same scale and an exclusion names a family.
-    """
-    entry.families = query_families(f"{entry.title} {entry.abstract}", families)
-
-
 def query_families(query: str, families: tuple[QueryFamily, ...] | list[QueryFamily]) -> list[str]:
-    """The families whose terms occur in a batch's query text, in protocol order."""
+    """The families whose terms occur in ``query`` (a batch's query, or an imported entry's
+    title and abstract: the rule of the arXiv queries), in protocol order."""
     text = query.lower()
     return [f.id for f in families if any(_term_pattern(t).search(text) for t in f.terms)]
 

@@ -1,19 +1,10 @@
-"""Candidate lists exported elsewhere, read for ``masrl-kb screen import``.
-
-Three formats, told apart by the file's extension AND its first line (a file
-whose header does not fit its extension is refused, never guessed):
-
-- ``.csv``: a header with at least ``id`` and ``title``; also read are
-  ``authors`` ("Family, Given" names separated by ``;``), ``date``
-  (YYYY-MM-DD of the first public version), ``url``, ``abstract``, ``doi``,
-  ``arxiv_id`` and ``openreview_id``;
-- ``.ris``: TY ... ER records (Zotero, OpenReview and most databases export it);
-- ``.bib``/``.bibtex``: BibTeX entries.
-
-Every candidate needs a title and a full date. A malformed file is refused as
-a whole with :class:`ImportFileError`, whose first line is
-``path:line: field: message``; the reader is bounded (file size, cell size
-131,072 characters) and takes CR, LF and CRLF line endings alike.
+"""Candidate lists exported elsewhere, read for ``masrl-kb screen import``: ``.csv`` (the
+:data:`COLUMNS`, ``id`` and ``title`` required, authors "Family, Given" separated by ``;``,
+``date`` YYYY-MM-DD of the first public version), ``.ris`` (TY ... ER records) and
+``.bib``/``.bibtex``. The extension AND the first line tell the format (a mismatch is
+refused, never guessed). Every candidate needs a title and a full date. A malformed file is
+refused whole with :class:`ImportFileError` (``path:line: field: message``); reading is
+bounded (file size, 131,072 characters a cell) and takes CR, LF and CRLF alike.
 """
 
 from __future__ import annotations
@@ -29,7 +20,14 @@ from typing import NoReturn
 
 from masrl_kb.contrib.arxiv_import import family_given
 from masrl_kb.contrib.export.csv_io import unguard_cell
-from masrl_kb.contrib.screen.entries import Entry, EntryError, parse_doi, parse_openreview
+from masrl_kb.contrib.screen.entries import (
+    Entry,
+    EntryError,
+    or_empty,
+    parse_arxiv,
+    parse_doi,
+    parse_openreview,
+)
 from masrl_kb.contrib.sources.arxiv import arxiv_in, arxiv_or_none
 from masrl_kb.contrib.text import (
     MAX_ABSTRACT,
@@ -46,8 +44,7 @@ MAX_CELL = 131_072  # csv's own default field limit, kept for every format
 EARLIEST = dt.date(1950, 1, 1)
 FORMATS = {".csv": "csv", ".ris": "ris", ".bib": "bibtex", ".bibtex": "bibtex"}
 CSV_REQUIRED = ("id", "title")
-CSV_COLUMNS = ("id", "title", "authors", "date", "url", "abstract", "doi", "arxiv_id",
-               "openreview_id")  # fmt: skip
+COLUMNS = ("id", "title", "authors", "date", "url", "abstract", "doi", "arxiv_id", "openreview_id")
 _RIS_TAG = re.compile(r"^([A-Z][A-Z0-9])  -(?: (.*))?$")
 _RIS_NUMBER = re.compile(r"^[0-9]{1,9}\.\s*$")  # rispy numbers the records it writes
 _ISO_DAY = re.compile(r"^([0-9]{4})[-/]([0-9]{1,2})[-/]([0-9]{1,2})")
@@ -79,13 +76,14 @@ class _Raw:
     openreview_id: str = ""
 
 
-class _Problems:
+class Problems:
+    """The ``path:line: field: message`` lines of one file, each terminal-safe."""
+
     def __init__(self, name: str) -> None:
         self.name = name
         self.lines: list[str] = []
 
     def add(self, line: int, field: str, message: str) -> None:
-        # One terminal-safe line whatever a parser's message or the file's text held.
         self.lines.append(clean_text(f"{self.name}:{line}: {field}: {message}", 500))
 
     def raise_any(self) -> None:
@@ -98,46 +96,26 @@ class _Problems:
 
 
 def read_candidates(path: Path, source: str, today: dt.date, empty_ok: bool = False) -> list[Entry]:
-    """The candidates of an exported list; :class:`ImportFileError` when malformed.
-    A file with no candidate is an error unless ``empty_ok`` (a search that found
-    nothing is still a round to record, but never by accident)."""
-    name = str(path)
-    problems = _Problems(name)
+    """The candidates of an exported list; :class:`ImportFileError` when malformed. A file
+    with no candidate is an error unless ``empty_ok`` (an empty search, never by accident)."""
+    problems = Problems(str(path))
     kind = FORMATS.get(path.suffix.lower())
     if kind is None:
         problems.fail(1, "file", f"unknown extension {path.suffix!r}; allowed: .csv, .ris, .bib")
-    text = _read_text(path, problems)
+    text = read_text(path, problems)
     reader = {"csv": _csv_raws, "ris": _ris_raws, "bibtex": _bibtex_raws}[kind]
     raws = list(reader(text, problems))
     problems.raise_any()
     if not raws and not empty_ok:
-        problems.add(
-            1,
-            "file",
-            f"no candidate in this {kind.upper()} file (--empty-ok records an empty search)",
-        )
+        message = f"no candidate in this {kind.upper()} file (--empty-ok records an empty search)"
+        problems.add(1, "file", message)
     entries = [e for e in (_entry(r, source, today, problems) for r in raws) if e is not None]
     problems.raise_any()
     return entries
 
 
-def load_text(path: Path, max_bytes: int = MAX_FILE_BYTES) -> str:
-    """A bounded UTF-8 text file with LF line endings; :class:`ImportFileError` otherwise."""
-    return _read_text(path, _Problems(str(path)), max_bytes)
-
-
-def split_ris(text: str, name: str) -> list[tuple[int, str]]:
-    """(first line, text) of every RIS record; a truncated or stray line is an error."""
-    problems = _Problems(name)
-    line, first = _first_line(text)
-    if not _RIS_TAG.match(first):
-        problems.add(line, "header", "not RIS: the first line must be a tag line such as 'TY  - '")
-    records = list(_ris_records(text, problems)) if not problems.lines else []
-    problems.raise_any()
-    return records
-
-
-def _read_text(path: Path, problems: _Problems, max_bytes: int = MAX_FILE_BYTES) -> str:
+def read_text(path: Path, problems: Problems, max_bytes: int = MAX_FILE_BYTES) -> str:
+    """A bounded UTF-8 text file with LF line endings (no link, no NUL byte)."""
     if path.is_symlink() or not path.is_file():
         problems.fail(1, "file", "no such file (symbolic links and special files are refused)")
     if path.stat().st_size > max_bytes:
@@ -145,8 +123,7 @@ def _read_text(path: Path, problems: _Problems, max_bytes: int = MAX_FILE_BYTES)
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as err:
-        line = path.read_bytes()[: err.start].count(b"\n") + 1
-        problems.fail(line, "file", "not UTF-8 text")
+        problems.fail(path.read_bytes()[: err.start].count(b"\n") + 1, "file", "not UTF-8 text")
     if "\x00" in text:
         problems.fail(text[: text.index("\x00")].count("\n") + 1, "file", "holds a NUL byte")
     # CR-only files (old Mac exports) would otherwise read as one long line.
@@ -164,66 +141,72 @@ def _first_line(text: str, skip: str = "") -> tuple[int, str]:
 # ---------------------------------------------------------------- CSV
 
 
-def _csv_raws(text: str, problems: _Problems) -> Iterator[_Raw]:
+def csv_rows(text: str, problems: Problems, header_ok) -> list[tuple[int, dict[str, str]]]:
+    """(first line, {column: cell}) of each row that is not blank, once ``header_ok`` accepts
+    the lower-cased header (else it adds the problem and nothing is read). Cells are stripped
+    and unguarded; a row of another width, an overlong cell or a CSV error is a problem."""
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    rows, start = [], 1
+    try:
+        header = [h.strip().lower() for h in next(reader, [])]
+        if not header_ok(header, reader.line_num or 1):
+            return []
+        start = reader.line_num + 1
+        for cells in reader:
+            line, start = start, reader.line_num + 1
+            long = [h for h, c in zip(header, cells, strict=False) if len(c) > MAX_CELL]
+            if not any(c.strip() for c in cells):
+                continue
+            if len(cells) != len(header):
+                problems.add(line, "row", f"{len(cells)} cells, the header has {len(header)}")
+            elif long:
+                problems.add(line, long[0], f"a cell longer than {MAX_CELL} characters")
+            else:
+                values = [unguard_cell(c.strip()) for c in cells]
+                rows.append((line, dict(zip(header, values, strict=True))))
+    except csv.Error as err:
+        problems.add(start, "csv", str(err)[:200])  # the line the faulty row starts on
+    return rows
+
+
+def _csv_raws(text: str, problems: Problems) -> Iterator[_Raw]:
     line, first = _first_line(text)
     if _RIS_TAG.match(first) or first.lstrip().startswith("@"):
         problems.add(
             line, "header", "this .csv file holds RIS or BibTeX; give it its own extension"
         )
         return
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
-    try:
-        header = [h.strip().lower() for h in next(reader, [])]
+
+    def header_ok(header: list[str], line: int) -> bool:
         missing = [c for c in CSV_REQUIRED if c not in header]
-        unknown = [h for h in header if h not in CSV_COLUMNS]  # a misspelt column would be lost
+        unknown = [h for h in header if h not in COLUMNS]  # a misspelt column would be lost
         if missing or unknown or len(set(header)) != len(header):
             problems.add(
-                reader.line_num or 1,
+                line,
                 "header",
-                f"expected the columns {','.join(CSV_COLUMNS)} (id and title required, "
+                f"expected the columns {','.join(COLUMNS)} (id and title required, "
                 f"each at most once, no others); got "
                 f"{','.join(h[:40] for h in header)[:300] or 'nothing'}",
             )
-            return
-        start = reader.line_num + 1
-        for cells in reader:
-            if not any(c.strip() for c in cells):
-                start = reader.line_num + 1
-                continue
-            row = _csv_row(header, cells, start, problems)
-            if row is not None:
-                yield row
-            start = reader.line_num + 1
-    except csv.Error as err:
-        # the reader counts a line once it has parsed it: the faulty one is the next
-        problems.add(reader.line_num + 1, "csv", str(err)[:200])
+            return False
+        return True
 
-
-def _csv_row(header: list[str], cells: list[str], line: int, problems: _Problems) -> _Raw | None:
-    if len(cells) != len(header):
-        problems.add(line, "row", f"{len(cells)} cells, the header has {len(header)}")
-        return None
-    values = {}
-    for column, cell in zip(header, cells, strict=True):
-        if len(cell) > MAX_CELL:
-            problems.add(line, column, f"a cell longer than {MAX_CELL} characters")
-            return None
-        values[column] = unguard_cell(cell.strip())
-    return _Raw(
-        line=line,
-        id=values["id"],
-        title=values["title"],
-        authors=tuple(a for a in values.get("authors", "").split(";") if a.strip()),
-        **{k: values.get(k, "") for k in ("date", "url", "abstract", "doi", "arxiv_id")},
-        openreview_id=values.get("openreview_id", ""),
-    )
+    for line, values in csv_rows(text, problems, header_ok):
+        authors = tuple(a for a in values.pop("authors", "").split(";") if a.strip())
+        yield _Raw(line=line, authors=authors, **values)
 
 
 # ---------------------------------------------------------------- RIS
 
 
-def _ris_records(text: str, problems: _Problems) -> Iterator[tuple[int, str]]:
+def _ris_records(text: str, problems: Problems) -> Iterator[tuple[int, str]]:
     """(first line, text) of each TY ... ER record; a structural fault is a problem."""
+    header, first = _first_line(text)
+    if not _RIS_TAG.match(first):
+        problems.add(
+            header, "header", "not RIS: the first line must be a tag line such as 'TY  - '"
+        )
+        return
     start, body = 0, []
     for number, line in enumerate(text.split("\n"), 1):
         if len(line) > MAX_CELL:
@@ -249,23 +232,27 @@ def _ris_records(text: str, problems: _Problems) -> Iterator[tuple[int, str]]:
         problems.add(start, "ris", "truncated: the last record has no 'ER  - ' line")
 
 
-def _ris_raws(text: str, problems: _Problems) -> Iterator[_Raw]:
+def ris_refs(text: str, problems: Problems) -> list[tuple[int, dict]]:
+    """(first line, rispy's reference) of every record, once the whole file is well formed."""
     import rispy
 
-    line, first = _first_line(text)
-    if not _RIS_TAG.match(first):
-        problems.add(line, "header", "not RIS: the first line must be a tag line such as 'TY  - '")
-        return
-    for start, record in list(_ris_records(text, problems)):
+    records = list(_ris_records(text, problems))
+    refs = []
+    for start, record in records if not problems.lines else []:
         try:
-            refs = rispy.loads(record)
+            found = rispy.loads(record)
         except Exception as err:  # noqa: BLE001 - rispy raises plain exceptions on bad records
             problems.add(start, "ris", f"cannot read the record ({str(err)[:120]})")
             continue
-        if len(refs) != 1:
+        if len(found) != 1:
             problems.add(start, "ris", "cannot read the record")
             continue
-        yield _raw_from_ris(refs[0], start)
+        refs.append((start, found[0]))
+    return refs
+
+
+def _ris_raws(text: str, problems: Problems) -> list[_Raw]:
+    return [_raw_from_ris(ref, start) for start, ref in ris_refs(text, problems)]
 
 
 def _first(value: object) -> str:
@@ -297,7 +284,7 @@ def _raw_from_ris(ref: dict, line: int) -> _Raw:
 # ---------------------------------------------------------------- BibTeX
 
 
-def _bibtex_raws(text: str, problems: _Problems) -> Iterator[_Raw]:
+def _bibtex_raws(text: str, problems: Problems) -> Iterator[_Raw]:
     import bibtexparser
 
     line, first = _first_line(text, skip="%")
@@ -336,11 +323,8 @@ def _bib_text(value: object) -> str:
 def _bibtex_date(fields: dict) -> str:
     if fields.get("date"):
         return fields["date"]
-    year, month, day = (
-        fields.get("year", ""),
-        fields.get("month", "").lower()[:3],
-        fields.get("day", ""),
-    )
+    year, day = fields.get("year", ""), fields.get("day", "")
+    month = fields.get("month", "").lower()[:3]
     month = str(_MONTHS.get(month, month))
     return f"{year}-{month}-{day}" if year and month and day else year
 
@@ -370,16 +354,12 @@ def _raw_from_bibtex(fields: dict, line: int) -> _Raw:
 # ---------------------------------------------------------------- checking
 
 
-def _date(raw: _Raw, today: dt.date, problems: _Problems) -> dt.date | None:
+def _date(raw: _Raw, today: dt.date, problems: Problems) -> dt.date | None:
     text = raw.date.strip()
     found = _ISO_DAY.match(text)
     if not found:
         what = "no date" if not text else f"{text[:40]!r} gives no day"
-        problems.add(
-            raw.line,
-            "date",
-            f"{what}; expected YYYY-MM-DD, the day of the first public version",
-        )
+        problems.add(raw.line, "date", f"{what}; expected YYYY-MM-DD, the first public version")
         return None
     try:
         day = dt.date(*(int(g) for g in found.groups()))
@@ -392,11 +372,11 @@ def _date(raw: _Raw, today: dt.date, problems: _Problems) -> dt.date | None:
     return day
 
 
-def _ids(raw: _Raw, problems: _Problems) -> tuple[str, str, str] | None:
+def _ids(raw: _Raw, problems: Problems) -> tuple[str, str, str] | None:
     """(arXiv id, DOI, OpenReview id) from the explicit columns, then the id and URL."""
     out = {}
     explicit = {"arxiv_id": raw.arxiv_id, "doi": raw.doi, "openreview_id": raw.openreview_id}
-    parsers = {"arxiv_id": _parse_arxiv, "doi": parse_doi, "openreview_id": parse_openreview}
+    parsers = {"arxiv_id": parse_arxiv, "doi": parse_doi, "openreview_id": parse_openreview}
     for name, value in explicit.items():
         if not value:
             continue
@@ -408,27 +388,13 @@ def _ids(raw: _Raw, problems: _Problems) -> tuple[str, str, str] | None:
     for text in (raw.id, raw.url):
         out.setdefault("arxiv_id", arxiv_or_none(text) or arxiv_in(text))
         if text.lower().startswith(("doi:", "10.", "https://doi.org/", "http://doi.org/")):
-            out.setdefault("doi", _maybe(parse_doi, text))
+            out.setdefault("doi", or_empty(parse_doi, text))
         if text.lower().startswith("openreview:") or "openreview.net" in text.lower():
-            out.setdefault("openreview_id", _maybe(parse_openreview, text))
+            out.setdefault("openreview_id", or_empty(parse_openreview, text))
     return out.get("arxiv_id") or "", out.get("doi") or "", out.get("openreview_id") or ""
 
 
-def _parse_arxiv(text: str) -> str:
-    found = arxiv_or_none(text)
-    if found is None:
-        raise EntryError(f"malformed arXiv id {text.strip()[:80]!r}: expected e.g. 2505.19591")
-    return found
-
-
-def _maybe(parse, text: str) -> str:
-    try:
-        return parse(text)
-    except EntryError:
-        return ""
-
-
-def _entry(raw: _Raw, source: str, today: dt.date, problems: _Problems) -> Entry | None:
+def _entry(raw: _Raw, source: str, today: dt.date, problems: Problems) -> Entry | None:
     title = clean_text(raw.title, MAX_TITLE)
     if not title:
         problems.add(raw.line, "title", "empty; every candidate needs its title")
@@ -442,11 +408,8 @@ def _entry(raw: _Raw, source: str, today: dt.date, problems: _Problems) -> Entry
     if day is None or ids is None:
         return None
     if not (url or any(ids)):
-        problems.add(
-            raw.line,
-            "url",
-            "empty; a candidate without an arXiv id, DOI or OpenReview id needs one",
-        )
+        needs = "empty; a candidate without an arXiv id, DOI or OpenReview id needs one"
+        problems.add(raw.line, "url", needs)
         return None
     authors = [clean_text(a, MAX_AUTHOR) for a in raw.authors]
     return Entry(

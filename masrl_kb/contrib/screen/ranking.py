@@ -1,8 +1,6 @@
-"""The order a round's candidates are screened in: best score first.
-
-The score is the TF-IDF cosine similarity (scikit-learn) of a candidate's
-title and abstract to the most similar pooled paper's title and summary, plus
-``ranking.family_weight`` of ``protocol.yaml`` per query family it matches.
+"""The order a round's candidates are screened in: best score first. The score is the TF-IDF
+cosine similarity (scikit-learn) of a candidate's title and abstract to the closest pooled
+paper's title and summary, plus ``ranking.family_weight`` per query family it matches.
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
-"""The files of a round folder, as text: ``candidates.csv``, ``candidates.ris``,
-``entries.json`` and ``round.yaml``.
-
-- ``candidates.csv``: id, title, authors, submitted, families, score,
-  duplicate_of, source, url (candidates first, best score first; removed
-  duplicates last, each naming the record it duplicates); cells a spreadsheet
-  would run as a formula are guarded;
-- ``candidates.ris``: the candidates for ASReview or Zotero (written with rispy);
-- ``entries.json``: the candidates' metadata, so ``decide`` needs no network;
-- ``round.yaml``: window, source batches and counts; ``decide`` adds decisions.
+"""The files of a round folder, as text: ``candidates.csv`` (the candidates, best score first,
+then removed duplicates naming what they duplicate; formula-like cells guarded),
+``candidates.ris`` (for ASReview or Zotero), ``entries.json`` (the candidates' metadata, so
+``decide`` needs no network) and ``round.yaml`` (window, batches, counts, decisions).
 """
 
 from __future__ import annotations

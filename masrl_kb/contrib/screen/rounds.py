@@ -1,18 +1,11 @@
 """Living-review screening rounds: ``masrl-kb screen run`` and ``screen import``.
 
-A round is a window of first-publication dates, ``screening/<since>_<until>/``.
-It holds one or more source batches: ``screen run`` runs every query family
-of ``protocol.yaml`` against arXiv (source ``arxiv``); ``screen import`` reads
-a candidate list exported elsewhere (RIS, BibTeX or CSV: OpenReview,
-OpenAlex, Semantic Scholar, a curated list...) into the same window. Each
-batch removes what the knowledge base already holds (pool, exclusions, other
-rounds, earlier batches of the same round), keeps what falls in the window,
-and the round's candidates are ranked again together.
-
-The steps, one module each: the sources (:mod:`masrl_kb.contrib.sources.arxiv`,
-:mod:`.import_files`), duplicates (:mod:`.dedup`), ranking (:mod:`.ranking`),
-the folder's files (:mod:`.round_files`, swapped in by :mod:`.store`) and the
-decisions (:mod:`.decisions`). Outside text is hostile: see :mod:`masrl_kb.contrib.text`.
+A round is a window of first-publication dates, ``screening/<since>_<until>/``, holding one
+or more source batches: ``screen run`` runs every query family of ``protocol.yaml`` against
+arXiv; ``screen import`` reads a candidate list exported elsewhere (RIS, BibTeX or CSV) into
+the same window. Each batch drops what the knowledge base already holds (pool, exclusions,
+other rounds, earlier batches) and what falls outside the window; then the round's
+candidates are ranked again together. Each step has its module in this package.
 """
 
 from __future__ import annotations
@@ -25,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from masrl_kb.contrib.screen.dedup import Known, add_round, known_records, mark_duplicates
-from masrl_kb.contrib.screen.entries import Entry, match_families, query_families, read_entries
+from masrl_kb.contrib.screen.entries import Entry, query_families, read_entries
+from masrl_kb.contrib.screen.import_files import EARLIEST as EARLIEST_IMPORT
 from masrl_kb.contrib.screen.import_files import read_candidates
 from masrl_kb.contrib.screen.ranking import ranked
 from masrl_kb.contrib.screen.round_files import old_duplicate_rows, round_files
@@ -46,7 +40,6 @@ from masrl_kb.kb.rounds import (
 from masrl_kb.kb.taxonomy import load_taxonomy
 
 MAX_QUERY = 2000
-EARLIEST_IMPORT = dt.date(1950, 1, 1)
 
 
 @dataclass
@@ -77,22 +70,15 @@ def _round_folder(base: Path, rid: str) -> Path:
         raise ScreeningError(str(err)) from None
 
 
-def _labels(base: Path) -> dict[str, str]:
-    axis = load_taxonomy(base)["exclusion_source"]
-    return {v: axis.label_of(v) for v in axis.ids}
-
-
 # ---------------------------------------------------------------- one batch
 
 
 def _screen_batch(
     entries: list[Entry], known: Known, since: dt.date, until: dt.date, threshold: float
 ) -> tuple[list[Entry], list[Entry], int]:
-    """(new candidates, duplicates, number outside the window) of one batch.
-
-    Duplicates first (a pooled paper's new version keeps its first date), then
-    the window, then look-alikes among the batch's own entries.
-    """
+    """(new candidates, duplicates, number outside the window) of one batch: duplicates
+    first (a pooled paper's new version keeps its first date), the window, then look-alikes
+    within the batch."""
     mark_duplicates(entries, known, threshold)
     fresh = [e for e in entries if not e.duplicate_of]
     in_window = [e for e in fresh if since <= e.submitted <= until]
@@ -140,7 +126,8 @@ def _add_batch(
     rnd = _with_batch(rnd, batch, len(merged), duplicates)
     folder = round_dir(base, rnd.id)
     kept = old_duplicate_rows(folder) if old is not None else []
-    files = round_files(rnd, merged, duplicates, _labels(base), kept)
+    axis = load_taxonomy(base)["exclusion_source"]
+    files = round_files(rnd, merged, duplicates, {v: axis.label_of(v) for v in axis.ids}, kept)
     write_round_folder(folder, files, replace=old is not None)
     return RunResult(rnd, folder, merged, duplicates)
 
@@ -216,13 +203,10 @@ def import_round(
     today: dt.date | None = None,
     empty_ok: bool = False,
 ) -> RunResult:
-    """Add a batch read from an exported list to the window's round (made if new).
-
-    The whole file is read and checked first; a malformed file writes nothing. A
-    candidate whose own title and abstract match no query family takes the first
-    family the batch's ``query`` matches (the search that surfaced it), so its
-    exclusion record can name one. ``empty_ok`` records a file with no candidate.
-    """
+    """Add a batch read from an exported list to the window's round (made if new); a
+    malformed file writes nothing. A candidate matching no query family itself takes the
+    first one ``query`` matches, so its exclusion can name one. ``empty_ok``: see
+    :func:`read_candidates`."""
     base = find_root(root)
     today = today or dt.date.today()
     check_window(since, until, today, EARLIEST_IMPORT)
@@ -238,8 +222,8 @@ def import_round(
     entries = read_candidates(path, source, today, empty_ok)
     searched = query_families(query, protocol.families)[:1]
     for entry in entries:
-        match_families(entry, protocol.families)
-        entry.families = entry.families or list(searched)
+        found = query_families(f"{entry.title} {entry.abstract}", protocol.families)
+        entry.families = found or list(searched)
     rid = round_id(since, until)
     folder = _round_folder(base, rid)
     batch = _batch(source, query, path.name, today, len(entries))

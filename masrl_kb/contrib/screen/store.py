@@ -1,14 +1,10 @@
 """Writing a round's folder safely: whole folders swapped in, one writer at a time.
 
-- A round folder is built beside ``screening/<id>/`` under a dot-name and
-  renamed into place, so a reader sees the old folder or the new one, never
-  half of either; a failure leaves the old one untouched.
-- Every writer of a round (``screen run``, ``screen import``, ``screen
-  decide``) holds the round's lock, ``screening/.<id>.lock`` (an ``fcntl``
-  lock on a file outside the data files), so concurrent runs serialise
-  instead of losing each other's decisions.
-- Symbolic links are refused: ``screening/`` itself, the round folder and
-  its files are written in place and a link would send the writes elsewhere.
+A round folder is built beside ``screening/<id>/`` under a dot-name and renamed into place
+(a reader sees the old folder or the new one; a failure leaves the old one). Every writer of
+a round holds its ``fcntl`` lock, ``screening/.<id>.lock``, so concurrent runs serialise
+instead of losing each other's decisions. Symbolic links are refused: writes would follow
+them elsewhere.
 """
 
 from __future__ import annotations
@@ -21,6 +17,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from masrl_kb.contrib.sources.http import env_seconds
 from masrl_kb.kb.atomic import write_atomic
 from masrl_kb.kb.rounds import SCREENING_DIR, RoundError, round_dir, screening_root
 
@@ -34,14 +31,6 @@ class ScreeningError(ValueError):
 
 class StoreError(ScreeningError):
     """A round folder cannot be read or written safely."""
-
-
-def _lock_wait() -> float:
-    text = os.environ.get(ENV_LOCK_WAIT, "")
-    try:
-        return min(max(float(text), 0.0), 3600.0) if text else DEFAULT_LOCK_WAIT
-    except ValueError:
-        raise StoreError(f"{ENV_LOCK_WAIT} must be a number of seconds") from None
 
 
 @contextlib.contextmanager
@@ -58,7 +47,7 @@ def round_lock(root: Path, rid: str) -> Iterator[None]:
     except OSError as err:
         raise StoreError(f"{SCREENING_DIR}/.{rid}.lock: cannot open ({err.strerror})") from None
     try:
-        end = time.monotonic() + _lock_wait()
+        end = time.monotonic() + env_seconds(ENV_LOCK_WAIT, DEFAULT_LOCK_WAIT, StoreError)
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -1,16 +1,11 @@
 """The one arXiv API client, for ``add``/``exclude`` (one paper) and ``screen run`` (searches).
 
-Requests go through :mod:`.http` (one overall deadline, size caps, bounded
-retries). The ``arxiv`` package is not used: its only public way to query,
-``Client.results``, makes its own requests without a deadline or a size cap,
-and turning a feed fetched here into its ``Result`` objects needs private API
-(``Result._from_feed_entry``). A query is a few URL parameters and an answer a
-few Atom elements, so both are built and read here; a document type
-declaration (the door to entity expansion) is refused before parsing.
-
-Environment: ``MASRL_KB_ARXIV_URL`` replaces the endpoint (the tests point it
-at a loopback server); ``MASRL_KB_ARXIV_DEADLINE`` and ``_DELAY`` set the
-deadline per request and the wait between requests, in seconds.
+Requests go through :mod:`.http` (deadline, size caps, bounded retries). The ``arxiv``
+package is not used: ``Client.results`` makes its own requests without a deadline or size
+cap, and reading a feed fetched here needs its private ``Result._from_feed_entry``. A query
+is a few URL parameters and an answer a few Atom elements; a document type declaration (the
+door to entity expansion) is refused before parsing. ``MASRL_KB_ARXIV_URL`` replaces the
+endpoint, ``MASRL_KB_ARXIV_DEADLINE``/``_DELAY`` the deadline and the wait between requests.
 """
 
 from __future__ import annotations
@@ -121,11 +116,8 @@ def endpoint(given: str | None = None) -> str:
 
 @dataclass(frozen=True)
 class Paging:
-    """How politely to page through a search (arXiv asks for one request per 3 s).
-
-    ``timeout`` is one overall deadline per request: connecting, retries and
-    every byte of the answer.
-    """
+    """How politely to page through a search (arXiv asks for one request per 3 s);
+    ``timeout`` is one overall deadline per request, retries and every byte included."""
 
     page_size: int = 100
     delay_seconds: float = 3.0
@@ -154,19 +146,7 @@ class Paging:
 # ---------------------------------------------------------------- the feed
 
 
-@dataclass(frozen=True)
-class AtomEntry:
-    """The raw text of one Atom entry's fields (not yet cleaned)."""
-
-    id: str
-    title: str
-    summary: str
-    published: str
-    authors: tuple[str, ...]
-    primary_category: str
-
-
-def parse_feed(body: bytes) -> list[AtomEntry]:
+def parse_feed(body: bytes) -> list[ET.Element]:
     """The entries of an arXiv Atom feed; :class:`FetchError` when it is not one."""
     if b"<!DOCTYPE" in body or b"<!ENTITY" in body:
         raise FetchError("the answer holds a document type declaration; refused")
@@ -176,60 +156,74 @@ def parse_feed(body: bytes) -> list[AtomEntry]:
         raise FetchError(f"the answer is not well-formed XML ({err})") from None
     if root.tag != f"{ATOM}feed":
         raise FetchError("the answer is not an Atom feed")
-    entries = []
-    for entry in root.findall(f"{ATOM}entry"):
-        category = entry.find(f"{ARXIV}primary_category")
-        entries.append(
-            AtomEntry(
-                id=entry.findtext(f"{ATOM}id", ""),
-                title=entry.findtext(f"{ATOM}title", ""),
-                summary=entry.findtext(f"{ATOM}summary", ""),
-                published=entry.findtext(f"{ATOM}published", ""),
-                authors=tuple(
-                    a.findtext(f"{ATOM}name", "") for a in entry.findall(f"{ATOM}author")
-                ),
-                primary_category=category.get("term", "") if category is not None else "",
-            )
-        )
-    return entries
+    return root.findall(f"{ATOM}entry")
 
 
-def _entry_id(entry: AtomEntry) -> str:
-    return _VERSION.sub("", entry.id.strip().rsplit("/abs/", 1)[-1])
+def _text(entry: ET.Element, name: str) -> str:
+    return entry.findtext(f"{ATOM}{name}", "")
 
 
-def paper_from_atom(atom: AtomEntry) -> ArxivPaper:
+def _entry_id(entry: ET.Element) -> str:
+    return _VERSION.sub("", _text(entry, "id").strip().rsplit("/abs/", 1)[-1])
+
+
+def paper_from_atom(entry: ET.Element) -> ArxivPaper:
     """A cleaned, bounded paper; :class:`ArxivError` when the entry is malformed."""
-    raw_id = clean_text(atom.id, 200)
+    raw_id = clean_text(_text(entry, "id"), 200)
     if "/api/errors" in raw_id:  # arXiv reports a bad query as a feed with one error entry
-        reason = clean_text(atom.summary, 200) or "an error entry"
+        reason = clean_text(_text(entry, "summary"), 200) or "an error entry"
         raise ArxivError(f"arXiv reported an error: {reason}")
-    arxiv_id = arxiv_or_none(_entry_id(atom))
+    arxiv_id = arxiv_or_none(_entry_id(entry))
     if arxiv_id is None:
         raise ArxivError(f"an entry with a malformed id {raw_id[:80]!r}")
-    title = clean_text(atom.title, MAX_TITLE)
+    title = clean_text(_text(entry, "title"), MAX_TITLE)
     if not title:
         raise ArxivError(f"entry {arxiv_id} has no title")
     try:
-        published = dt.datetime.fromisoformat(atom.published.strip()).date()
+        published = dt.datetime.fromisoformat(_text(entry, "published").strip()).date()
     except ValueError:
-        shown = clean_text(atom.published, 40)
+        shown = clean_text(_text(entry, "published"), 40)
         raise ArxivError(f"entry {arxiv_id} has a malformed <published> date {shown!r}") from None
     if not EARLIEST <= published <= dt.date.today() + dt.timedelta(days=2):
         raise ArxivError(f"entry {arxiv_id} has an impossible <published> date {published}")
-    authors = (clean_text(a, MAX_AUTHOR) for a in atom.authors)
+    names = (
+        clean_text(a.findtext(f"{ATOM}name", ""), MAX_AUTHOR)
+        for a in entry.findall(f"{ATOM}author")
+    )
+    category = entry.find(f"{ARXIV}primary_category")
     return ArxivPaper(
         arxiv_id=arxiv_id,
         title=title,
-        authors=tuple(a for a in authors if a),
+        authors=tuple(a for a in names if a),
         published=published,
-        primary_category=clean_text(atom.primary_category, MAX_CATEGORY),
-        abstract=clean_text(atom.summary, MAX_ABSTRACT),
+        primary_category=clean_text(
+            category.get("term", "") if category is not None else "", MAX_CATEGORY
+        ),
+        abstract=clean_text(_text(entry, "summary"), MAX_ABSTRACT),
     )
 
 
-def _url(base: str, params: dict[str, object]) -> str:
-    return f"{base}{'&' if '?' in base else '?'}{urlencode(params)}"
+def _get(url: str, params: dict[str, object], limits: Limits, what: str) -> list[ET.Element]:
+    """The feed entries of the API's answer to ``params``; :class:`ArxivError` naming ``what``."""
+    try:
+        body = http_request(f"{url}{'&' if '?' in url else '?'}{urlencode(params)}", limits)
+    except HttpStatusError as err:
+        if err.status == 400 and "id_list" in params:
+            raise ArxivError(f"arXiv rejected {what!r} as a malformed id (HTTP 400)") from None
+        raise ArxivError(
+            f"the arXiv API at {url} answered HTTP {err.status} for {what}; try again later"
+        ) from None
+    except FetchError as err:
+        raise ArxivError(
+            f"cannot reach the arXiv API at {url} for {what} ({err}); "
+            f"check the network or {ENV_ARXIV_URL}"
+        ) from None
+    try:
+        return parse_feed(body)
+    except FetchError as err:
+        raise ArxivError(
+            f"the arXiv API at {url} answered a malformed feed for {what}: {err}"
+        ) from None
 
 
 # ---------------------------------------------------------------- one paper
@@ -245,25 +239,11 @@ def paper_limits() -> Limits:
 
 
 def fetch_paper(arxiv_id: str, given_endpoint: str | None = None) -> ArxivPaper:
-    """One paper's metadata (deadline 30 s unless ``MASRL_KB_ARXIV_DEADLINE`` says);
-    :class:`ArxivError` on any failure."""
+    """One paper's metadata; :class:`ArxivError` on any failure."""
     arxiv_id = parse_arxiv_id(arxiv_id)
-    url = endpoint(given_endpoint)
     params = {"search_query": "", "id_list": arxiv_id, "start": 0, "max_results": 1}
-    try:
-        entries = parse_feed(http_request(_url(url, params), paper_limits()))
-    except HttpStatusError as err:
-        if err.status == 400:
-            raise ArxivError(f"arXiv rejected {arxiv_id!r} as a malformed id (HTTP 400)") from None
-        raise ArxivError(
-            f"the arXiv API at {url} answered HTTP {err.status} for {arxiv_id}; try again later"
-        ) from None
-    except FetchError as err:
-        raise ArxivError(
-            f"cannot reach the arXiv API at {url} ({err}); check the network or {ENV_ARXIV_URL}"
-        ) from None
-    for entry in entries:
-        if _entry_id(entry) == arxiv_id and clean_text(entry.title):
+    for entry in _get(endpoint(given_endpoint), params, paper_limits(), arxiv_id):
+        if _entry_id(entry) == arxiv_id and clean_text(_text(entry, "title")):
             return paper_from_atom(entry)
     raise ArxivError(f"arXiv has no paper with id {arxiv_id}")
 
@@ -286,20 +266,10 @@ def _search_page(url: str, family: QueryFamily, query: str, start: int, size: in
         "sortBy": "submittedDate",
         "sortOrder": "descending",
     }
+    entries = _get(url, params, paging.limits(), f"family {family.id}")
     try:
-        body = http_request(_url(url, params), paging.limits())
-    except HttpStatusError as err:
-        raise ArxivError(
-            f"the arXiv API at {url} answered HTTP {err.status} for family "
-            f"{family.id}; try again later"
-        ) from None
-    except FetchError as err:
-        raise ArxivError(
-            f"cannot reach the arXiv API at {url} for family {family.id} ({err})"
-        ) from None
-    try:
-        return [paper_from_atom(a) for a in parse_feed(body)[:size]]
-    except (FetchError, ArxivError) as err:
+        return [paper_from_atom(a) for a in entries[:size]]
+    except ArxivError as err:
         raise ArxivError(
             f"the arXiv API at {url} answered a malformed feed for family {family.id}: {err}"
         ) from None

@@ -1,35 +1,30 @@
 """The bounded HTTP transport of every network call (arXiv, scholarly indexes).
 
-The network is treated as hostile:
+The network is hostile: one overall deadline covers connecting, every retry and
+every byte read; the body is capped on the wire and after gzip (a gzip "bomb" is
+refused after a few megabytes); 5xx answers and dropped connections are retried a
+few times, a 429 after the wait its Retry-After asks, within the deadline. Neither
+``requests`` nor the ``arxiv`` package offers these bounds, hence this module.
 
-- One overall deadline covers connecting, every retry and every byte read; a
-  server that trickles a byte at a time is cut off when it passes.
-- The response is streamed and counted: at most ``Limits.max_body`` bytes on
-  the wire and ``Limits.max_expanded`` once gzip is undone (a small gzip "bomb"
-  that expands to gigabytes is refused after a few megabytes).
-- Retries (on 5xx answers and dropped connections, a few at most) wait
-  ``Limits.delay`` within the deadline; a 429 answer is retried after the wait
-  its Retry-After header asks for, if that still fits in the deadline.
-
-Neither ``requests`` nor the ``arxiv`` package's client offers these bounds, hence this module.
+For the JSON APIs, :class:`Client` adds a minimum interval between requests to one
+service, strict JSON (UTF-8, bounded nesting, no NaN) and shape checks
+(:func:`field`) naming the path in the answer. ``MASRL_KB_<SERVICE>_URL`` replaces
+a base URL, ``MASRL_KB_SOURCES_DEADLINE``/``_DELAY`` the deadline and interval.
 """
 
 from __future__ import annotations
 
 import email.utils
 import http.client
+import json
 import os
+import re
 import ssl
 import time
 import zlib
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit, urlunsplit
 
-DEFAULT_DELAY = 3.0  # arXiv's API terms: no more than one request every three seconds
-DEFAULT_DEADLINE = 30.0
-ATTEMPTS = 3
-MAX_BODY_BYTES = 1 << 20
-MAX_EXPANDED_BYTES = 4 << 20
 _CHUNK = 1 << 14
 USER_AGENT = "masrl-kb (https://github.com/; a curated paper list)"
 
@@ -50,11 +45,11 @@ class HttpStatusError(FetchError):
 class Limits:
     """How long and how much one fetch may take."""
 
-    deadline: float = DEFAULT_DEADLINE
-    delay: float = DEFAULT_DELAY
-    attempts: int = ATTEMPTS
-    max_body: int = MAX_BODY_BYTES
-    max_expanded: int = MAX_EXPANDED_BYTES
+    deadline: float = 30.0
+    delay: float = 3.0  # arXiv's API terms: no more than one request every three seconds
+    attempts: int = 3
+    max_body: int = 1 << 20
+    max_expanded: int = 4 << 20
 
 
 def env_seconds(name: str, default: float, error: type[Exception] = FetchError) -> float:
@@ -88,9 +83,7 @@ def _connection(url: str, timeout: float) -> tuple[http.client.HTTPConnection, s
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise FetchError(f"not an http(s) URL: {url[:80]!r}")
-    path = parts.path or "/"
-    if parts.query:
-        path += f"?{parts.query}"
+    path = urlunsplit(("", "", parts.path or "/", parts.query, ""))
     if parts.scheme == "https":
         context = ssl.create_default_context()
         return http.client.HTTPSConnection(
@@ -120,10 +113,9 @@ def _read_body(
         if wire > lim.max_body:
             raise FetchError(f"the answer is larger than {lim.max_body} bytes")
         if inflate is not None:
-            # Ask for at most one byte past the limit: a bomb never gets expanded in full.
+            # At most one byte past the limit (then the check below refuses): a bomb never
+            # gets expanded in full.
             chunk = inflate.decompress(chunk, lim.max_expanded - size + 1)
-            if inflate.unconsumed_tail:
-                raise FetchError(f"the answer expands to more than {lim.max_expanded} bytes")
         size += len(chunk)
         if size > lim.max_expanded:
             raise FetchError(f"the answer expands to more than {lim.max_expanded} bytes")
@@ -199,13 +191,9 @@ def http_request(
     headers: dict[str, str] | None = None,
     body: bytes | None = None,
 ) -> bytes:
-    """The body of a 200 answer to ``method url``, within the limits.
-
-    Retries 5xx answers, 429 (waiting what its Retry-After asks, within the
-    deadline) and dropped connections, waiting at least ``limits.delay``
-    between requests; raises :class:`HttpStatusError` for other statuses and
-    :class:`FetchError` for everything else, each with a one-line reason.
-    """
+    """The body of a 200 answer to ``method url``, within the limits: 5xx, 429 and dropped
+    connections are retried (see the module); :class:`HttpStatusError` for other statuses,
+    :class:`FetchError` for everything else, each with a one-line reason."""
     lim = limits or Limits()
     dl = _Deadline(lim.deadline)
     last: FetchError | None = None
@@ -234,3 +222,153 @@ def http_request(
 def _os_reason(err: Exception) -> str:
     text = getattr(err, "strerror", None) or str(err) or type(err).__name__
     return text.strip().lower()[:120]
+
+
+# ---------------------------------------------------------------- JSON APIs
+
+ENV_DEADLINE = "MASRL_KB_SOURCES_DEADLINE"
+ENV_DELAY = "MASRL_KB_SOURCES_DELAY"
+MAX_DEPTH = 64
+SOURCES_USER_AGENT = "masrl-kb (living-review screening of scholarly indexes)"
+
+
+class SourceError(Exception):
+    """A one-line reason why an adapter wrote nothing; ``network``: the service could not
+    be reached or answered an error status (exit 1), else the request or answer was
+    unusable (exit 2)."""
+
+    def __init__(self, message: str, network: bool = False) -> None:
+        super().__init__(message)
+        self.network = network
+
+
+class ShapeError(SourceError):
+    """The answer is JSON but not shaped as the service documents it."""
+
+
+class StatusError(SourceError):
+    """The service answered an error status (``status``)."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message, network=True)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Service:
+    """One API: its name in messages, default base URL, env override and rate limit."""
+
+    name: str
+    base_url: str
+    env_url: str
+    delay: float  # seconds between requests, from the service's documented limit
+
+
+class Client:
+    """Requests to one service, spaced by its minimum interval, each within the limits."""
+
+    def __init__(self, service: Service) -> None:
+        self.name = service.name
+        self.base = (os.environ.get(service.env_url) or service.base_url).rstrip("/")
+        parts = urlsplit(self.base)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise SourceError(f"{service.env_url}={self.base[:80]!r} is not an http(s) URL")
+        self.delay = env_seconds(ENV_DELAY, service.delay, SourceError)
+        self.limits = Limits(
+            deadline=env_seconds(ENV_DEADLINE, 60.0, SourceError),
+            delay=self.delay,
+            attempts=4,
+            max_body=8 << 20,  # one page of 100-500 records with abstracts is well under this
+            max_expanded=32 << 20,
+        )
+        self._next = 0.0
+
+    def get_json(self, path: str, params: dict[str, object] | None = None) -> object:
+        return self.call("GET", path, params)
+
+    def post_json(
+        self, path: str, payload: object, params: dict[str, object], headers: dict[str, str]
+    ) -> object:
+        body = json.dumps(payload).encode("utf-8")
+        return self.call(
+            "POST", path, params, body, {"Content-Type": "application/json", **headers}
+        )
+
+    def call(self, method, path, params, body: bytes | None = None, headers=None) -> object:
+        """The JSON answer to one request, after waiting out the service's interval."""
+        wait = self._next - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+        self._next = time.monotonic() + self.delay
+        url = f"{self.base}{path}{f'?{urlencode(params)}' if params else ''}"
+        sent = {"Accept": "application/json", "User-Agent": SOURCES_USER_AGENT, **(headers or {})}
+        try:
+            raw = http_request(url, self.limits, method=method, headers=sent, body=body)
+        except HttpStatusError as err:
+            raise StatusError(f"{self.name}: the server answered {err}", err.status) from None
+        except FetchError as err:
+            raise SourceError(f"{self.name}: {err}", True) from None
+        return parse_json(raw, self.name)
+
+
+def _refuse_constant(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _depth(value: object, limit: int) -> int:
+    """Nesting depth, stopping once past ``limit`` (iterative: no recursion to blow)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack and deepest <= limit:
+        item, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if isinstance(item, dict | list):
+            stack.extend(
+                (v, depth + 1) for v in (item.values() if isinstance(item, dict) else item)
+            )
+    return deepest
+
+
+def parse_json(raw: bytes, name: str) -> object:
+    """The JSON value of an answer body; :class:`SourceError` with one line otherwise."""
+    too_deep = f"{name}: the answer nests deeper than {MAX_DEPTH} levels"
+    try:
+        value = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
+    except UnicodeDecodeError as err:
+        raise SourceError(f"{name}: the answer is not UTF-8 (byte {err.start})") from None
+    except RecursionError:
+        raise SourceError(too_deep) from None
+    except ValueError as err:
+        reason = str(err).splitlines()[0][:120]
+        raise SourceError(f"{name}: the answer is not valid JSON ({reason})") from None
+    if _depth(value, MAX_DEPTH) > MAX_DEPTH:
+        raise SourceError(too_deep)
+    return value
+
+
+def env_value(name: str, pattern: str, service: str, what: str) -> str:
+    """The environment variable ``name`` ("" when unset); :class:`SourceError` saying
+    ``what`` when it does not match ``pattern``."""
+    value = os.environ.get(name, "").strip()
+    if value and not re.fullmatch(pattern, value):
+        raise SourceError(f"{service}: {name} {what}")
+    return value
+
+
+_MISSING = object()
+_KIND_NAMES = {dict: "an object", list: "a list", str: "a string", int: "a number"}
+
+
+def field(obj: object, key: str, kind: type, where: str, optional=False):
+    """``obj[key]`` checked to be of ``kind``, the error naming ``where.key``; with
+    ``optional`` a missing key or null gives None."""
+    if not isinstance(obj, dict):
+        raise ShapeError(f"{where} is not an object")
+    value = obj.get(key, _MISSING)
+    if optional and (value is _MISSING or value is None):
+        return None
+    if value is _MISSING:
+        raise ShapeError(f"{where}.{key} is missing")
+    # bool is an int in Python; a JSON true is never a count or a date here.
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise ShapeError(f"{where}.{key} is not {_KIND_NAMES.get(kind, kind.__name__)}")
+    return value

@@ -1,58 +1,45 @@
 """OpenAlex: works by search words, and works citing the pool (forward snowballing).
 
-Documentation followed:
-
-- lists, filters and the date filters ``from_publication_date`` /
-  ``to_publication_date``: https://developers.openalex.org/guides/filtering and
-  https://docs.openalex.org/api-entities/works/filter-works (``cites:W…`` lists
-  the works that cite a work; ``|`` ORs values of one filter);
-- cursor paging (``cursor=*``, then ``meta.next_cursor`` until it is null,
-  ``per_page`` at most 100): https://developers.openalex.org/guides/page-through-results
-- a single work by DOI, ``/works/doi:10.…``:
-  https://developers.openalex.org/api-reference/works/get-a-single-work.md
-- the Work object (``publication_date`` is the earliest publication date
-  known, ``abstract_inverted_index`` maps each word to its positions, arXiv
-  copies appear as ``locations``):
-  https://docs.openalex.org/api-entities/works/work-object and
-  https://docs.openalex.org/api-entities/works/work-object/location-object
-- limits: https://developers.openalex.org/api-reference/authentication (an API
-  key, free, is needed for more than a trial allowance per day, at most 100
-  requests per second; 429 when exceeded) and
-  https://developers.openalex.org/api-reference/errors (retry 429/5xx with backoff).
+Documentation followed: filters, ``from_/to_publication_date`` and ``cites:W…`` (``|`` ORs
+values) https://docs.openalex.org/api-entities/works/filter-works ; cursor paging
+(``meta.next_cursor``, ``per_page`` <= 100)
+https://developers.openalex.org/guides/page-through-results ; a work by DOI
+https://developers.openalex.org/api-reference/works/get-a-single-work.md ; the Work object
+(``publication_date`` the earliest known, ``abstract_inverted_index``, arXiv copies in
+``locations``) https://docs.openalex.org/api-entities/works/work-object ; limits (a free API
+key beyond a trial allowance, at most 100 requests/s, retry 429/5xx)
+https://developers.openalex.org/api-reference/authentication .
 
 Environment: ``MASRL_KB_OPENALEX_API_KEY`` (sent as ``api_key``),
-``MASRL_KB_OPENALEX_MAILTO`` (sent as ``mailto``, the "polite pool"),
-``MASRL_KB_OPENALEX_URL`` (base URL, for tests). Requests are spaced 0.1 s.
+``MASRL_KB_OPENALEX_MAILTO`` (``mailto``, the "polite pool"), ``MASRL_KB_OPENALEX_URL``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import os
 import re
-from collections.abc import Iterator
 
-from masrl_kb.contrib.arxiv_import import family_given
 from masrl_kb.contrib.sources.arxiv import arxiv_in
-from masrl_kb.contrib.sources.pool import Seed
+from masrl_kb.contrib.sources.http import (
+    Client,
+    Service,
+    ShapeError,
+    SourceError,
+    StatusError,
+    env_value,
+    field,
+)
 from masrl_kb.contrib.sources.rows import (
     Candidate,
     Fetched,
+    Seed,
     candidate,
     doi_of,
     in_window,
     iso_date,
     unique,
 )
-from masrl_kb.contrib.sources.transport import (
-    Client,
-    Service,
-    ShapeError,
-    SourceError,
-    StatusError,
-    field,
-)
-from masrl_kb.contrib.text import MAX_AUTHOR, clean_text
+from masrl_kb.contrib.text import clean_text
 from masrl_kb.kb.text import title_skeleton
 
 SERVICE = Service(
@@ -69,23 +56,16 @@ CITES_CHUNK = 50  # pooled works ORed in one cites: filter
 MAX_POSITIONS = 20000  # words in one rebuilt abstract
 SELECT = "id,doi,title,display_name,publication_date,authorships,abstract_inverted_index,locations"
 WORK_ID = re.compile(r"^(?:https://openalex\.org/)?(W[0-9]{1,12})$")
-_MAILTO = re.compile(r"^[^@\s,;&=]{1,64}@[^@\s,;&=]{1,190}$")
+_MAILTO = r"[^@\s,;&=]{1,64}@[^@\s,;&=]{1,190}"
 
 
 def auth_params() -> dict[str, str]:
     """``api_key`` and ``mailto`` from the environment, when set."""
-    params = {}
-    key = os.environ.get(ENV_KEY, "").strip()
-    if key:
-        if not re.fullmatch(r"[A-Za-z0-9_.-]{1,200}", key):
-            raise SourceError(f"openalex: {ENV_KEY} holds characters an API key does not")
-        params["api_key"] = key
-    mailto = os.environ.get(ENV_MAILTO, "").strip()
-    if mailto:
-        if not _MAILTO.match(mailto):
-            raise SourceError(f"openalex: {ENV_MAILTO} is not an e-mail address")
-        params["mailto"] = mailto
-    return params
+    key = env_value(
+        ENV_KEY, r"[A-Za-z0-9_.-]{1,200}", "openalex", "holds characters an API key does not"
+    )
+    mailto = env_value(ENV_MAILTO, _MAILTO, "openalex", "is not an e-mail address")
+    return {k: v for k, v in (("api_key", key), ("mailto", mailto)) if v}
 
 
 # ---------------------------------------------------------------- works
@@ -123,26 +103,22 @@ def _authors(work: object, where: str) -> list[str]:
         spot = f"{where}.authorships[{i}]"
         author = field(authorship, "author", dict, spot, optional=True) or {}
         name = field(author, "display_name", str, f"{spot}.author", optional=True)
-        name = name or field(authorship, "raw_author_name", str, spot, optional=True)
-        if name:
-            names.append(family_given(clean_text(name, MAX_AUTHOR)))
+        names.append(name or field(authorship, "raw_author_name", str, spot, optional=True))
     return names
 
 
 def work_row(work: object, where: str) -> Candidate | None:
-    wid = field(work, "id", str, where)
-    if not WORK_ID.match(wid):
-        raise ShapeError(f"{where}.id is not an OpenAlex work id")
+    wid = _work_id(work, where)
     title = field(work, "title", str, where, optional=True)
     title = title or field(work, "display_name", str, where, optional=True)
     doi = doi_of(field(work, "doi", str, where, optional=True))
     arxiv = _arxiv_of(work, doi, where)
-    url = f"https://arxiv.org/abs/{arxiv}" if arxiv else f"https://doi.org/{doi}" if doi else wid
+    url = f"https://doi.org/{doi}" if doi else f"https://openalex.org/{wid}"
     return candidate(
         title,
         _authors(work, where),
         iso_date(field(work, "publication_date", str, where, optional=True)),
-        url=url if url.startswith("https://") else f"https://openalex.org/{wid}",
+        url=f"https://arxiv.org/abs/{arxiv}" if arxiv else url,
         abstract=abstract(
             field(work, "abstract_inverted_index", object, where, optional=True),
             f"{where}.abstract_inverted_index",
@@ -152,32 +128,27 @@ def work_row(work: object, where: str) -> Candidate | None:
     )
 
 
-def _pages(client: Client, params: dict[str, object]) -> Iterator[list[Candidate | None]]:
-    cursor, seen = "*", set()
+def _collect(client: Client, params: dict[str, object], since, until) -> tuple[list, int]:
+    """The rows of every page dated in the window (the server's filter is not trusted), and
+    the number of works read."""
+    cursor, cursors, rows, seen = "*", set(), [], 0
     for _ in range(MAX_PAGES):
         answer = client.get_json("/works", {**params, "cursor": cursor})
         try:
             results = field(answer, "results", list, "answer")
             meta = field(answer, "meta", dict, "answer")
             cursor = field(meta, "next_cursor", str, "answer.meta", optional=True)
-            yield [work_row(w, f"answer.results[{i}]") for i, w in enumerate(results)]
+            page = [work_row(w, f"answer.results[{i}]") for i, w in enumerate(results)]
         except ShapeError as err:
             raise SourceError(f"openalex: unexpected answer: {err}") from None
-        if not cursor or not results:
-            return
-        if cursor in seen or len(cursor) > 2000:
-            raise SourceError("openalex: the answer's meta.next_cursor repeats or is too long")
-        seen.add(cursor)
-    raise SourceError(f"openalex: more than {MAX_PAGES} pages; narrow the query or window")
-
-
-def _collect(client: Client, params: dict[str, object], since, until) -> tuple[list, int]:
-    rows: list[Candidate] = []
-    seen = 0
-    for page in _pages(client, params):
         seen += len(page)
-        rows.extend(r for r in page if r and in_window(r, since, until))
-    return rows, seen
+        rows += [r for r in page if r and in_window(r, since, until)]
+        if not cursor or not results:
+            return rows, seen
+        if cursor in cursors or len(cursor) > 2000:
+            raise SourceError("openalex: the answer's meta.next_cursor repeats or is too long")
+        cursors.add(cursor)
+    raise SourceError(f"openalex: more than {MAX_PAGES} pages; narrow the query or window")
 
 
 def _window(since: dt.date, until: dt.date) -> str:
@@ -220,8 +191,7 @@ def _work_id(answer: object, where: str) -> str:
 
 
 def _by_title(client: Client, seed: Seed, auth: dict) -> str | None:
-    words = re.sub(r"[,|:!<>]", " ", seed.title)
-    words = " ".join(words.split())
+    words = " ".join(re.sub(r"[,|:!<>]", " ", seed.title).split())
     if not words:
         return None
     params = {"filter": f"title.search:{words}", "per_page": 5, "select": "id,title", **auth}
@@ -260,13 +230,8 @@ def citing_pool(
     window = _window(since, until)
     client = client or Client(SERVICE)
     auth = auth_params()
-    ids, unresolved = [], []
-    for seed in seeds:
-        wid = resolve(client, seed, auth)
-        if wid:
-            ids.append(wid)
-        else:
-            unresolved.append(seed.name)
+    found = [(seed.name, resolve(client, seed, auth)) for seed in seeds]
+    ids = [wid for _, wid in found if wid]
     rows, seen = [], 0
     for start in range(0, len(ids), CITES_CHUNK):
         cites = "|".join(ids[start : start + CITES_CHUNK])
@@ -275,4 +240,4 @@ def citing_pool(
         rows.extend(got)
         seen += count
     shown = f"OpenAlex works citing {len(ids)} pooled papers (cites: filter) {window}"
-    return Fetched(unique(rows), shown, seen, unresolved)
+    return Fetched(unique(rows), shown, seen, [name for name, wid in found if not wid])

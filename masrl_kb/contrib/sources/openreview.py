@@ -1,22 +1,15 @@
 """OpenReview: a venue's submissions whose title or abstract holds a keyword.
 
-API v2 (https://docs.openreview.net/reference/api-v2 ; how to list a venue's
-submissions: https://docs.openreview.net/how-to-guides/data-retrieval-and-modification/how-to-get-all-submissions):
-``GET https://api2.openreview.net/notes`` with ``content.venueid=<venue id>``
-(or ``invitation=<venue>/-/Submission`` when the value names an invitation),
-``limit`` (at most 1000) and ``offset`` paging; the answer is
-``{"notes": [...], "count": N}``. A note holds ``id``, ``forum`` and
-``content.<field>.value`` (title, authors, abstract), and times in epoch
-milliseconds: ``odate`` when it was made public, ``pdate`` when published,
-``cdate`` when created; the first public version is the first of these present.
-The API has no keyword search over a venue, so keywords are matched here, as whole
-words or phrases ignoring case, against title and abstract.
-
-Public notes need no login. OpenReview publishes no request-rate figure; its
-own client (openreview-py) retries 429 answers honouring Retry-After, and so
-does this adapter, waiting 1 s between pages. openreview-py is not used: it is
-not among the packages this project may install, and its session has no
-overall deadline or size cap (see :mod:`masrl_kb.contrib.sources.transport`).
+API v2 (https://docs.openreview.net/reference/api-v2 ; listing a venue's submissions:
+https://docs.openreview.net/how-to-guides/data-retrieval-and-modification/how-to-get-all-submissions):
+``GET /notes`` with ``content.venueid=<venue id>`` (or ``invitation=<venue>/-/Submission``),
+``limit`` (<= 1000) and ``offset``; the answer is ``{"notes": [...], "count": N}``. A note
+holds ``id``, ``forum``, ``content.<field>.value`` and epoch-millisecond times (``odate``
+public, ``pdate`` published, ``cdate`` created: the first present is the first public
+version). The API cannot search a venue by keyword, so keywords are matched here as whole
+words or phrases, ignoring case. OpenReview publishes no rate figure: pages are spaced 1 s
+and 429 answers retried after Retry-After, as openreview-py does (not used: not installable
+here, and its session has neither overall deadline nor size cap).
 """
 
 from __future__ import annotations
@@ -24,17 +17,15 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from masrl_kb.contrib.arxiv_import import family_given
+from masrl_kb.contrib.screen.entries import or_empty, parse_openreview
+from masrl_kb.contrib.sources.http import Client, Service, ShapeError, SourceError, field
 from masrl_kb.contrib.sources.rows import (
     Candidate,
     Fetched,
     candidate,
     in_window,
-    openreview_of,
     unique,
 )
-from masrl_kb.contrib.sources.transport import Client, Service, ShapeError, SourceError, field
-from masrl_kb.contrib.text import MAX_AUTHOR, clean_text
 
 SERVICE = Service(
     name="openreview",
@@ -76,14 +67,13 @@ def _first_public(note: object, where: str) -> dt.date | None:
 
 def note_row(note: object, where: str) -> Candidate | None:
     forum = field(note, "forum", str, where, optional=True) or field(note, "id", str, where)
-    if openreview_of(forum) != forum:
+    if or_empty(parse_openreview, forum) != forum:
         raise ShapeError(f"{where}.forum is not an OpenReview id")
     content = field(note, "content", dict, where)
     authors = _value(content, "authors", list, f"{where}.content") or []
-    names = [family_given(clean_text(a, MAX_AUTHOR)) for a in authors if isinstance(a, str)]
     return candidate(
         _value(content, "title", str, f"{where}.content"),
-        names,
+        [a for a in authors if isinstance(a, str)],
         _first_public(note, where),
         url=f"{FORUM_URL}{forum}",
         abstract=_value(content, "abstract", str, f"{where}.content") or "",
@@ -96,10 +86,6 @@ def keyword_pattern(keywords: list[str]) -> re.Pattern[str]:
     phrases = sorted({" ".join(k.split()) for k in keywords}, key=len, reverse=True)
     alternatives = "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in phrases)
     return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
-
-
-def _matches(row: Candidate, pattern: re.Pattern[str]) -> bool:
-    return pattern.search(f"{row.title} {row.abstract}") is not None
 
 
 def fetch(
@@ -129,7 +115,8 @@ def fetch(
         except ShapeError as err:
             raise SourceError(f"openreview: unexpected answer: {err}") from None
         seen += len(notes)
-        rows.extend(r for r in found if r and _matches(r, pattern) and in_window(r, since, until))
+        hits = [r for r in found if r and pattern.search(f"{r.title} {r.abstract}")]
+        rows.extend(r for r in hits if in_window(r, since, until))
         if len(notes) < page_size:
             break
     else:

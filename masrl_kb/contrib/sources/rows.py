@@ -1,13 +1,9 @@
-"""Candidate rows and the CSV file ``masrl-kb screen import`` reads.
+"""What the adapters share: the pool and the exclusions as seeds in, candidate rows out.
 
-Columns: ``id,title,authors,date,url,abstract,doi,arxiv_id,openreview_id``.
-``id`` is the arXiv id when one is known, else ``doi:<doi>``, else
-``openreview:<forum>``, else empty; ``authors`` are "Family, Given" joined by
-"; "; ``date`` is the first public version (YYYY-MM-DD).
-
-Service text is hostile: it goes through :func:`masrl_kb.contrib.text.clean_text`
-(bounded per field), ids are checked as ``screen import`` checks them, a cell a
-spreadsheet would run as a formula is guarded, and the file is written
+Rows make the CSV file ``masrl-kb screen import`` reads (:data:`COLUMNS`): ``id`` as
+``screen import`` will give it, authors "Family, Given" joined by "; ", ``date`` the first
+public version. Service text is hostile: every value is cleaned and bounded, ids are checked
+as ``screen import`` checks them, formula-like cells are guarded, and the file is written
 atomically, never through a symbolic link.
 """
 
@@ -17,14 +13,21 @@ import csv
 import datetime as dt
 import io
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from masrl_kb.contrib.arxiv_import import family_given
 from masrl_kb.contrib.export.csv_io import guard_cell
-from masrl_kb.contrib.screen.entries import EntryError, known_id, parse_doi, parse_openreview
-from masrl_kb.contrib.sources.arxiv import arxiv_or_none
-from masrl_kb.contrib.sources.transport import SourceError
+from masrl_kb.contrib.screen.entries import (
+    known_id,
+    or_empty,
+    parse_arxiv,
+    parse_doi,
+    parse_openreview,
+)
+from masrl_kb.contrib.screen.import_files import COLUMNS
+from masrl_kb.contrib.sources.http import SourceError
 from masrl_kb.contrib.text import (
     MAX_ABSTRACT,
     MAX_AUTHOR,
@@ -34,27 +37,13 @@ from masrl_kb.contrib.text import (
     clean_text,
 )
 from masrl_kb.kb.atomic import write_atomic
-
-COLUMNS = ("id", "title", "authors", "date", "url", "abstract", "doi", "arxiv_id", "openreview_id")
-
-
-def _checked(parse: Callable[[str], str], value: object) -> str:
-    """``parse(value)``, or "" when it is not text or ``parse`` refuses it: the ids
-    ``screen import`` would refuse are left out here."""
-    try:
-        return parse(value) if isinstance(value, str) and value else ""
-    except EntryError:
-        return ""
+from masrl_kb.kb.crossrules import arxiv_ids_of
+from masrl_kb.kb.records import read_records
 
 
 def doi_of(text: object) -> str:
     """A DOI from ``10.x/...``, ``doi:10.x/...`` or a doi.org URL, lower-cased; else ""."""
-    return _checked(parse_doi, text)
-
-
-def openreview_of(text: object) -> str:
-    """An OpenReview forum id from an id or an openreview.net URL; else ""."""
-    return _checked(parse_openreview, text)
+    return or_empty(parse_doi, text)
 
 
 def iso_date(text: object) -> dt.date | None:
@@ -115,7 +104,8 @@ def candidate(
     text = clean_text(title, MAX_TITLE)
     if not text:
         return None
-    names = tuple(n for n in (clean_text(a, MAX_AUTHOR) for a in authors) if n)[:MAX_AUTHORS]
+    cleaned = (family_given(clean_text(a, MAX_AUTHOR)) for a in authors)
+    names = tuple(n for n in cleaned if n)[:MAX_AUTHORS]
     link = clean_text(url, MAX_URL)
     return Candidate(
         title=text,
@@ -124,8 +114,8 @@ def candidate(
         url=link if link.startswith(("https://", "http://")) else "",
         abstract=clean_text(abstract, MAX_ABSTRACT),
         doi=doi_of(doi),
-        arxiv_id=_checked(lambda a: arxiv_or_none(a) or "", arxiv_id),
-        openreview_id=openreview_of(openreview_id),
+        arxiv_id=or_empty(parse_arxiv, arxiv_id),
+        openreview_id=or_empty(parse_openreview, openreview_id),
     )
 
 
@@ -144,29 +134,23 @@ def in_window(row: Candidate, since: dt.date | None, until: dt.date | None) -> b
     """Whether the row's date lies in [since, until]; an undated row only without a window."""
     if since is None and until is None:
         return True
-    if row.date is None:
-        return False
-    return (since is None or row.date >= since) and (until is None or row.date <= until)
+    day = row.date
+    return day is not None and (since is None or day >= since) and (until is None or day <= until)
 
 
 def unique(rows: Iterable[Candidate]) -> list[Candidate]:
     """Rows without repeats (same id, or same title when there is no id), by date then id."""
-    seen: set[str] = set()
-    out = []
+    first: dict[str, Candidate] = {}
     for row in rows:
-        key = row.id or f"title:{row.title.casefold()}"
-        if key not in seen:
-            seen.add(key)
-            out.append(row)
-    return sorted(out, key=lambda r: (r.date or dt.date.min, r.id, r.title))
+        first.setdefault(row.id or f"title:{row.title.casefold()}", row)
+    return sorted(first.values(), key=lambda r: (r.date or dt.date.min, r.id, r.title))
 
 
 def csv_text(rows: list[Candidate]) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(COLUMNS)
-    for row in rows:
-        writer.writerow(row.cells())
+    writer.writerows(row.cells() for row in rows)
     return buf.getvalue()
 
 
@@ -179,3 +163,35 @@ def write_csv(path: Path, rows: list[Candidate]) -> None:
     if not path.parent.is_dir():
         raise SourceError(f"{path.parent}: no such folder")
     write_atomic(path, csv_text(rows), newline="")
+
+
+@dataclass(frozen=True)
+class Seed:
+    """One record as a seed for a citation or recommendation query."""
+
+    name: str  # key or id, for messages
+    arxiv_id: str
+    doi: str
+    title: str
+
+
+def _seed(data: object, id_field: str) -> Seed | None:
+    if not isinstance(data, dict):
+        return None
+    arxiv = sorted(arxiv_ids_of(data))
+    dois = (doi_of(data.get(name)) for name in ("doi", "identifier", "url"))
+    return Seed(
+        name=str(data.get(id_field, "")),
+        arxiv_id=arxiv[0] if arxiv else "",
+        doi=next((d for d in dois if d), ""),
+        title=clean_text(data.get("title"), MAX_TITLE),
+    )
+
+
+def seeds(root: str | Path | None) -> tuple[list[Seed], list[Seed]]:
+    """(pooled papers, exclusions) as seeds, in file order; unreadable records are skipped
+    (``masrl-kb validate`` reports them)."""
+    records = read_records(root)
+    papers = [s for r in records.papers if (s := _seed(r.data, "key"))]
+    excluded = [s for r in records.exclusions if (s := _seed(r.data, "id"))]
+    return papers, excluded

@@ -1,45 +1,38 @@
 """Semantic Scholar recommendations seeded with the pool (positives) and the exclusions (negatives).
 
-``POST https://api.semanticscholar.org/recommendations/v1/papers`` with the
-JSON body ``{"positivePaperIds": [...], "negativePaperIds": [...]}`` and the
-query parameters ``fields`` and ``limit`` (at most 500); ids may be written
-``ArXiv:<id>`` or ``DOI:<doi>``; the answer is ``{"recommendedPapers": [...]}``
-with the requested fields (``title``, ``authors[].name``, ``externalIds``
-(``ArXiv``, ``DOI``), ``publicationDate``, ``url``, ``abstract``). Sources:
-https://api.semanticscholar.org/api-docs/recommendations and the Recommendations
-API announcement https://blog.allenai.org/semantic-scholar-releases-new-recommendations-api-ca01ef2d80d4
-
-Limits (https://www.semanticscholar.org/product/api): without a key requests
-share one pool with every unauthenticated caller and are often answered 429;
-an API key, sent in the ``x-api-key`` header, gets an introductory 1 request
-per second. This adapter makes one request (plus retries that honour
-Retry-After), spaced 1 s with a key and 3 s without.
-
-Environment: ``SEMANTIC_SCHOLAR_API_KEY`` (optional), ``MASRL_KB_S2_URL``
-(base URL, for tests). The service has no date filter, so rows outside the
-window, or without a publication date, are dropped here.
+``POST /recommendations/v1/papers`` with ``{"positivePaperIds": [...], "negativePaperIds":
+[...]}`` (ids ``ArXiv:<id>`` or ``DOI:<doi>``), ``fields`` and ``limit`` (<= 500); the answer
+is ``{"recommendedPapers": [...]}``: https://api.semanticscholar.org/api-docs/recommendations .
+Limits (https://www.semanticscholar.org/product/api): without a key requests share one pool
+and are often answered 429; a key (header ``x-api-key``) gets 1 request per second. One
+request is made, spaced 1 s with a key and 3 s without. The service has no date filter, so
+rows outside the window, or undated, are dropped here. Environment:
+``SEMANTIC_SCHOLAR_API_KEY`` (optional), ``MASRL_KB_S2_URL`` (base URL, for tests).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import os
-import re
 
-from masrl_kb.contrib.arxiv_import import family_given
 from masrl_kb.contrib.sources.arxiv import arxiv_or_none
-from masrl_kb.contrib.sources.pool import Seed
+from masrl_kb.contrib.sources.http import (
+    Client,
+    Service,
+    ShapeError,
+    SourceError,
+    env_value,
+    field,
+)
 from masrl_kb.contrib.sources.rows import (
     Candidate,
     Fetched,
+    Seed,
     candidate,
     doi_of,
     in_window,
     iso_date,
     unique,
 )
-from masrl_kb.contrib.sources.transport import Client, Service, ShapeError, SourceError, field
-from masrl_kb.contrib.text import MAX_AUTHOR, clean_text
 
 ENV_KEY = "SEMANTIC_SCHOLAR_API_KEY"
 SERVICE_KEYED = Service(
@@ -60,22 +53,12 @@ def paper_id(seed: Seed) -> str:
     return f"DOI:{seed.doi}" if seed.doi else ""
 
 
-def _key() -> str:
-    key = os.environ.get(ENV_KEY, "").strip()
-    if key and not re.fullmatch(r"[A-Za-z0-9_-]{1,200}", key):
-        raise SourceError(f"semantic-scholar: {ENV_KEY} holds characters an API key does not")
-    return key
-
-
 def paper_row(paper: object, where: str) -> Candidate | None:
     external = field(paper, "externalIds", dict, where, optional=True) or {}
     arxiv = field(external, "ArXiv", str, f"{where}.externalIds", optional=True) or ""
     doi = doi_of(field(external, "DOI", str, f"{where}.externalIds", optional=True))
-    names = []
-    for i, author in enumerate(field(paper, "authors", list, where, optional=True) or []):
-        name = field(author, "name", str, f"{where}.authors[{i}]", optional=True)
-        if name:
-            names.append(family_given(clean_text(name, MAX_AUTHOR)))
+    authors = enumerate(field(paper, "authors", list, where, optional=True) or [])
+    names = [field(a, "name", str, f"{where}.authors[{i}]", optional=True) for i, a in authors]
     arxiv = arxiv_or_none(arxiv) or ""
     url = f"https://arxiv.org/abs/{arxiv}" if arxiv else ""
     url = url or field(paper, "url", str, where, optional=True) or ""
@@ -104,7 +87,9 @@ def recommend(
     negative = [p for p in dict.fromkeys(paper_id(s) for s in excluded) if p]
     if not positive:
         raise SourceError("semantic-scholar: no pooled paper has an arXiv id or DOI to seed with")
-    key = _key()
+    key = env_value(
+        ENV_KEY, r"[A-Za-z0-9_-]{1,200}", SERVICE_KEYED.name, "holds characters an API key does not"
+    )
     client = client or Client(SERVICE_KEYED if key else SERVICE_SHARED)
     body = {"positivePaperIds": positive, "negativePaperIds": negative}
     headers = {"x-api-key": key} if key else {}
