@@ -1,24 +1,13 @@
 """``masrl-kb import-upstream``: compare a newer release of the survey's CSV files
 with the records, and with ``apply=True`` update the differing facts and tags.
 
-Only the survey's facts (title, first author, affiliation, year, arXiv id,
-venue, links; for exclusions title, identifier, link, source, query family,
-date and stage) and its tags are compared; our own text (summary, notes,
-exclusion notes) and judgements outside the survey's columns (decisions,
-strict credit, citation) are never touched.
-
-Curation wins over the release: a field the record backs with a ``sources``
-entry is never replaced, nor is a fact replaced by less (a value the release
-gives as unknown, empty, ``None`` or ``Anonymous``; a team name in place of a
-named first author; links or an arXiv id deleted). Those differences are
-listed as *kept (curated)*.
-
-Applying is all or nothing. Duplicate or conflicting rows are refused before
-anything else; every would-be record is edited in memory (only the lines of a
-changed field, so comments and every other field stay as they were), re-read,
-and the whole would-be pool goes through the validator; only then are the
-files swapped in, and a failure or an interrupt part way puts back every file
-already swapped.
+Only the survey's facts and tags are compared; our own text and judgements are
+never touched. Curation wins: a field backed by a ``sources`` entry, or a fact the
+release would replace by less (unknown, a team name for a named author, fewer
+links), is listed as *kept (curated)*. Applying is all or nothing: bad rows are
+refused first, each edited record (only the changed fields' lines) is re-read and
+the would-be pool validated before files are swapped, and a failure puts back
+every file already swapped.
 """
 
 from __future__ import annotations
@@ -322,12 +311,8 @@ def _changes(rec: RecordFile, wanted: dict[str, tuple[str, object, str]]) -> lis
 
 
 def _match_rows(
-    rows: list[tuple[int, dict]],
-    file: str,
-    id_column: str,
-    find,
-    problems: list[str],
-) -> list[tuple[int, dict, RecordFile | None]]:
+    rows: list[tuple[int, dict]], file: str, id_column: str, find, problems: list[str]
+) -> list[tuple[dict, RecordFile | None]]:
     """Each row with its record; duplicate rows and rows sharing a record are problems."""
     by_id: dict[str, tuple[int, dict]] = {}
     by_record: dict[str, int] = {}
@@ -349,19 +334,26 @@ def _match_rows(
             continue
         if rec is not None:
             by_record[rec.rel] = line
-        out.append((line, row, rec))
+        out.append((row, rec))
     return out
 
 
-def _paper_finder(records: RecordSet) -> Callable[[dict[str, str]], RecordFile | None]:
+def _finders(records: RecordSet) -> tuple[Callable[[dict], RecordFile | None], ...]:
+    """How a papers row (by key, else arXiv id) and an excluded row find their record."""
     papers = {r.stem: r for r in records.papers if isinstance(r.data, dict)}
     by_arxiv = {_data(r).get("arxiv_id"): r for r in papers.values() if _data(r).get("arxiv_id")}
-    return lambda row: papers.get(row["key"]) or by_arxiv.get(row["arxiv_id"] or None)
-
-
-def _exclusion_finder(records: RecordSet) -> Callable[[dict[str, str]], RecordFile | None]:
     exclusions = {r.stem: r for r in records.exclusions if isinstance(r.data, dict)}
-    return lambda row: exclusions.get(row["record_id"])
+    return (
+        lambda row: papers.get(row["key"]) or by_arxiv.get(row["arxiv_id"] or None),
+        lambda row: exclusions.get(row["record_id"]),
+    )
+
+
+# (kind, columns, id column, title column, wanted values) of papers.csv and excluded.csv
+_RELEASES = (
+    ("paper", PAPER_COLUMNS, "key", "title", _paper_wanted),
+    ("exclusion", EXCLUDED_COLUMNS, "record_id", "screening_label", _exclusion_wanted),
+)
 
 
 # ---------------------------------------------------------------- applying
@@ -378,11 +370,6 @@ def _field_span(lines: list[str], name: str) -> tuple[int, int] | None:
     return start, end
 
 
-def _field_text(name: str, value: object) -> list[str]:
-    text = yaml.safe_dump({name: value}, sort_keys=False, allow_unicode=True, width=88)
-    return text.splitlines()
-
-
 def edit_fields(text: str, values: dict[str, object], after: dict[str, str]) -> str:
     """``text`` with each top-level field in ``values`` replaced (None: removed).
 
@@ -391,7 +378,8 @@ def edit_fields(text: str, values: dict[str, object], after: dict[str, str]) -> 
     lines = text.splitlines()
     for name, value in values.items():
         span = _field_span(lines, name)
-        new = [] if value is None else _field_text(name, value)
+        text = yaml.safe_dump({name: value}, sort_keys=False, allow_unicode=True, width=88)
+        new = [] if value is None else text.splitlines()
         if span is not None:
             lines[span[0] : span[1]] = new
         elif new:
@@ -494,50 +482,30 @@ def swap_files(edits: list[_Edit]) -> list[str]:
     return [e.rec.rel for e in done]
 
 
-def _new_row(kind: str, rid: str, title: str) -> str:
-    return f"{kind} {shorten_name(rid, 60)}: {shorten_name(title)}"
-
-
 def _refuse(problems: list[str], what: str) -> None:
     if problems:
         raise UpstreamError(f"{len(problems)} {what}: nothing written", problems)
 
 
-def _matched(papers_csv, excluded_csv, records: RecordSet):
-    """Both releases' rows with their records; duplicate or conflicting rows refused."""
+def _compared(files: tuple, records: RecordSet, tax: Taxonomy, report: UpstreamReport):
+    """(record, its changes) for every row matched to a record (unmatched rows are new
+    upstream), after refusing duplicate or conflicting rows."""
     problems: list[str] = []
-    papers = _match_rows(
-        read_release(papers_csv, PAPER_COLUMNS),
-        str(papers_csv),
-        "key",
-        _paper_finder(records),
-        problems,
-    )
-    excluded = []
-    if excluded_csv is not None:
-        excluded = _match_rows(
-            read_release(excluded_csv, EXCLUDED_COLUMNS),
-            str(excluded_csv),
-            "record_id",
-            _exclusion_finder(records),
-            problems,
-        )
+    matched = []
+    for path, release, find in zip(files, _RELEASES, _finders(records), strict=True):
+        if path is not None:
+            rows = read_release(path, release[1])
+            matched += [
+                (release, *m) for m in _match_rows(rows, str(path), release[2], find, problems)
+            ]
     _refuse(problems, "duplicate or conflicting row(s)")
-    return papers, excluded
-
-
-def _compared(papers, excluded, tax: Taxonomy, report: UpstreamReport):
-    """(record, its changes) for every matched row; unmatched rows are new upstream."""
     work: list[tuple[RecordFile, list[Change]]] = []
-    for rows, kind, id_column, title, wanted in (
-        (papers, "paper", "key", "title", _paper_wanted),
-        (excluded, "exclusion", "record_id", "screening_label", _exclusion_wanted),
-    ):
-        for _, row, rec in rows:
-            if rec is None:
-                report.new_upstream.append(_new_row(kind, row[id_column], row[title]))
-            else:
-                work.append((rec, _changes(rec, wanted(row, tax))))
+    for (kind, _, id_column, title, wanted), row, rec in matched:
+        if rec is None:
+            rid, name = shorten_name(row[id_column], 60), shorten_name(row[title])
+            report.new_upstream.append(f"{kind} {rid}: {name}")
+        else:
+            work.append((rec, _changes(rec, wanted(row, tax))))
     report.changes = [c for _, changes in work for c in changes]
     return work
 
@@ -557,8 +525,7 @@ def compare_upstream(
     tax = load_taxonomy(base)
     records = read_records(base)
     report = UpstreamReport(apply=apply)
-    papers, excluded = _matched(papers_csv, excluded_csv, records)
-    work = _compared(papers, excluded, tax, report)
+    work = _compared((papers_csv, excluded_csv), records, tax, report)
     _refuse(
         [
             f"{c.rel}:{c.line}: {c.field}: the release gives {_shown(c.theirs)}: {c.why}"
