@@ -1,18 +1,9 @@
 """``masrl-kb export bibtex``: one BibTeX entry per pooled paper (bibtexparser 2).
 
-Each entry takes its type and key from the record's ``citation`` block and
-carries: ``title`` (capitals protected, see :func:`protect_title`),
-``author`` (``and others`` when the list is truncated; one-word and group
-names braced so BibTeX does not split them), the venue field of its type
-(``journal``, ``booktitle``; ``howpublished`` plus a ``note`` naming the
-venue for ``misc``; ``institution`` for ``techreport``), ``volume``,
-``number``, ``pages``, ``publisher`` when given, ``year``, ``url`` and, for
-papers with an arXiv id, ``eprint`` and ``archivePrefix``.
-
-Prose fields go through bibtexparser's LaTeX encoding middleware (pylatexenc
-underneath) with the rules below, so a brace or backslash in a title prints
-as itself and cannot close the field; :func:`read_bibtex` reverses it with
-the matching pylatexenc decoder. URLs are percent-encoded, not LaTeX-encoded.
+Type and key come from the record's ``citation`` block. Prose fields are
+LaTeX-encoded (pylatexenc, rules below) so a brace or backslash prints as itself
+and cannot close the field, and title capitals are protected; URLs are
+percent-encoded. :func:`read_bibtex` reverses the encoding.
 """
 
 from __future__ import annotations
@@ -24,7 +15,7 @@ from urllib.parse import quote
 import bibtexparser
 import pandas as pd
 from bibtexparser import Library
-from bibtexparser.middlewares import LatexEncodingMiddleware, SeparateCoAuthors
+from bibtexparser.middlewares import SeparateCoAuthors
 from bibtexparser.model import Block, Entry, Field
 from bibtexparser.writer import BibtexFormat
 
@@ -87,14 +78,6 @@ def _decoder():
     from pylatexenc.latex2text import LatexNodes2Text
 
     return LatexNodes2Text(math_mode="verbatim", strict_latex_spaces=True)
-
-
-def encoding_middleware(ligatures: bool = True) -> LatexEncodingMiddleware:
-    """bibtexparser's LaTeX encoding middleware with this export's rules.
-
-    ``ligatures=False`` keeps ``--`` an en dash (page ranges: ``819--840``).
-    """
-    return LatexEncodingMiddleware(encoder=_encoder(ligatures))
 
 
 _EDGE = re.compile(r"^(?P<lead>[(\[\"']*)(?P<core>.*?)(?P<trail>[)\]\"':;,.?!]*)$")
@@ -207,22 +190,13 @@ _RANGES = frozenset({"pages", "number", "volume"})
 
 
 def _encoded(entry: Entry) -> Entry:
-    """The entry with every prose field through the encoding middleware."""
-    by_key: dict[str, str] = {}
-    for ligatures, keys in ((True, None), (False, _RANGES)):
-        chosen = [
-            f
-            for f in entry.fields
-            if f.key not in _VERBATIM and ((f.key in _RANGES) == (keys is not None))
-        ]
-        encoded = encoding_middleware(ligatures).transform_entry(
-            Entry(entry.entry_type, entry.key, chosen), Library()
-        )
-        if isinstance(encoded, Entry):  # what the middleware gives back for an entry
-            by_key.update({f.key: f.value for f in encoded.fields})
+    """The entry with every prose field LaTeX-encoded and the title's capitals protected;
+    ranges keep TeX's ligatures (``819--840``: ``--`` is an en dash)."""
     fields = []
     for f in entry.fields:
-        value = by_key.get(f.key, f.value)
+        value = f.value
+        if f.key not in _VERBATIM:
+            value = _encoder(ligatures=f.key not in _RANGES).unicode_to_latex(value)
         if f.key == "title":
             value = protect_capitals(value)
         fields.append(Field(f.key, value))
