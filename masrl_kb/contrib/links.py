@@ -1,18 +1,10 @@
 """``masrl-kb check-links``: is every record's link still alive?
 
-Every ``url`` and ``extra_urls`` entry of papers, every released artifact
-(``artifacts.code``, ``weights``, ``data``, ``traces``) and every exclusion
-``url`` is requested once (a URL several records share is fetched once): first with
-``HEAD``, and with ``GET`` when the server refuses ``HEAD`` or answers it
-with an error. Redirects are followed. A link is *broken* when the final
-answer is an HTTP error or no answer arrives (timeout, DNS or connection
-failure). Answers that mean "not for robots" (401, 403, 429) are reported as
-*blocked* and do not fail the run: the page may well exist. A link whose
-final address differs from the recorded one (a renamed or moved repository)
-is reported as *moved*, with its new address, and does not fail the run.
-
-This command needs the network; it runs on a schedule, never on pull
-requests.
+Every paper ``url``, ``extra_urls`` and released artifact and every exclusion ``url``
+is requested once: ``HEAD``, then ``GET`` when ``HEAD`` fails; redirects are followed.
+*Broken*: an HTTP error or no answer. *Blocked* (401, 403, 429: not for robots) and
+*moved* (the final address differs; the new one is shown) do not fail the run.
+Needs the network: it runs on a schedule, never on pull requests.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""A citable release of the knowledge base: CITATION.cff and Zenodo's .zenodo.json.
-
-``masrl-kb release VERSION`` stamps the version and date into ``CITATION.cff``
-(only its ``version`` and ``date-released`` lines change, so the file's own
-wording stays as curated) and writes ``.zenodo.json``, which Zenodo's GitHub
-integration reads when the release workflow publishes a tagged release and
-mints its DOI. The description's counts are computed from the records.
+"""A citable release: ``masrl-kb release VERSION`` stamps ``CITATION.cff`` (only its
+``version`` and ``date-released`` lines) and writes ``.zenodo.json``, which Zenodo
+reads to mint the tagged release's DOI; its counts are computed from the records.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """The survey's own CSV format, both ways: ``papers.csv`` and ``excluded.csv``.
 
-The column lists and the mapping between a survey column and a record field
-live here only; ``masrl-kb export survey-csv`` writes the files and
-:mod:`masrl_kb.contrib.upstream` reads a newer release with the same maps.
-Tag columns carry the taxonomy ids, which are the survey's spellings; the
-exclusion log's ``source`` and ``query_family`` carry the taxonomy labels,
-which are the survey's spellings there. Free text is ours: the summary goes in
-``one_liner``, the record's notes in ``notes``, the exclusion note in
-``exclusion_reason``.
+The column lists and the survey column -> record field maps live here only:
+``export survey-csv`` writes the files and :mod:`masrl_kb.contrib.upstream` reads a
+newer release. Tags are taxonomy ids; the exclusion ``source`` and ``query_family``
+are taxonomy labels (the survey's spellings); free text is ours.
 """
 
 from __future__ import annotations
@@ -21,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from masrl_kb.contrib.export.csv_io import guard_row
+from masrl_kb.contrib.export.tables import json_value
 from masrl_kb.kb.atomic import write_atomic
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
 from masrl_kb.query.frames import load_pool
@@ -93,13 +90,8 @@ EXCLUDED_TEXT = {"exclusion_reason": "note"}
 
 def cell(value: object) -> str:
     """A value as the survey writes it: ISO dates, whole years, empty for none."""
-    if value is None or (isinstance(value, float) and pd.isna(value)):
-        return ""
-    if isinstance(value, pd.Timestamp):
-        return value.date().isoformat()
-    if hasattr(value, "item"):  # numpy scalars
-        value = value.item()
-    return str(value)
+    value = json_value(value)
+    return "" if value is None else str(value)
 
 
 def paper_rows(papers: pd.DataFrame) -> list[dict[str, str]]:
