@@ -106,13 +106,12 @@ class Side:
     notes: list[str] = field(default_factory=list)
 
 
-def _raw(records: list[RecordFile], id_field: str) -> dict[str, dict[str, Any]]:
-    out = {}
-    for rec in records:
-        data = to_json_compatible(rec.data) if isinstance(rec.data, dict) else None
-        if isinstance(data, dict):
-            out[str(data.get(id_field, rec.stem))] = data
-    return out
+def _raw(records: list[RecordFile], id_field: str) -> dict[str, Any]:
+    return {
+        str(r.data.get(id_field, r.stem)): to_json_compatible(r.data)
+        for r in records
+        if isinstance(r.data, dict)
+    }
 
 
 def load_side(root: Path, label: str, claims_root: Path | None = None) -> Side:
@@ -155,9 +154,8 @@ def load_side(root: Path, label: str, claims_root: Path | None = None) -> Side:
 
 def _status(record: dict) -> dict[str, str]:
     decisions = record.get("decisions")
-    if not isinstance(decisions, list):
-        return {}
-    return decision_statuses(d for d in decisions if isinstance(d, dict))
+    items = decisions if isinstance(decisions, list) else []
+    return decision_statuses(d for d in items if isinstance(d, dict))
 
 
 def _show(value: object) -> str:
@@ -190,21 +188,8 @@ def paper_changes(old: dict, new: dict) -> tuple[list[str], list[str]]:
     return tags, edited
 
 
-@dataclass(frozen=True)
-class CellChange:
-    table: str
-    row: object
-    column: object
-    before: int
-    after: int
-
-
-def _table_name(rows: str, cols: str, strict: bool) -> str:
-    return f"{rows} × {cols}" + (" (strict)" if strict else "")
-
-
-def cell_changes(old: pd.DataFrame, new: pd.DataFrame) -> list[CellChange]:
-    """Cells of the survey's cross-tabs whose counts differ."""
+def cell_changes(old: pd.DataFrame, new: pd.DataFrame) -> list[str]:
+    """Table rows for the cells of the survey's cross-tabs whose counts differ."""
     changes = []
     for rows, cols, strict in CROSSTABS:
         a = crosstab(rows, cols, strict=strict, papers=old)
@@ -213,10 +198,11 @@ def cell_changes(old: pd.DataFrame, new: pd.DataFrame) -> list[CellChange]:
         columns = list(dict.fromkeys([*a.columns, *b.columns]))
         before = a.reindex(index=index, columns=columns, fill_value=0).to_numpy(dtype=int)
         after = b.reindex(index=index, columns=columns, fill_value=0).to_numpy(dtype=int)
-        name = _table_name(rows, cols, strict)
+        name = f"{rows} × {cols}" + (" (strict)" if strict else "")
         for i, j in zip(*(before != after).nonzero(), strict=True):
-            cell = CellChange(name, index[i], columns[j], int(before[i, j]), int(after[i, j]))
-            changes.append(cell)
+            x, y = int(before[i, j]), int(after[i, j])
+            row, column = _cell(index[i]), _cell(columns[j])
+            changes.append(f"| {name} | {row} | {column} | {x} | {y} | {_signed(y - x)} |")
     return changes
 
 
@@ -313,13 +299,9 @@ def _table_sections(old: Side, new: Side) -> tuple[list[str], bool]:
             "",
             "| table | row | column | before | after | change |",
             "| --- | --- | --- | ---: | ---: | ---: |",
+            *cells,
+            "",
         ]
-        out += [
-            f"| {c.table} | {_cell(c.row)} | {_cell(c.column)} | {c.before} | {c.after} "
-            f"| {_signed(c.after - c.before)} |"
-            for c in cells
-        ]
-        out.append("")
     claims = []
     if old.claims is not None and new.claims is not None:
         claims = claim_changes(old.claims, new.claims)
