@@ -402,8 +402,8 @@ def check_choice(tax: Taxonomy, axis: str, value: str | None, option: str) -> st
     return value
 
 
-def _url_facts(reference: str, title: str | None) -> tuple[str, str, str | None, str | None]:
-    """A non-arXiv exclusion's URL, title, identifier and default source."""
+def _url_facts(reference: str, title: str | None) -> tuple[str, str, str, str]:
+    """A non-arXiv exclusion's URL, title, identifier and default source ("": none)."""
     url = reference.strip()
     if not is_http_url(url):
         raise ArxivImportError(f"{shorten(reference)} is neither an arXiv id nor an http(s) URL")
@@ -413,14 +413,14 @@ def _url_facts(reference: str, title: str | None) -> tuple[str, str, str | None,
     host = parts.netloc.lower().removeprefix("www.")
     path = parts.path.strip("/")
     forum = re.search(r"(?:^|&)id=([^&]+)", parts.query)
-    identifier = None
+    identifier = ""
     if host == "openreview.net" and forum:
         identifier = f"OpenReview:{forum.group(1)}"
     elif host == "aclanthology.org" and path:
         identifier = f"ACL:{path.removesuffix('.pdf')}"
     elif host == "github.com" and path.count("/") >= 1:
         identifier = "github:" + "/".join(path.split("/")[:2])
-    return url, title, identifier, _SOURCE_BY_HOST.get(host)
+    return url, title, identifier, _SOURCE_BY_HOST.get(host, "")
 
 
 def exclude_record(
@@ -454,12 +454,8 @@ def exclude_record(
     if arxiv_id:
         refuse_existing(records, arxiv_id=arxiv_id)
         paper = checked_paper(paper or fetch_paper(arxiv_id))
-        url, title, found_id, found_source = (
-            paper.url,
-            title or paper.title,
-            f"arXiv:{arxiv_id}",
-            "arxiv",
-        )
+        url, found_id, found_source = paper.url, f"arXiv:{arxiv_id}", "arxiv"
+        title = title or paper.title
     else:
         paper = None
         url, title, found_id, found_source = _url_facts(reference, title)

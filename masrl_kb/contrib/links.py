@@ -68,22 +68,17 @@ class LinkResult:
 def record_links(records: RecordSet) -> Iterator[Link]:
     """Every link in every record, in file order."""
     for rec in records.papers + records.exclusions:
-        data = rec.data
-        if not isinstance(data, dict):
-            continue
-        if isinstance(data.get("url"), str):
-            yield Link(rec.rel, rec.line("url"), "url", data["url"].strip())
-        extra = data.get("extra_urls")
-        if isinstance(extra, list):
-            for url in extra:
-                if isinstance(url, str):
-                    yield Link(rec.rel, rec.line("extra_urls"), "extra_urls", url.strip())
-        artifacts = data.get("artifacts")
-        if isinstance(artifacts, dict):
-            for kind in ARTIFACT_KINDS:
-                url = artifacts.get(kind)
-                if isinstance(url, str):
-                    yield Link(rec.rel, rec.line("artifacts"), f"artifacts.{kind}", url.strip())
+        data = rec.data if isinstance(rec.data, dict) else {}
+        extra, artifacts = data.get("extra_urls"), data.get("artifacts")
+        extra = extra if isinstance(extra, list) else []
+        artifacts = artifacts if isinstance(artifacts, dict) else {}
+        for name, top, url in (
+            ("url", "url", data.get("url")),
+            *(("extra_urls", "extra_urls", u) for u in extra),
+            *((f"artifacts.{k}", "artifacts", artifacts.get(k)) for k in ARTIFACT_KINDS),
+        ):
+            if isinstance(url, str):
+                yield Link(rec.rel, rec.line(top), name, url.strip())
 
 
 def _request(url: str, method: str, timeout: float) -> tuple[int, str | None]:
@@ -94,14 +89,10 @@ def _request(url: str, method: str, timeout: float) -> tuple[int, str | None]:
             if method == "GET":
                 response.read(1024)
             final = response.geturl()
-            return response.status, final if _moved(url, final) else None
+            return response.status, final if final.rstrip("/") != url.rstrip("/") else None
     except urllib.error.HTTPError as err:
         err.close()
         return err.code, None
-
-
-def _moved(url: str, final: str) -> bool:
-    return final.rstrip("/") != url.rstrip("/")
 
 
 def _error_text(err: BaseException) -> str:
