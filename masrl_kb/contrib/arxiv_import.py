@@ -30,7 +30,7 @@ from masrl_kb.contrib.sources.arxiv import (
 )
 from masrl_kb.contrib.text import MAX_ABSTRACT, MAX_AUTHOR, MAX_TITLE, clean_text
 from masrl_kb.kb.atomic import write_atomic
-from masrl_kb.kb.crossrules import arxiv_ids_of, normalise_title, normalise_url
+from masrl_kb.kb.crossrules import identities, normalise_title, normalise_url
 from masrl_kb.kb.fields import (
     EXCLUSION_FIELDS,
     EXCLUSION_ID_PATTERN,
@@ -173,25 +173,22 @@ def refuse_existing(
 ) -> None:
     """Raise :class:`AlreadyRecorded` when a pooled or excluded record has the same
     arXiv id (in any field naming one), normalised URL or normalised title."""
-    wanted_title = normalise_title(title) if title else None
-    wanted_url = normalise_url(url) if url else None
+    wanted = {
+        ("arXiv id", arxiv_id),
+        ("URL", normalise_url(url) if url else None),
+        ("title", normalise_title(title) if title else None),
+    }
     found = []
     for rec in records.papers + records.exclusions:
-        data = rec.data
-        if not isinstance(data, dict):
-            continue
-        u, t = data.get("url"), data.get("title")
-        if arxiv_id and arxiv_id in arxiv_ids_of(data):
-            name = next(n for n in ("arxiv_id", "identifier", "url") if n in data)
-            what = f"has arXiv id {arxiv_id}"
-        elif wanted_url and isinstance(u, str) and normalise_url(u) == wanted_url:
-            name, what = "url", f"has the URL {url}"
-        elif wanted_title and isinstance(t, str) and normalise_title(t) == wanted_title:
-            name, what = "title", f"has the same title {t!r}"
-        else:
-            continue
-        state = "pooled" if rec.kind == "paper" else "excluded"
-        found.append(f"already {state}: {rec.rel}:{rec.line(name)} {what}")
+        match = next(((n, w) for n, w, v in identities(rec) if (w, v) in wanted), None)
+        if match is not None:
+            name, what = match
+            data = rec.data if isinstance(rec.data, dict) else {}
+            shown = {"arXiv id": f"arXiv id {arxiv_id}", "URL": f"the URL {url}"}.get(
+                what, f"the same title {data.get('title')!r}"
+            )
+            state = "pooled" if rec.kind == "paper" else "excluded"
+            found.append(f"already {state}: {rec.rel}:{rec.line(name)} has {shown}")
     if found:
         raise AlreadyRecorded(found)
 
