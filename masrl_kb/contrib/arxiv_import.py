@@ -102,12 +102,8 @@ def checked_paper(paper: ArxivPaper) -> ArxivPaper:
 
 
 def family_given(name: str) -> str:
-    """An arXiv author name ('Joshua B. Tenenbaum') as 'Tenenbaum, Joshua B.'.
-
-    Lower-case particles join the family name ('van Beethoven, Ludwig'), a
-    suffix follows it ('King, Jr., Martin'), and one-word names or group
-    names ('OpenAI', 'H1 Collaboration') are kept as they are.
-    """
+    """'Joshua B. Tenenbaum' as 'Tenenbaum, Joshua B.' ('van Beethoven, Ludwig',
+    'King, Jr., Martin'); one-word and group names ('H1 Collaboration') kept as they are."""
     name = " ".join(name.split())
     words = name.split(" ")
     if "," in name or len(words) < 2 or words[-1].lower() in _GROUP_WORDS:
@@ -137,12 +133,8 @@ def _with_year(base: str, year: int) -> str:
 
 
 def derive_key(title: str, year: int, taken: set[str] | frozenset[str] = frozenset()) -> str:
-    """A record key from a title and year, e.g. 'optima2024', 'wideseek-r1-2026'.
-
-    The name before a colon (at most three words) or else the title's first
-    meaningful word, lower-cased and hyphenated, then the year; '-2', '-3'...
-    are appended when the key is taken.
-    """
+    """A record key ('optima2024', 'wideseek-r1-2026'): the name before a colon (at most
+    three words) or the first meaningful word, then the year; '-2', '-3'... when taken."""
     head, colon, _ = title.partition(":")
     head_words = _ascii_words(head)
     if colon and 1 <= len(head_words) <= 3:
@@ -312,12 +304,8 @@ def add_paper(
     paper: ArxivPaper | None = None,
     notes: str | None = None,
 ) -> Written:
-    """Fetch an arXiv paper and write its unfinished record under ``papers/``.
-
-    ``paper``: its metadata when already fetched (a screening round), so no
-    request is made; its text is cleaned and checked like a fetched one.
-    ``notes``: the curator's remark, kept in the record's ``notes``.
-    """
+    """Fetch an arXiv paper and write its unfinished record under ``papers/``. ``paper``:
+    its metadata when already fetched (a screening round; cleaned and checked the same)."""
     arxiv_id = parse_arxiv_id(reference)
     records = read_records(root)
     if key is not None:
@@ -433,10 +421,8 @@ def exclude_record(
     today: dt.date | None = None,
     paper: ArxivPaper | None = None,
 ) -> Written:
-    """Write the next ``exclusions/E<nnn>.yaml`` for an arXiv id or a URL.
-
-    ``paper``: the arXiv metadata when already fetched, so no request is made.
-    """
+    """Write the next ``exclusions/E<nnn>.yaml`` for an arXiv id or a URL (``paper``: the
+    arXiv metadata when already fetched, so no request is made)."""
     records = read_records(root)
     tax = load_taxonomy(records.root)
     for axis, value, option in (

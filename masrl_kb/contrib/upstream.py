@@ -63,10 +63,8 @@ NOT_APPLIED = "not applied"
 
 
 class UpstreamError(ValueError):
-    """A release file is missing or malformed, or applying it would break a rule.
-
-    ``problems`` holds one ``path:line: field: message`` line per problem.
-    """
+    """A release is missing or malformed, or applying it would break a rule (``problems``:
+    one ``path:line: field: message`` line each)."""
 
     def __init__(self, message: str, problems: list[str] | None = None) -> None:
         self.problems = [clean_text(p, MAX_LINE) for p in problems or []]
@@ -130,11 +128,8 @@ def _shown(value: object) -> str:
 
 
 def read_release(path: str | os.PathLike[str], columns: tuple[str, ...]) -> list[tuple[int, dict]]:
-    """Rows of a release CSV with exactly ``columns``; (line, row) pairs.
-
-    The file must be a regular file (no link, FIFO or device) of bounded size;
-    cells a spreadsheet guard marks (``'=...``) are read back as written.
-    """
+    """(line, row) pairs of a release CSV with exactly ``columns``: a regular file of
+    bounded size (no link, FIFO or device), guarded cells (``'=...``) read as written."""
     file = str(path)
     try:
         raw = read_regular_file(path, MAX_CSV_BYTES)
@@ -371,10 +366,8 @@ def _field_span(lines: list[str], name: str) -> tuple[int, int] | None:
 
 
 def edit_fields(text: str, values: dict[str, object], after: dict[str, str]) -> str:
-    """``text`` with each top-level field in ``values`` replaced (None: removed).
-
-    A field that is absent is inserted after the field ``after[name]`` names.
-    """
+    """``text`` with each top-level field in ``values`` replaced (None: removed); an absent
+    field is inserted after the field ``after[name]`` names."""
     lines = text.splitlines()
     for name, value in values.items():
         span = _field_span(lines, name)
@@ -516,11 +509,8 @@ def compare_upstream(
     root: str | os.PathLike[str] | None = None,
     apply: bool = False,
 ) -> UpstreamReport:
-    """Every difference between a release and the records; ``apply`` writes them.
-
-    Raises :class:`UpstreamError` (nothing written) for duplicate or conflicting
-    rows, malformed values, and changes that would make a record break a rule.
-    """
+    """Every difference between a release and the records; ``apply`` writes them. Raises
+    :class:`UpstreamError` (nothing written) for bad rows or values or a broken rule."""
     base = find_root(root)
     tax = load_taxonomy(base)
     records = read_records(base)

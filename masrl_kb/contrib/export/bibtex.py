@@ -91,14 +91,9 @@ def _needs_protection(word: str) -> bool:
 
 
 def protect_capitals(encoded: str) -> str:
-    """An encoded title with capitals protected from bibliography styles.
-
-    A word is braced, so styles do not lower-case it, when it has a capital
-    after its first character (LLM, GRPO, DeepSeek, M-GRPO), a capital and a
-    digit (K2.5, R1) or is a single capital other than 'A' (C). Surrounding
-    punctuation stays outside the braces; words holding braces or commands
-    (encoded specials) are left alone.
-    """
+    """An encoded title with a word braced (so styles do not lower-case it) when it has a
+    later capital (LLM, DeepSeek), a capital and a digit (R1) or is one capital but 'A';
+    punctuation stays outside the braces, words holding encoded specials are left alone."""
     words = []
     for word in encoded.split(" "):
         parts = _EDGE.match(word)
@@ -147,10 +142,7 @@ def _text(value: object) -> str | None:
 
 
 def paper_entry(key: str, row: pd.Series | dict) -> Entry:
-    """The BibTeX entry of one row of :func:`masrl_kb.query.frames.load_papers`.
-
-    Text fields hold plain text here; :func:`to_bibtex` encodes them.
-    """
+    """The BibTeX entry of one papers-frame row, in plain text (:func:`to_bibtex` encodes)."""
     citation = row["citation"]
     entry_type = str(citation["entry_type"])
     url = safe_url(str(row["url"]))
@@ -217,11 +209,8 @@ def to_bibtex(papers: pd.DataFrame) -> str:
 
 
 def read_bibtex(text: str) -> list[dict[str, object]]:
-    """Entries of a BibTeX export as plain text fields (authors as a list), in file order.
-
-    The reverse of :func:`to_bibtex`: co-authors split, LaTeX decoded, the
-    braces of protected words and single names dropped.
-    """
+    """The reverse of :func:`to_bibtex`: each entry's fields as plain text (authors as a
+    list, LaTeX decoded, protecting braces dropped), in file order."""
     # Split co-authors on the encoded text (a braced " and " stays inside a name),
     # then decode every value with the decoder the decoding middleware uses.
     library = bibtexparser.parse_string(text, append_middleware=[SeparateCoAuthors()])

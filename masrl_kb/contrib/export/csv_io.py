@@ -82,11 +82,8 @@ def unguard_row(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def canonical_record(data: dict) -> dict:
-    """A paper record in field order with empty optional fields dropped.
-
-    ``authors_truncated: false`` and ``extra_urls: []`` say the same as the
-    field's absence; both sides of a round-trip comparison go through this.
-    """
+    """A paper record in field order, empty optional fields (``extra_urls: []``: the same
+    as absent) dropped; both sides of a round-trip comparison go through this."""
     out = {}
     for f in PAPER_FIELDS:
         if f.name not in data:
