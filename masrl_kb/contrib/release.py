@@ -26,13 +26,12 @@ class ReleaseError(ValueError):
     """A bad version or date, or a citation file that cannot be stamped."""
 
 
-def parse_version(text: str) -> tuple[int, int, int]:
+def parse_version(text: str) -> tuple[int, ...]:
     """``MAJOR.MINOR.PATCH`` as numbers; :class:`ReleaseError` otherwise."""
     match = VERSION.match(text)
     if not match:
         raise ReleaseError(f"version {text!r}: expected MAJOR.MINOR.PATCH, e.g. 0.2.0")
-    major, minor, patch = (int(g) for g in match.groups())
-    return major, minor, patch
+    return tuple(int(g) for g in match.groups())
 
 
 def read_citation(root: Path) -> tuple[str, dict]:

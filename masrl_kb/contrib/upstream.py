@@ -48,7 +48,6 @@ from masrl_kb.kb.yamlio import UnsafeFileError, load_yaml_text, read_regular_fil
 MAX_CSV_BYTES = 20 * 1024 * 1024
 MAX_LINE = 400  # characters of one printed line
 _TOP_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*\s*:")
-_LATEX = re.compile(r"\\")
 # What a release writes for a fact it does not know (compared case-insensitively).
 # Tag columns are not compared with this list: ``NA`` is a real tag value there.
 UNKNOWN = frozenset({"", "unknown", "none", "null", "nan", "n/a", "anonymous", "anon", "tbd"})
@@ -84,10 +83,6 @@ class Change:
     status: str = ""  # "" (applied), NOT_APPLIED or KEPT
     why: str = ""
 
-    @property
-    def applicable(self) -> bool:
-        return not self.status
-
 
 @dataclass
 class UpstreamReport:
@@ -96,12 +91,8 @@ class UpstreamReport:
     applied: list[str] = field(default_factory=list)  # files written
     apply: bool = False
 
-    @property
-    def kept(self) -> list[Change]:
-        return [c for c in self.changes if c.status == KEPT]
-
     def lines(self) -> list[str]:
-        out = []
+        out, kept = [], sum(c.status == KEPT for c in self.changes)
         for c in self.changes:
             note = f" ({c.status}: {c.why})" if c.status else ""
             out.append(
@@ -111,10 +102,9 @@ class UpstreamReport:
         out += [f"new upstream: {n}" for n in self.new_upstream]
         if self.apply:
             out += [f"updated {rel}" for rel in self.applied]
-        kept = f"; {len(self.kept)} {KEPT}" if self.kept else ""
         out.append(
             f"{len(self.changes)} difference(s), {len(self.new_upstream)} new upstream row(s)"
-            + kept
+            + (f"; {kept} {KEPT}" if kept else "")
             + (f"; {len(self.applied)} file(s) updated" if self.apply else "")
         )
         return [clean_text(line, MAX_LINE) for line in out]
@@ -160,7 +150,7 @@ def read_release(path: str | os.PathLike[str], columns: tuple[str, ...]) -> list
 
 def plain_name(text: str) -> str:
     """A name with LaTeX accents (``Gr\\'{e}goire``) turned into Unicode."""
-    if not _LATEX.search(text):
+    if "\\" not in text:
         return text
     from pylatexenc.latex2text import LatexNodes2Text
 
@@ -385,7 +375,7 @@ def edit_fields(text: str, values: dict[str, object], after: dict[str, str]) -> 
 def _record_values(rec: RecordFile, changes: list[Change]) -> dict[str, object]:
     values: dict[str, object] = {}
     for c in changes:
-        if not c.applicable:
+        if c.status:
             continue
         if c.field == "authors[0]":
             authors = list(_data(rec)["authors"])

@@ -72,10 +72,6 @@ def unguard_cell(text: str) -> str:
     return text[1:] if _GUARDED.match(text) else text
 
 
-def guard_row(row: dict[str, str]) -> dict[str, str]:
-    return {k: guard_cell(v) for k, v in row.items()}
-
-
 def unguard_row(row: dict[str, Any]) -> dict[str, Any]:
     """A row read back; a missing cell (None) or extra cells (a list) stay as they are."""
     return {k: unguard_cell(v) if isinstance(v, str) else v for k, v in row.items()}

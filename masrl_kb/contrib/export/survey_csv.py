@@ -8,16 +8,13 @@ are taxonomy labels (the survey's spellings); free text is ours.
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
-import io
 import os
 from pathlib import Path
 
 import pandas as pd
 
-from masrl_kb.contrib.export.csv_io import guard_row
-from masrl_kb.contrib.export.tables import json_value
+from masrl_kb.contrib.export.tables import csv_text, json_value
 from masrl_kb.kb.atomic import write_atomic
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
 from masrl_kb.query.frames import load_pool
@@ -118,23 +115,6 @@ def excluded_rows(exclusions: pd.DataFrame, tax: Taxonomy) -> list[dict[str, str
         out.update({c: tax[axis].label_of(str(row[c])) for c, axis in EXCLUDED_LABELLED.items()})
         rows.append({c: out[c] for c in EXCLUDED_COLUMNS})
     return rows
-
-
-def csv_text(columns: tuple[str, ...], rows: list[dict[str, str]]) -> str:
-    """The rows as CSV text, formula-like cells guarded (the reader unguards them)."""
-    out = io.StringIO()
-    plain = csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n")
-    # The csv module quotes a cell for the line terminator it writes (\n) but not
-    # for a bare \r, which other readers take as a line end: such rows are quoted.
-    quoted = csv.DictWriter(
-        out, fieldnames=list(columns), lineterminator="\n", quoting=csv.QUOTE_ALL
-    )
-    plain.writeheader()
-    for row in rows:
-        guarded = guard_row(row)
-        writer = quoted if any("\r" in str(v) for v in guarded.values()) else plain
-        writer.writerow(guarded)
-    return out.getvalue()
 
 
 def survey_csv_texts(
