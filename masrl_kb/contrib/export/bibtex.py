@@ -146,35 +146,32 @@ def paper_entry(key: str, row: pd.Series | dict) -> Entry:
     citation = row["citation"]
     entry_type = str(citation["entry_type"])
     url = safe_url(str(row["url"]))
-    fields = [
-        Field("title", str(row["title"])),
-        Field("author", author_field(list(row["authors"]), bool(row["authors_truncated"]))),
-    ]
+    fields = {
+        "title": str(row["title"]),
+        "author": author_field(list(row["authors"]), bool(row["authors_truncated"])),
+    }
     venue = _text(row["venue"])
     if entry_type == "article" and citation.get("journal"):
-        fields.append(Field("journal", str(citation["journal"])))
+        fields["journal"] = str(citation["journal"])
     elif entry_type == "inproceedings" and citation.get("booktitle"):
-        fields.append(Field("booktitle", str(citation["booktitle"])))
+        fields["booktitle"] = str(citation["booktitle"])
     elif entry_type == "techreport":
         institution = citation.get("publisher") or _text(row["affiliation"])
         if institution:
-            fields.append(Field("institution", str(institution)))
+            fields["institution"] = str(institution)
     elif entry_type == "misc":
-        fields.append(Field("howpublished", f"\\url{{{url}}}"))
+        fields["howpublished"] = f"\\url{{{url}}}"
         if venue:
-            fields.append(Field("note", venue))
+            fields["note"] = venue
+    skip = "publisher" if entry_type == "techreport" else ""  # given as the institution
     for name in _CITATION_FIELDS:
-        if entry_type == "techreport" and name == "publisher":
-            continue
-        if citation.get(name) is not None:
-            fields.append(Field(name, str(citation[name])))
-    fields.append(Field("year", str(int(row["year"]))))
-    fields.append(Field("url", url))
+        if name != skip and citation.get(name) is not None:
+            fields[name] = str(citation[name])
+    fields.update(year=str(int(row["year"])), url=url)
     arxiv_id = _text(row.get("arxiv_id"))
     if arxiv_id:
-        fields.append(Field("eprint", arxiv_id))
-        fields.append(Field("archivePrefix", "arXiv"))
-    return Entry(entry_type, str(citation["bibtex_key"]), fields)
+        fields.update(eprint=arxiv_id, archivePrefix="arXiv")
+    return Entry(entry_type, str(citation["bibtex_key"]), [Field(k, v) for k, v in fields.items()])
 
 
 # Fields where TeX's ligatures are meant: in a range (819--840, 2--3) -- is an en dash.
