@@ -466,10 +466,7 @@ def exclude_record(
 
 def describe_written(written: Written, root: Path, out: Callable[[str], None] = print) -> None:
     """Tell the contributor what was written and what is left to do."""
-    try:
-        shown = written.path.relative_to(root)
-    except ValueError:
-        shown = written.path
+    shown = written.path.relative_to(root) if written.path.is_relative_to(root) else written.path
     out(f"wrote {shown.as_posix()}")
     paper = written.paper
     if paper is not None:

@@ -20,7 +20,7 @@ import os
 import re
 import signal
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -426,9 +426,8 @@ def _new_problems(records: RecordSet, edits: list[_Edit], tax: Taxonomy) -> list
     def swap(recs: list[RecordFile]) -> list[RecordFile]:
         return [replaced.get(r.rel, r) for r in recs]
 
-    plain = RecordSet(records.root, records.papers, records.exclusions, records.stray)
-    after = RecordSet(records.root, swap(records.papers), swap(records.exclusions), records.stray)
-    before = {(p.path, p.field, p.message) for p in validate_records(plain, tax)}
+    after = replace(records, papers=swap(records.papers), exclusions=swap(records.exclusions))
+    before = {(p.path, p.field, p.message) for p in validate_records(records, tax)}
     return [
         str(p) for p in validate_records(after, tax) if (p.path, p.field, p.message) not in before
     ]
