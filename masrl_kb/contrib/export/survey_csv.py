@@ -52,15 +52,8 @@ EXCLUDED_COLUMNS = (
     "stage",
     "exclusion_reason",
 )
-# Survey column -> record field, for columns holding a record field as it is.
-# (key, first_author and record_id are handled apart.)
-PAPER_FACTS = {
-    "title": "title",
-    "affiliation": "affiliation",
-    "year": "year",
-    "arxiv_id": "arxiv_id",
-    "venue": "venue",
-}
+# Survey column -> record field. (key, first_author and record_id are handled apart.)
+PAPER_FACTS = {name: name for name in ("title", "affiliation", "year", "arxiv_id", "venue")}
 URL_SEPARATOR = " ; "  # the survey joins a record's links in its one url cell
 PAPER_TAGS = {
     "category": "category",
