@@ -170,26 +170,22 @@ def _as_text(value: object) -> str:
 
 def _paper_wanted(row: dict, tax: Taxonomy) -> dict[str, tuple[str, object, str]]:
     """Record field -> (survey column, upstream value, reason it cannot apply or '')."""
-    wanted: dict[str, tuple[str, object, str]] = {}
-    for column, name in PAPER_FACTS.items():
-        text: str = row[column]
-        value: object = text
-        reason = ""
-        if name == "year":
-            value = int(text) if text.isdigit() and len(text) <= MAX_DIGITS else text
-            reason = "" if isinstance(value, int) else NOT_A_YEAR
-        if name == "arxiv_id" and not value:
-            value = None
-        wanted[name] = (column, value, reason)
+    wanted: dict[str, tuple[str, object, str]] = {
+        name: (column, row[column], "") for column, name in PAPER_FACTS.items()
+    }
+    wanted["arxiv_id"] = ("arxiv_id", row["arxiv_id"] or None, "")
+    year = row["year"]
+    if year.isdigit() and len(year) <= MAX_DIGITS:
+        wanted["year"] = ("year", int(year), "")
+    else:
+        wanted["year"] = ("year", year, NOT_A_YEAR)
     urls = [u.strip() for u in row["url"].split(URL_SEPARATOR.strip()) if u.strip()]
     wanted["url"] = ("url", urls[0] if urls else "", "" if urls else "empty")
     wanted["extra_urls"] = ("url", urls[1:] or None, "")
     wanted["authors[0]"] = ("first_author", plain_name(row["first_author"]), "")
     for column, name in PAPER_TAGS.items():
-        value = row[column]
-        axis = tax[name]
-        reason = "" if value in axis.ids else f"not a value of {name} in taxonomy.yaml"
-        wanted[name] = (column, value, reason)
+        reason = f"not a value of {name} in taxonomy.yaml"
+        wanted[name] = (column, row[column], "" if row[column] in tax[name].ids else reason)
     return wanted
 
 
@@ -394,6 +390,7 @@ class _Edit:
     path: Path
     old: str
     new: str
+    record: RecordFile  # the new text, as read back
 
 
 def _edited(root: Path, rec: RecordFile, changes: list[Change]) -> _Edit | None:
@@ -413,15 +410,14 @@ def _edited(root: Path, rec: RecordFile, changes: list[Change]) -> _Edit | None:
             f"{rec.rel}:{rec.line(name)}: {name}: the release's value cannot be written "
             f"and read back unchanged: {shorten(values[name])}"
         )
-    return _Edit(rec, path, old_text, new_text)
+    return _Edit(
+        rec, path, old_text, new_text, replace(rec, data=loaded.data, problems=loaded.problems)
+    )
 
 
 def _new_problems(records: RecordSet, edits: list[_Edit], tax: Taxonomy) -> list[str]:
     """Rule violations the edits would add to the pool (what was broken before is not theirs)."""
-    replaced = {}
-    for e in edits:
-        loaded = load_yaml_text(e.new)
-        replaced[e.rec.rel] = RecordFile(e.rec.kind, e.rec.rel, loaded.data, loaded.problems)
+    replaced = {e.rec.rel: e.record for e in edits}
 
     def swap(recs: list[RecordFile]) -> list[RecordFile]:
         return [replaced.get(r.rel, r) for r in recs]
