@@ -39,7 +39,7 @@ DERIVED_COLUMNS = (
     *(f"{kind}_url" for kind in ("code", "weights", "data", "traces")),
 )
 _DECISION_COLUMN = re.compile(r"^O[0-9]+$")  # one column per decision id (O1..O5)
-_DECISION_DETAIL = re.compile(r"^O[0-9]+_(?:mechanism|source)$")
+_DECISION_DERIVED = re.compile(r"^O[0-9]+(?:_mechanism|_source)?$")  # O1, O1_mechanism
 
 
 # Optional fields whose empty or false value says something: "evaluated_on: []" records
@@ -133,11 +133,7 @@ def _revive_dates(artifacts: object) -> object:
 
 
 def _is_derived(column: str) -> bool:
-    return (
-        column in DERIVED_COLUMNS
-        or bool(_DECISION_COLUMN.match(column))
-        or bool(_DECISION_DETAIL.match(column))
-    )
+    return column in DERIVED_COLUMNS or bool(_DECISION_DERIVED.match(column))
 
 
 def _derived(record: dict, columns) -> dict[str, str]:
