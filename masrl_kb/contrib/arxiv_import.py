@@ -1,16 +1,9 @@
-"""``masrl-kb add`` and ``masrl-kb exclude``: new records from an arXiv id.
+"""``masrl-kb add`` and ``masrl-kb exclude``: new records from an arXiv id (or a URL).
 
-``add`` fetches a paper's facts from the arXiv API (title, every author, year,
-id, URL, primary category) and writes ``papers/<key>.yaml`` with those facts
-filled in and every judgement field (tags, decisions, summary, affiliation,
-which the API does not know) set to the ``TODO`` placeholder, which
-``masrl-kb validate`` reports as unfinished. ``exclude`` writes an exclusion
-record the same way.
-
-Both refuse to write when the record is already pooled or excluded (same
-arXiv id, URL or normalised title), never overwrite a file, and write
-atomically, so a failure leaves no file behind. ``MASRL_KB_ARXIV_URL``
-replaces the API endpoint (the tests point it at a loopback server).
+The facts the API knows are filled in and every judgement field is left ``TODO``,
+which ``validate`` reports as unfinished. Nothing is written for a paper already
+pooled or excluded (same arXiv id, URL or normalised title); a file is never
+overwritten, and writes are atomic. ``MASRL_KB_ARXIV_URL`` replaces the API endpoint.
 """
 
 from __future__ import annotations
@@ -37,14 +30,13 @@ from masrl_kb.contrib.sources.arxiv import (
 )
 from masrl_kb.contrib.text import MAX_ABSTRACT, MAX_AUTHOR, MAX_TITLE, clean_text
 from masrl_kb.kb.atomic import write_atomic
-from masrl_kb.kb.crossrules import arxiv_ids_of, normalise_title, normalise_url
+from masrl_kb.kb.crossrules import identities, normalise_title, normalise_url
 from masrl_kb.kb.fields import (
     EXCLUSION_FIELDS,
     EXCLUSION_ID_PATTERN,
     KEY_PATTERN,
     PAPER_FIELDS,
     PLACEHOLDER,
-    Field,
 )
 from masrl_kb.kb.records import EXCLUSIONS_DIR, PAPERS_DIR, RECORD_SUFFIX, RecordSet, read_records
 from masrl_kb.kb.rules import is_http_url
@@ -110,12 +102,8 @@ def checked_paper(paper: ArxivPaper) -> ArxivPaper:
 
 
 def family_given(name: str) -> str:
-    """An arXiv author name ('Joshua B. Tenenbaum') as 'Tenenbaum, Joshua B.'.
-
-    Lower-case particles join the family name ('van Beethoven, Ludwig'), a
-    suffix follows it ('King, Jr., Martin'), and one-word names or group
-    names ('OpenAI', 'H1 Collaboration') are kept as they are.
-    """
+    """'Joshua B. Tenenbaum' as 'Tenenbaum, Joshua B.' ('van Beethoven, Ludwig',
+    'King, Jr., Martin'); one-word and group names ('H1 Collaboration') kept as they are."""
     name = " ".join(name.split())
     words = name.split(" ")
     if "," in name or len(words) < 2 or words[-1].lower() in _GROUP_WORDS:
@@ -140,13 +128,13 @@ def _slug(words: list[str]) -> str:
     return re.sub(r"-+", "-", "-".join(w.lower() for w in words)).strip("-")
 
 
-def derive_key(title: str, year: int, taken: set[str] | frozenset[str] = frozenset()) -> str:
-    """A record key from a title and year, e.g. 'optima2024', 'wideseek-r1-2026'.
+def _with_year(base: str, year: int) -> str:
+    return f"{base}{'-' if base[-1].isdigit() else ''}{year}"
 
-    The name before a colon (at most three words) or else the title's first
-    meaningful word, lower-cased and hyphenated, then the year; '-2', '-3'...
-    are appended when the key is taken.
-    """
+
+def derive_key(title: str, year: int, taken: set[str] | frozenset[str] = frozenset()) -> str:
+    """A record key ('optima2024', 'wideseek-r1-2026'): the name before a colon (at most
+    three words) or the first meaningful word, then the year; '-2', '-3'... when taken."""
     head, colon, _ = title.partition(":")
     head_words = _ascii_words(head)
     if colon and 1 <= len(head_words) <= 3:
@@ -154,8 +142,7 @@ def derive_key(title: str, year: int, taken: set[str] | frozenset[str] = frozens
     else:
         words = [w for w in _ascii_words(title) if w.lower() not in _STOPWORDS and len(w) > 1]
         base = _slug(words[:1]) or "paper"
-    base = base[:40].strip("-") or "paper"
-    key = f"{base}{'-' if base[-1].isdigit() else ''}{year}"
+    key = _with_year(base[:40].strip("-") or "paper", year)
     candidate, n = key, 2
     while candidate in taken:
         candidate, n = f"{key}-{n}", n + 1
@@ -164,58 +151,38 @@ def derive_key(title: str, year: int, taken: set[str] | frozenset[str] = frozens
 
 def bibtex_key_for(key: str, year: int) -> str:
     """The citation key: the record key, with the year appended when it lacks it."""
-    if key.endswith(str(year)):
-        return key
-    return f"{key}{'-' if key[-1].isdigit() else ''}{year}"
+    return key if key.endswith(str(year)) else _with_year(key, year)
 
 
 # ---------------------------------------------------------------- duplicates
 
 
-def find_existing(
+def refuse_existing(
     records: RecordSet,
     arxiv_id: str | None = None,
     title: str | None = None,
     url: str | None = None,
-) -> list[str]:
-    """Where a paper is already pooled or excluded: one line per matching record.
-
-    A record matches on the same arXiv id (in any field that names one), the
-    same normalised URL or the same normalised title.
-    """
-    wanted_title = normalise_title(title) if title else None
-    wanted_url = normalise_url(url) if url else None
+) -> None:
+    """Raise :class:`AlreadyRecorded` when a pooled or excluded record has the same
+    arXiv id (in any field naming one), normalised URL or normalised title."""
+    wanted = {
+        ("arXiv id", arxiv_id),
+        ("URL", normalise_url(url) if url else None),
+        ("title", normalise_title(title) if title else None),
+    }
     found = []
     for rec in records.papers + records.exclusions:
-        data = rec.data
-        if not isinstance(data, dict):
-            continue
-        if arxiv_id and arxiv_id in arxiv_ids_of(data):
-            name = next(n for n in ("arxiv_id", "identifier", "url") if n in data)
-            what = f"has arXiv id {arxiv_id}"
-        elif (
-            wanted_url
-            and isinstance(data.get("url"), str)
-            and (normalise_url(data["url"]) == wanted_url)
-        ):
-            name, what = "url", f"has the URL {url}"
-        elif (
-            wanted_title
-            and isinstance(data.get("title"), str)
-            and (normalise_title(data["title"]) == wanted_title)
-        ):
-            name, what = "title", f"has the same title {data['title']!r}"
-        else:
-            continue
-        state = "pooled" if rec.kind == "paper" else "excluded"
-        found.append(f"already {state}: {rec.rel}:{rec.line(name)} {what}")
-    return found
-
-
-def _refuse_existing(records: RecordSet, **what: str | None) -> None:
-    existing = find_existing(records, **what)
-    if existing:
-        raise AlreadyRecorded(existing)
+        match = next(((n, w) for n, w, v in identities(rec) if (w, v) in wanted), None)
+        if match is not None:
+            name, what = match
+            data = rec.data if isinstance(rec.data, dict) else {}
+            shown = {"arXiv id": f"arXiv id {arxiv_id}", "URL": f"the URL {url}"}.get(
+                what, f"the same title {data.get('title')!r}"
+            )
+            state = "pooled" if rec.kind == "paper" else "excluded"
+            found.append(f"already {state}: {rec.rel}:{rec.line(name)} has {shown}")
+    if found:
+        raise AlreadyRecorded(found)
 
 
 # ---------------------------------------------------------------- writing
@@ -260,17 +227,6 @@ def _check_record(kind: str, rel: str, text: str, tax: Taxonomy) -> None:
         )
 
 
-def record_text(kind: str, data: dict[str, Any], comments: tuple[str, ...] = ()) -> str:
-    """A record file: the schema comment first, other comments, then the fields."""
-    head = "\n".join((schema_comment(kind), *(f"# {c}" for c in comments)))
-    return f"{head}\n{dump_record(data)}"
-
-
-def _in_field_order(fields: tuple[Field, ...], facts: dict[str, Any]) -> dict[str, Any]:
-    """Facts in field-list order; every other required field gets the placeholder."""
-    return {f.name: facts.get(f.name, PLACEHOLDER) for f in fields if f.name in facts or f.required}
-
-
 @dataclass
 class Written:
     """What ``add`` or ``exclude`` wrote."""
@@ -281,15 +237,22 @@ class Written:
     unfinished: list[str]
 
 
-def _write(records: RecordSet, kind: str, rel: str, facts: dict[str, Any], **more: Any) -> Written:
-    """Check and write a new record; ``more``: its comments and the paper it came from."""
+def _write(
+    records: RecordSet, kind: str, rel: str, facts: dict[str, Any], paper: ArxivPaper | None = None
+) -> Written:
+    """Check and write a new record: ``facts`` in field order, every other required
+    field (or one given as None or "") the placeholder; ``comments`` head the file."""
     fields = PAPER_FIELDS if kind == "paper" else EXCLUSION_FIELDS
-    record = _in_field_order(fields, facts)
-    text = record_text(kind, record, more.get("comments", ()))
+    given = {n: v for n, v in facts.items() if v is not None and v != ""}
+    record = {
+        f.name: given.get(f.name, PLACEHOLDER) for f in fields if f.name in given or f.required
+    }
+    comments = (f"# {c}" for c in given.get("comments", ()))
+    text = "\n".join((schema_comment(kind), *comments, dump_record(record)))
     _check_record(kind, rel, text, load_taxonomy(records.root))
     write_new_file(records.root / rel, text)
     unfinished = [name for name, value in record.items() if value == PLACEHOLDER]
-    return Written(records.root / rel, record, more.get("paper"), unfinished)
+    return Written(records.root / rel, record, paper, unfinished)
 
 
 # ---------------------------------------------------------------- papers
@@ -312,49 +275,59 @@ def _paper_key(records: RecordSet, key: str | None, title: str, year: int) -> st
     return key
 
 
+def _new_paper(
+    records: RecordSet,
+    key: str | None,
+    authors: tuple[str, ...] | list[str],
+    facts: dict[str, Any],
+    paper: ArxivPaper | None = None,
+) -> Written:
+    """Write a paper record from ``facts`` (title, year, ...), with its key, authors
+    ('Family, Given') and citation key."""
+    key = _paper_key(records, key, facts["title"], facts["year"])
+    citation = {"bibtex_key": bibtex_key_for(key, facts["year"]), **facts["citation"]}
+    facts = {
+        **facts,
+        "key": key,
+        "title": " ".join(facts["title"].split()),
+        "authors": [family_given(a) for a in authors] or [PLACEHOLDER],
+        "citation": citation,
+    }
+    return _write(records, "paper", f"{PAPERS_DIR}/{key}{RECORD_SUFFIX}", facts, paper)
+
+
 def add_paper(
     reference: str,
     root: str | os.PathLike[str] | None = None,
     key: str | None = None,
     today: dt.date | None = None,
-    endpoint: str | None = None,
     paper: ArxivPaper | None = None,
     notes: str | None = None,
 ) -> Written:
-    """Fetch an arXiv paper and write its unfinished record under ``papers/``.
-
-    ``paper``: its metadata when already fetched (a screening round), so no
-    request is made; its text is cleaned and checked like a fetched one.
-    ``notes``: the curator's remark, kept in the record's ``notes``.
-    """
+    """Fetch an arXiv paper and write its unfinished record under ``papers/``. ``paper``:
+    its metadata when already fetched (a screening round; cleaned and checked the same)."""
     arxiv_id = parse_arxiv_id(reference)
     records = read_records(root)
     if key is not None:
         _paper_key(records, key, "", 0)  # a bad or taken key is refused before any request
-    _refuse_existing(records, arxiv_id=arxiv_id)
-    paper = checked_paper(paper or fetch_paper(arxiv_id, endpoint))
-    _refuse_existing(records, title=paper.title, url=paper.url)
-    year = paper.published.year
-    key = _paper_key(records, key, paper.title, year)
+    refuse_existing(records, arxiv_id=arxiv_id)
+    paper = checked_paper(paper or fetch_paper(arxiv_id))
+    refuse_existing(records, title=paper.title, url=paper.url)
     facts = {
-        "key": key,
         "title": paper.title,
-        "authors": [family_given(a) for a in paper.authors] or [PLACEHOLDER],
-        "year": year,
+        "year": paper.published.year,
         "venue": ARXIV_VENUE,
         "arxiv_id": paper.arxiv_id,
         "url": paper.url,
         "added": today or dt.date.today(),
         "citation": {
-            "bibtex_key": bibtex_key_for(key, year),
             "entry_type": "article",
             "journal": f"arXiv preprint arXiv:{paper.arxiv_id}",
         },
-        **({"notes": notes} if notes else {}),
+        "notes": notes,
+        "comments": (f"arXiv primary category: {paper.primary_category or 'unknown'}",),
     }
-    comment = f"arXiv primary category: {paper.primary_category or 'unknown'}"
-    rel = f"{PAPERS_DIR}/{key}{RECORD_SUFFIX}"
-    return _write(records, "paper", rel, facts, comments=(comment,), paper=paper)
+    return _new_paper(records, key, paper.authors, facts, paper)
 
 
 def add_other_paper(
@@ -368,28 +341,22 @@ def add_other_paper(
     notes: str | None = None,
     comment: str = "",
 ) -> Written:
-    """Write the unfinished record of a paper that is not on arXiv (an OpenReview
-    submission, a DOI, a web page), from facts a screening source gave.
-
-    The venue and BibTeX entry type are left TODO: the source does not settle them.
-    """
+    """Write the unfinished record of a paper not on arXiv (an OpenReview submission,
+    a DOI, a web page) from a screening source's facts; venue and entry type stay TODO."""
     records = read_records(root)
     if key is not None:
         _paper_key(records, key, "", 0)
-    _refuse_existing(records, title=title, url=url)
-    key = _paper_key(records, key, title, published.year)
+    refuse_existing(records, title=title, url=url)
     facts = {
-        "key": key,
-        "title": " ".join(title.split()),
-        "authors": [family_given(a) for a in authors] or [PLACEHOLDER],
+        "title": title,
         "year": published.year,
         "url": url,
         "added": today or dt.date.today(),
-        "citation": {"bibtex_key": bibtex_key_for(key, published.year), "entry_type": "misc"},
-        **({"notes": notes} if notes else {}),
+        "citation": {"entry_type": "misc"},
+        "notes": notes,
+        "comments": (comment,) if comment else (),
     }
-    rel = f"{PAPERS_DIR}/{key}{RECORD_SUFFIX}"
-    return _write(records, "paper", rel, facts, comments=(comment,) if comment else ())
+    return _new_paper(records, key, authors, facts)
 
 
 # ---------------------------------------------------------------- exclusions
@@ -420,47 +387,25 @@ def check_choice(tax: Taxonomy, axis: str, value: str | None, option: str) -> st
     return value
 
 
-def _identifier_for(url: str) -> str | None:
-    parts = urlsplit(url)
-    host = parts.netloc.lower().removeprefix("www.")
-    path = parts.path.strip("/")
-    if host == "openreview.net":
-        found = re.search(r"(?:^|&)id=([^&]+)", parts.query)
-        return f"OpenReview:{found.group(1)}" if found else None
-    if host == "aclanthology.org" and path:
-        return f"ACL:{path.removesuffix('.pdf')}"
-    if host == "github.com" and path.count("/") >= 1:
-        return "github:" + "/".join(path.split("/")[:2])
-    return None
-
-
-@dataclass(frozen=True)
-class _Excluded:
-    """What an exclusion names: its address, title, identifier and default source."""
-
-    url: str
-    title: str
-    identifier: str | None
-    source: str | None
-    paper: ArxivPaper | None = None
-
-
-def _excluded_arxiv(
-    records: RecordSet, arxiv_id: str, endpoint: str | None, paper: ArxivPaper | None
-) -> _Excluded:
-    _refuse_existing(records, arxiv_id=arxiv_id)
-    paper = checked_paper(paper or fetch_paper(arxiv_id, endpoint))
-    return _Excluded(paper.url, paper.title, f"arXiv:{arxiv_id}", "arxiv", paper)
-
-
-def _excluded_url(reference: str, title: str | None) -> _Excluded:
+def _url_facts(reference: str, title: str | None) -> tuple[str, str, str, str]:
+    """A non-arXiv exclusion's URL, title, identifier and default source ("": none)."""
     url = reference.strip()
     if not is_http_url(url):
         raise ArxivImportError(f"{shorten(reference)} is neither an arXiv id nor an http(s) URL")
     if not title:
         raise ArxivImportError("give --title: only arXiv records have their title fetched")
-    host = urlsplit(url).netloc.lower().removeprefix("www.")
-    return _Excluded(url, title, _identifier_for(url), _SOURCE_BY_HOST.get(host))
+    parts = urlsplit(url)
+    host = parts.netloc.lower().removeprefix("www.")
+    path = parts.path.strip("/")
+    forum = re.search(r"(?:^|&)id=([^&]+)", parts.query)
+    identifier = ""
+    if host == "openreview.net" and forum:
+        identifier = f"OpenReview:{forum.group(1)}"
+    elif host == "aclanthology.org" and path:
+        identifier = f"ACL:{path.removesuffix('.pdf')}"
+    elif host == "github.com" and path.count("/") >= 1:
+        identifier = "github:" + "/".join(path.split("/")[:2])
+    return url, title, identifier, _SOURCE_BY_HOST.get(host, "")
 
 
 def exclude_record(
@@ -474,47 +419,46 @@ def exclude_record(
     title: str | None = None,
     identifier: str | None = None,
     today: dt.date | None = None,
-    endpoint: str | None = None,
     paper: ArxivPaper | None = None,
 ) -> Written:
-    """Write the next ``exclusions/E<nnn>.yaml`` for an arXiv id or a URL.
-
-    ``paper``: the arXiv metadata when already fetched, so no request is made.
-    """
+    """Write the next ``exclusions/E<nnn>.yaml`` for an arXiv id or a URL (``paper``: the
+    arXiv metadata when already fetched, so no request is made)."""
     records = read_records(root)
     tax = load_taxonomy(records.root)
-    check_choice(tax, "exclusion_stage", stage, "--stage")
-    check_choice(tax, "exclusion_reason", reason, "--reason")
     for axis, value, option in (
+        ("exclusion_stage", stage, "--stage"),
+        ("exclusion_reason", reason, "--reason"),
         ("query_family", query_family, "--query-family"),
         ("exclusion_source", source, "--source"),
     ):
-        if value is not None:
+        if value is not None or option in ("--stage", "--reason"):
             check_choice(tax, axis, value, option)
     arxiv_id = arxiv_or_none(reference)
     if arxiv_id:
-        found = _excluded_arxiv(records, arxiv_id, endpoint, paper)
+        refuse_existing(records, arxiv_id=arxiv_id)
+        paper = checked_paper(paper or fetch_paper(arxiv_id))
+        url, found_id, found_source = paper.url, f"arXiv:{arxiv_id}", "arxiv"
+        title = title or paper.title
     else:
-        found = _excluded_url(reference, title)
-    title = title or found.title
-    _refuse_existing(records, title=title, url=found.url)
-    if source is None and found.source in tax["exclusion_source"].ids:
-        source = found.source
+        paper = None
+        url, title, found_id, found_source = _url_facts(reference, title)
+    refuse_existing(records, title=title, url=url)
+    if source is None and found_source in tax["exclusion_source"].ids:
+        source = found_source
     eid = next_exclusion_id(records)
     facts = {
         "id": eid,
         "title": " ".join(title.split()),
-        "identifier": identifier or found.identifier or PLACEHOLDER,
-        "url": found.url,
-        "source": source or PLACEHOLDER,
-        "query_family": query_family or PLACEHOLDER,
+        "identifier": identifier or found_id,
+        "url": url,
+        "source": source,
+        "query_family": query_family,
         "screened": today or dt.date.today(),
         "stage": stage,
         "reason": reason,
-        "note": note or PLACEHOLDER,
+        "note": note,
     }
-    rel = f"{EXCLUSIONS_DIR}/{eid}{RECORD_SUFFIX}"
-    return _write(records, "exclusion", rel, facts, paper=found.paper)
+    return _write(records, "exclusion", f"{EXCLUSIONS_DIR}/{eid}{RECORD_SUFFIX}", facts, paper)
 
 
 # ---------------------------------------------------------------- reporting
@@ -522,10 +466,7 @@ def exclude_record(
 
 def describe_written(written: Written, root: Path, out: Callable[[str], None] = print) -> None:
     """Tell the contributor what was written and what is left to do."""
-    try:
-        shown = written.path.relative_to(root)
-    except ValueError:
-        shown = written.path
+    shown = written.path.relative_to(root) if written.path.is_relative_to(root) else written.path
     out(f"wrote {shown.as_posix()}")
     paper = written.paper
     if paper is not None:

@@ -1,16 +1,9 @@
-"""``masrl-kb diff <git-ref>``: what a change does to the knowledge base.
+"""``masrl-kb diff <git-ref>``: what a change does to the knowledge base, as Markdown.
 
-Compares the records of a git ref (``papers/``, ``exclusions/``,
-``taxonomy.yaml``, ``claims.yaml`` and ``benchmarks.yaml``, extracted with ``git archive``) with
-the working tree of the data root and prints Markdown: papers added, removed
-or retagged (field by field, old -> new), exclusions added, removed or
-changed, the cross-tab cells whose counts change, and the claims whose value
-or status changes. CI posts it as the job summary of every pull request, so
-each contribution says which cell or claim it moves.
-
-Record-level changes are computed from the files themselves; cells and
-claims need valid records on both sides and are skipped, with a clear note,
-when a side fails validation.
+Compares the data files at a git ref (extracted with ``git archive``) with the
+working tree: papers and exclusions added, removed or changed (tags old -> new),
+and, when both sides validate, the cross-tab cells and claims whose values move.
+CI posts it as each pull request's job summary.
 """
 
 from __future__ import annotations
@@ -112,18 +105,13 @@ class Side:
     claims_error: str | None = None
     notes: list[str] = field(default_factory=list)
 
-    @property
-    def valid(self) -> bool:
-        return self.papers is not None
 
-
-def _raw(records: list[RecordFile], id_field: str) -> dict[str, dict[str, Any]]:
-    out = {}
-    for rec in records:
-        data = to_json_compatible(rec.data) if isinstance(rec.data, dict) else None
-        if isinstance(data, dict):
-            out[str(data.get(id_field, rec.stem))] = data
-    return out
+def _raw(records: list[RecordFile], id_field: str) -> dict[str, Any]:
+    return {
+        str(r.data.get(id_field, r.stem)): to_json_compatible(r.data)
+        for r in records
+        if isinstance(r.data, dict)
+    }
 
 
 def load_side(root: Path, label: str, claims_root: Path | None = None) -> Side:
@@ -166,9 +154,8 @@ def load_side(root: Path, label: str, claims_root: Path | None = None) -> Side:
 
 def _status(record: dict) -> dict[str, str]:
     decisions = record.get("decisions")
-    if not isinstance(decisions, list):
-        return {}
-    return decision_statuses(d for d in decisions if isinstance(d, dict))
+    items = decisions if isinstance(decisions, list) else []
+    return decision_statuses(d for d in items if isinstance(d, dict))
 
 
 def _show(value: object) -> str:
@@ -201,21 +188,8 @@ def paper_changes(old: dict, new: dict) -> tuple[list[str], list[str]]:
     return tags, edited
 
 
-@dataclass(frozen=True)
-class CellChange:
-    table: str
-    row: object
-    column: object
-    before: int
-    after: int
-
-
-def _table_name(rows: str, cols: str, strict: bool) -> str:
-    return f"{rows} × {cols}" + (" (strict)" if strict else "")
-
-
-def cell_changes(old: pd.DataFrame, new: pd.DataFrame) -> list[CellChange]:
-    """Cells of the survey's cross-tabs whose counts differ."""
+def cell_changes(old: pd.DataFrame, new: pd.DataFrame) -> list[str]:
+    """Table rows for the cells of the survey's cross-tabs whose counts differ."""
     changes = []
     for rows, cols, strict in CROSSTABS:
         a = crosstab(rows, cols, strict=strict, papers=old)
@@ -224,10 +198,11 @@ def cell_changes(old: pd.DataFrame, new: pd.DataFrame) -> list[CellChange]:
         columns = list(dict.fromkeys([*a.columns, *b.columns]))
         before = a.reindex(index=index, columns=columns, fill_value=0).to_numpy(dtype=int)
         after = b.reindex(index=index, columns=columns, fill_value=0).to_numpy(dtype=int)
-        name = _table_name(rows, cols, strict)
+        name = f"{rows} × {cols}" + (" (strict)" if strict else "")
         for i, j in zip(*(before != after).nonzero(), strict=True):
-            cell = CellChange(name, index[i], columns[j], int(before[i, j]), int(after[i, j]))
-            changes.append(cell)
+            x, y = int(before[i, j]), int(after[i, j])
+            row, column = _cell(index[i]), _cell(columns[j])
+            changes.append(f"| {name} | {row} | {column} | {x} | {y} | {_signed(y - x)} |")
     return changes
 
 
@@ -266,6 +241,10 @@ def _paper_line(key: str, data: dict) -> str:
     return f"- `{key}` — {title} ({tags}{extra})"
 
 
+def _exclusion_line(eid: str, data: dict) -> str:
+    return f"- `{eid}` — {_cell(data.get('title', ''))}"
+
+
 def _signed(n: int) -> str:
     return f"+{n}" if n > 0 else f"−{-n}"
 
@@ -282,62 +261,30 @@ def _problems_note(side: Side) -> list[str]:
     return [*lines, ""]
 
 
-@dataclass
-class _RecordChanges:
-    """Papers and exclusions added, removed or changed between two sides."""
-
-    added: list[str]
-    removed: list[str]
-    retagged: list[tuple[str, list[str], list[str]]]
-    edited: list[tuple[str, list[str]]]
-    ex_added: list[str]
-    ex_removed: list[str]
-    ex_changed: list[tuple[str, list[str]]]
-
-    def __bool__(self) -> bool:
-        return any(getattr(self, f) for f in self.__dataclass_fields__)
-
-
-def _record_changes(old: Side, new: Side) -> _RecordChanges:
+def _record_sections(old: Side, new: Side) -> dict[str, list[str]]:
+    """Section title -> one line per paper or exclusion added, removed or changed."""
+    pa, pb, ea, eb = old.papers_raw, new.papers_raw, old.exclusions_raw, new.exclusions_raw
     retagged, edited = [], []
-    for key in sorted(set(old.papers_raw) & set(new.papers_raw)):
-        tags, other = paper_changes(old.papers_raw[key], new.papers_raw[key])
+    for key in sorted(pa.keys() & pb.keys()):
+        tags, other = paper_changes(pa[key], pb[key])
         if tags:
-            retagged.append((key, tags, other))
+            also = f" (also edited: {', '.join(other)})" if other else ""
+            retagged.append(f"- `{key}`: {'; '.join(tags)}{also}")
         elif other:
-            edited.append((key, other))
-    return _RecordChanges(
-        added=sorted(set(new.papers_raw) - set(old.papers_raw)),
-        removed=sorted(set(old.papers_raw) - set(new.papers_raw)),
-        retagged=retagged,
-        edited=edited,
-        ex_added=sorted(set(new.exclusions_raw) - set(old.exclusions_raw)),
-        ex_removed=sorted(set(old.exclusions_raw) - set(new.exclusions_raw)),
-        ex_changed=[
-            (eid, _changed_fields(old.exclusions_raw[eid], new.exclusions_raw[eid]))
-            for eid in sorted(set(old.exclusions_raw) & set(new.exclusions_raw))
-            if old.exclusions_raw[eid] != new.exclusions_raw[eid]
+            edited.append(f"- `{key}`: {', '.join(other)}")
+    return {
+        "Papers added": [_paper_line(k, pb[k]) for k in sorted(pb.keys() - pa.keys())],
+        "Papers removed": [_paper_line(k, pa[k]) for k in sorted(pa.keys() - pb.keys())],
+        "Papers retagged": retagged,
+        "Papers edited": edited,
+        "Exclusions added": [_exclusion_line(e, eb[e]) for e in sorted(eb.keys() - ea.keys())],
+        "Exclusions removed": [_exclusion_line(e, ea[e]) for e in sorted(ea.keys() - eb.keys())],
+        "Exclusions changed": [
+            f"- `{e}`: {', '.join(_changed_fields(ea[e], eb[e]))}"
+            for e in sorted(ea.keys() & eb.keys())
+            if ea[e] != eb[e]
         ],
-    )
-
-
-def _record_sections(old: Side, new: Side, rc: _RecordChanges) -> list[str]:
-    def title(side: Side, eid: str) -> str:
-        return _cell(side.exclusions_raw[eid].get("title", ""))
-
-    retagged = [
-        f"- `{k}`: {'; '.join(tags)}" + (f" (also edited: {', '.join(other)})" if other else "")
-        for k, tags, other in rc.retagged
-    ]
-    return [
-        *_section("Papers added", [_paper_line(k, new.papers_raw[k]) for k in rc.added]),
-        *_section("Papers removed", [_paper_line(k, old.papers_raw[k]) for k in rc.removed]),
-        *_section("Papers retagged", retagged),
-        *_section("Papers edited", [f"- `{k}`: {', '.join(o)}" for k, o in rc.edited]),
-        *_section("Exclusions added", [f"- `{e}` — {title(new, e)}" for e in rc.ex_added]),
-        *_section("Exclusions removed", [f"- `{e}` — {title(old, e)}" for e in rc.ex_removed]),
-        *_section("Exclusions changed", [f"- `{e}`: {', '.join(f)}" for e, f in rc.ex_changed]),
-    ]
+    }
 
 
 def _table_sections(old: Side, new: Side) -> tuple[list[str], bool]:
@@ -352,13 +299,9 @@ def _table_sections(old: Side, new: Side) -> tuple[list[str], bool]:
             "",
             "| table | row | column | before | after | change |",
             "| --- | --- | --- | ---: | ---: | ---: |",
+            *cells,
+            "",
         ]
-        out += [
-            f"| {c.table} | {_cell(c.row)} | {_cell(c.column)} | {c.before} | {c.after} "
-            f"| {_signed(c.after - c.before)} |"
-            for c in cells
-        ]
-        out.append("")
     claims = []
     if old.claims is not None and new.claims is not None:
         claims = claim_changes(old.claims, new.claims)
@@ -374,14 +317,15 @@ def _table_sections(old: Side, new: Side) -> tuple[list[str], bool]:
 
 def render(old: Side, new: Side, ref: str) -> str:
     """The Markdown report."""
-    rc = _record_changes(old, new)
+    sections = _record_sections(old, new)
+    n = {title: len(lines) for title, lines in sections.items()}
     out = [
         f"## Knowledge-base changes against `{ref}`",
         "",
-        f"**Papers:** {len(rc.added)} added, {len(rc.removed)} removed, "
-        f"{len(rc.retagged)} retagged, {len(rc.edited)} edited otherwise. "
-        f"**Exclusions:** {len(rc.ex_added)} added, {len(rc.ex_removed)} removed, "
-        f"{len(rc.ex_changed)} changed.",
+        f"**Papers:** {n['Papers added']} added, {n['Papers removed']} removed, "
+        f"{n['Papers retagged']} retagged, {n['Papers edited']} edited otherwise. "
+        f"**Exclusions:** {n['Exclusions added']} added, {n['Exclusions removed']} removed, "
+        f"{n['Exclusions changed']} changed.",
         "",
     ]
     for side in (old, new):
@@ -390,10 +334,15 @@ def render(old: Side, new: Side, ref: str) -> str:
         out += [f"_{note}_" for note in side.notes]
     if old.taxonomy_text != new.taxonomy_text and old.taxonomy_text is not None:
         out += ["`taxonomy.yaml` changes: check the values the changed records use.", ""]
-    out += _record_sections(old, new, rc)
+    order = ("added", "removed", "retagged", "edited", "changed")
+    for title in sorted(
+        sections, key=lambda t: (t.split()[0] != "Papers", order.index(t.split()[1]))
+    ):
+        if sections[title]:
+            out += [f"### {title}", "", *sections[title], ""]
     tables, moved = _table_sections(old, new)
     out += tables
-    if not (rc or moved):
+    if not (any(sections.values()) or moved):
         out += ["No paper, exclusion, cross-tab cell or claim changes.", ""]
     return "\n".join(out).rstrip() + "\n"
 
@@ -408,10 +357,6 @@ def _changed_fields(old: dict, new: dict) -> list[str]:
         else:
             out.append(name)
     return out
-
-
-def _section(title: str, lines: list[str]) -> list[str]:
-    return [f"### {title}", "", *lines, ""] if lines else []
 
 
 @dataclass

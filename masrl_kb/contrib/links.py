@@ -1,18 +1,10 @@
 """``masrl-kb check-links``: is every record's link still alive?
 
-Every ``url`` and ``extra_urls`` entry of papers, every released artifact
-(``artifacts.code``, ``weights``, ``data``, ``traces``) and every exclusion
-``url`` is requested once (a URL several records share is fetched once): first with
-``HEAD``, and with ``GET`` when the server refuses ``HEAD`` or answers it
-with an error. Redirects are followed. A link is *broken* when the final
-answer is an HTTP error or no answer arrives (timeout, DNS or connection
-failure). Answers that mean "not for robots" (401, 403, 429) are reported as
-*blocked* and do not fail the run: the page may well exist. A link whose
-final address differs from the recorded one (a renamed or moved repository)
-is reported as *moved*, with its new address, and does not fail the run.
-
-This command needs the network; it runs on a schedule, never on pull
-requests.
+Every paper ``url``, ``extra_urls`` and released artifact and every exclusion ``url``
+is requested once: ``HEAD``, then ``GET`` when ``HEAD`` fails; redirects are followed.
+*Broken*: an HTTP error or no answer. *Blocked* (401, 403, 429: not for robots) and
+*moved* (the final address differs; the new one is shown) do not fail the run.
+Needs the network: it runs on a schedule, never on pull requests.
 """
 
 from __future__ import annotations
@@ -76,22 +68,17 @@ class LinkResult:
 def record_links(records: RecordSet) -> Iterator[Link]:
     """Every link in every record, in file order."""
     for rec in records.papers + records.exclusions:
-        data = rec.data
-        if not isinstance(data, dict):
-            continue
-        if isinstance(data.get("url"), str):
-            yield Link(rec.rel, rec.line("url"), "url", data["url"].strip())
-        extra = data.get("extra_urls")
-        if isinstance(extra, list):
-            for url in extra:
-                if isinstance(url, str):
-                    yield Link(rec.rel, rec.line("extra_urls"), "extra_urls", url.strip())
-        artifacts = data.get("artifacts")
-        if isinstance(artifacts, dict):
-            for kind in ARTIFACT_KINDS:
-                url = artifacts.get(kind)
-                if isinstance(url, str):
-                    yield Link(rec.rel, rec.line("artifacts"), f"artifacts.{kind}", url.strip())
+        data = rec.data if isinstance(rec.data, dict) else {}
+        extra, artifacts = data.get("extra_urls"), data.get("artifacts")
+        extra = extra if isinstance(extra, list) else []
+        artifacts = artifacts if isinstance(artifacts, dict) else {}
+        for name, top, url in (
+            ("url", "url", data.get("url")),
+            *(("extra_urls", "extra_urls", u) for u in extra),
+            *((f"artifacts.{k}", "artifacts", artifacts.get(k)) for k in ARTIFACT_KINDS),
+        ):
+            if isinstance(url, str):
+                yield Link(rec.rel, rec.line(top), name, url.strip())
 
 
 def _request(url: str, method: str, timeout: float) -> tuple[int, str | None]:
@@ -102,14 +89,10 @@ def _request(url: str, method: str, timeout: float) -> tuple[int, str | None]:
             if method == "GET":
                 response.read(1024)
             final = response.geturl()
-            return response.status, final if _moved(url, final) else None
+            return response.status, final if final.rstrip("/") != url.rstrip("/") else None
     except urllib.error.HTTPError as err:
         err.close()
         return err.code, None
-
-
-def _moved(url: str, final: str) -> bool:
-    return final.rstrip("/") != url.rstrip("/")
 
 
 def _error_text(err: BaseException) -> str:

@@ -1,10 +1,6 @@
-"""A citable release of the knowledge base: CITATION.cff and Zenodo's .zenodo.json.
-
-``masrl-kb release VERSION`` stamps the version and date into ``CITATION.cff``
-(only its ``version`` and ``date-released`` lines change, so the file's own
-wording stays as curated) and writes ``.zenodo.json``, which Zenodo's GitHub
-integration reads when the release workflow publishes a tagged release and
-mints its DOI. The description's counts are computed from the records.
+"""A citable release: ``masrl-kb release VERSION`` stamps ``CITATION.cff`` (only its
+``version`` and ``date-released`` lines) and writes ``.zenodo.json``, which Zenodo
+reads to mint the tagged release's DOI; its counts are computed from the records.
 """
 
 from __future__ import annotations
@@ -30,13 +26,12 @@ class ReleaseError(ValueError):
     """A bad version or date, or a citation file that cannot be stamped."""
 
 
-def parse_version(text: str) -> tuple[int, int, int]:
+def parse_version(text: str) -> tuple[int, ...]:
     """``MAJOR.MINOR.PATCH`` as numbers; :class:`ReleaseError` otherwise."""
     match = VERSION.match(text)
     if not match:
         raise ReleaseError(f"version {text!r}: expected MAJOR.MINOR.PATCH, e.g. 0.2.0")
-    major, minor, patch = (int(g) for g in match.groups())
-    return major, minor, patch
+    return tuple(int(g) for g in match.groups())
 
 
 def read_citation(root: Path) -> tuple[str, dict]:

@@ -1,24 +1,13 @@
 """``masrl-kb import-upstream``: compare a newer release of the survey's CSV files
 with the records, and with ``apply=True`` update the differing facts and tags.
 
-Only the survey's facts (title, first author, affiliation, year, arXiv id,
-venue, links; for exclusions title, identifier, link, source, query family,
-date and stage) and its tags are compared; our own text (summary, notes,
-exclusion notes) and judgements outside the survey's columns (decisions,
-strict credit, citation) are never touched.
-
-Curation wins over the release: a field the record backs with a ``sources``
-entry is never replaced, nor is a fact replaced by less (a value the release
-gives as unknown, empty, ``None`` or ``Anonymous``; a team name in place of a
-named first author; links or an arXiv id deleted). Those differences are
-listed as *kept (curated)*.
-
-Applying is all or nothing. Duplicate or conflicting rows are refused before
-anything else; every would-be record is edited in memory (only the lines of a
-changed field, so comments and every other field stay as they were), re-read,
-and the whole would-be pool goes through the validator; only then are the
-files swapped in, and a failure or an interrupt part way puts back every file
-already swapped.
+Only the survey's facts and tags are compared; our own text and judgements are
+never touched. Curation wins: a field backed by a ``sources`` entry, or a fact the
+release would replace by less (unknown, a team name for a named author, fewer
+links), is listed as *kept (curated)*. Applying is all or nothing: bad rows are
+refused first, each edited record (only the changed fields' lines) is re-read and
+the would-be pool validated before files are swapped, and a failure puts back
+every file already swapped.
 """
 
 from __future__ import annotations
@@ -31,7 +20,7 @@ import os
 import re
 import signal
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +48,6 @@ from masrl_kb.kb.yamlio import UnsafeFileError, load_yaml_text, read_regular_fil
 MAX_CSV_BYTES = 20 * 1024 * 1024
 MAX_LINE = 400  # characters of one printed line
 _TOP_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*\s*:")
-_LATEX = re.compile(r"\\")
 # What a release writes for a fact it does not know (compared case-insensitively).
 # Tag columns are not compared with this list: ``NA`` is a real tag value there.
 UNKNOWN = frozenset({"", "unknown", "none", "null", "nan", "n/a", "anonymous", "anon", "tbd"})
@@ -74,10 +62,8 @@ NOT_APPLIED = "not applied"
 
 
 class UpstreamError(ValueError):
-    """A release file is missing or malformed, or applying it would break a rule.
-
-    ``problems`` holds one ``path:line: field: message`` line per problem.
-    """
+    """A release is missing or malformed, or applying it would break a rule (``problems``:
+    one ``path:line: field: message`` line each)."""
 
     def __init__(self, message: str, problems: list[str] | None = None) -> None:
         self.problems = [clean_text(p, MAX_LINE) for p in problems or []]
@@ -97,10 +83,6 @@ class Change:
     status: str = ""  # "" (applied), NOT_APPLIED or KEPT
     why: str = ""
 
-    @property
-    def applicable(self) -> bool:
-        return not self.status
-
 
 @dataclass
 class UpstreamReport:
@@ -109,12 +91,8 @@ class UpstreamReport:
     applied: list[str] = field(default_factory=list)  # files written
     apply: bool = False
 
-    @property
-    def kept(self) -> list[Change]:
-        return [c for c in self.changes if c.status == KEPT]
-
     def lines(self) -> list[str]:
-        out = []
+        out, kept = [], sum(c.status == KEPT for c in self.changes)
         for c in self.changes:
             note = f" ({c.status}: {c.why})" if c.status else ""
             out.append(
@@ -124,10 +102,9 @@ class UpstreamReport:
         out += [f"new upstream: {n}" for n in self.new_upstream]
         if self.apply:
             out += [f"updated {rel}" for rel in self.applied]
-        kept = f"; {len(self.kept)} {KEPT}" if self.kept else ""
         out.append(
             f"{len(self.changes)} difference(s), {len(self.new_upstream)} new upstream row(s)"
-            + kept
+            + (f"; {kept} {KEPT}" if kept else "")
             + (f"; {len(self.applied)} file(s) updated" if self.apply else "")
         )
         return [clean_text(line, MAX_LINE) for line in out]
@@ -141,11 +118,8 @@ def _shown(value: object) -> str:
 
 
 def read_release(path: str | os.PathLike[str], columns: tuple[str, ...]) -> list[tuple[int, dict]]:
-    """Rows of a release CSV with exactly ``columns``; (line, row) pairs.
-
-    The file must be a regular file (no link, FIFO or device) of bounded size;
-    cells a spreadsheet guard marks (``'=...``) are read back as written.
-    """
+    """(line, row) pairs of a release CSV with exactly ``columns``: a regular file of
+    bounded size (no link, FIFO or device), guarded cells (``'=...``) read as written."""
     file = str(path)
     try:
         raw = read_regular_file(path, MAX_CSV_BYTES)
@@ -176,7 +150,7 @@ def read_release(path: str | os.PathLike[str], columns: tuple[str, ...]) -> list
 
 def plain_name(text: str) -> str:
     """A name with LaTeX accents (``Gr\\'{e}goire``) turned into Unicode."""
-    if not _LATEX.search(text):
+    if "\\" not in text:
         return text
     from pylatexenc.latex2text import LatexNodes2Text
 
@@ -196,26 +170,22 @@ def _as_text(value: object) -> str:
 
 def _paper_wanted(row: dict, tax: Taxonomy) -> dict[str, tuple[str, object, str]]:
     """Record field -> (survey column, upstream value, reason it cannot apply or '')."""
-    wanted: dict[str, tuple[str, object, str]] = {}
-    for column, name in PAPER_FACTS.items():
-        text: str = row[column]
-        value: object = text
-        reason = ""
-        if name == "year":
-            value = int(text) if text.isdigit() and len(text) <= MAX_DIGITS else text
-            reason = "" if isinstance(value, int) else NOT_A_YEAR
-        if name == "arxiv_id" and not value:
-            value = None
-        wanted[name] = (column, value, reason)
+    wanted: dict[str, tuple[str, object, str]] = {
+        name: (column, row[column], "") for column, name in PAPER_FACTS.items()
+    }
+    wanted["arxiv_id"] = ("arxiv_id", row["arxiv_id"] or None, "")
+    year = row["year"]
+    if year.isdigit() and len(year) <= MAX_DIGITS:
+        wanted["year"] = ("year", int(year), "")
+    else:
+        wanted["year"] = ("year", year, NOT_A_YEAR)
     urls = [u.strip() for u in row["url"].split(URL_SEPARATOR.strip()) if u.strip()]
     wanted["url"] = ("url", urls[0] if urls else "", "" if urls else "empty")
     wanted["extra_urls"] = ("url", urls[1:] or None, "")
     wanted["authors[0]"] = ("first_author", plain_name(row["first_author"]), "")
     for column, name in PAPER_TAGS.items():
-        value = row[column]
-        axis = tax[name]
-        reason = "" if value in axis.ids else f"not a value of {name} in taxonomy.yaml"
-        wanted[name] = (column, value, reason)
+        reason = f"not a value of {name} in taxonomy.yaml"
+        wanted[name] = (column, row[column], "" if row[column] in tax[name].ids else reason)
     return wanted
 
 
@@ -322,12 +292,8 @@ def _changes(rec: RecordFile, wanted: dict[str, tuple[str, object, str]]) -> lis
 
 
 def _match_rows(
-    rows: list[tuple[int, dict]],
-    file: str,
-    id_column: str,
-    find,
-    problems: list[str],
-) -> list[tuple[int, dict, RecordFile | None]]:
+    rows: list[tuple[int, dict]], file: str, id_column: str, find, problems: list[str]
+) -> list[tuple[dict, RecordFile | None]]:
     """Each row with its record; duplicate rows and rows sharing a record are problems."""
     by_id: dict[str, tuple[int, dict]] = {}
     by_record: dict[str, int] = {}
@@ -349,19 +315,26 @@ def _match_rows(
             continue
         if rec is not None:
             by_record[rec.rel] = line
-        out.append((line, row, rec))
+        out.append((row, rec))
     return out
 
 
-def _paper_finder(records: RecordSet) -> Callable[[dict[str, str]], RecordFile | None]:
+def _finders(records: RecordSet) -> tuple[Callable[[dict], RecordFile | None], ...]:
+    """How a papers row (by key, else arXiv id) and an excluded row find their record."""
     papers = {r.stem: r for r in records.papers if isinstance(r.data, dict)}
     by_arxiv = {_data(r).get("arxiv_id"): r for r in papers.values() if _data(r).get("arxiv_id")}
-    return lambda row: papers.get(row["key"]) or by_arxiv.get(row["arxiv_id"] or None)
-
-
-def _exclusion_finder(records: RecordSet) -> Callable[[dict[str, str]], RecordFile | None]:
     exclusions = {r.stem: r for r in records.exclusions if isinstance(r.data, dict)}
-    return lambda row: exclusions.get(row["record_id"])
+    return (
+        lambda row: papers.get(row["key"]) or by_arxiv.get(row["arxiv_id"] or None),
+        lambda row: exclusions.get(row["record_id"]),
+    )
+
+
+# (kind, columns, id column, title column, wanted values) of papers.csv and excluded.csv
+_RELEASES = (
+    ("paper", PAPER_COLUMNS, "key", "title", _paper_wanted),
+    ("exclusion", EXCLUDED_COLUMNS, "record_id", "screening_label", _exclusion_wanted),
+)
 
 
 # ---------------------------------------------------------------- applying
@@ -378,20 +351,14 @@ def _field_span(lines: list[str], name: str) -> tuple[int, int] | None:
     return start, end
 
 
-def _field_text(name: str, value: object) -> list[str]:
-    text = yaml.safe_dump({name: value}, sort_keys=False, allow_unicode=True, width=88)
-    return text.splitlines()
-
-
 def edit_fields(text: str, values: dict[str, object], after: dict[str, str]) -> str:
-    """``text`` with each top-level field in ``values`` replaced (None: removed).
-
-    A field that is absent is inserted after the field ``after[name]`` names.
-    """
+    """``text`` with each top-level field in ``values`` replaced (None: removed); an absent
+    field is inserted after the field ``after[name]`` names."""
     lines = text.splitlines()
     for name, value in values.items():
         span = _field_span(lines, name)
-        new = [] if value is None else _field_text(name, value)
+        text = yaml.safe_dump({name: value}, sort_keys=False, allow_unicode=True, width=88)
+        new = [] if value is None else text.splitlines()
         if span is not None:
             lines[span[0] : span[1]] = new
         elif new:
@@ -404,7 +371,7 @@ def edit_fields(text: str, values: dict[str, object], after: dict[str, str]) -> 
 def _record_values(rec: RecordFile, changes: list[Change]) -> dict[str, object]:
     values: dict[str, object] = {}
     for c in changes:
-        if not c.applicable:
+        if c.status:
             continue
         if c.field == "authors[0]":
             authors = list(_data(rec)["authors"])
@@ -423,6 +390,7 @@ class _Edit:
     path: Path
     old: str
     new: str
+    record: RecordFile  # the new text, as read back
 
 
 def _edited(root: Path, rec: RecordFile, changes: list[Change]) -> _Edit | None:
@@ -442,22 +410,20 @@ def _edited(root: Path, rec: RecordFile, changes: list[Change]) -> _Edit | None:
             f"{rec.rel}:{rec.line(name)}: {name}: the release's value cannot be written "
             f"and read back unchanged: {shorten(values[name])}"
         )
-    return _Edit(rec, path, old_text, new_text)
+    return _Edit(
+        rec, path, old_text, new_text, replace(rec, data=loaded.data, problems=loaded.problems)
+    )
 
 
 def _new_problems(records: RecordSet, edits: list[_Edit], tax: Taxonomy) -> list[str]:
     """Rule violations the edits would add to the pool (what was broken before is not theirs)."""
-    replaced = {}
-    for e in edits:
-        loaded = load_yaml_text(e.new)
-        replaced[e.rec.rel] = RecordFile(e.rec.kind, e.rec.rel, loaded.data, loaded.problems)
+    replaced = {e.rec.rel: e.record for e in edits}
 
     def swap(recs: list[RecordFile]) -> list[RecordFile]:
         return [replaced.get(r.rel, r) for r in recs]
 
-    plain = RecordSet(records.root, records.papers, records.exclusions, records.stray)
-    after = RecordSet(records.root, swap(records.papers), swap(records.exclusions), records.stray)
-    before = {(p.path, p.field, p.message) for p in validate_records(plain, tax)}
+    after = replace(records, papers=swap(records.papers), exclusions=swap(records.exclusions))
+    before = {(p.path, p.field, p.message) for p in validate_records(records, tax)}
     return [
         str(p) for p in validate_records(after, tax) if (p.path, p.field, p.message) not in before
     ]
@@ -494,50 +460,30 @@ def swap_files(edits: list[_Edit]) -> list[str]:
     return [e.rec.rel for e in done]
 
 
-def _new_row(kind: str, rid: str, title: str) -> str:
-    return f"{kind} {shorten_name(rid, 60)}: {shorten_name(title)}"
-
-
 def _refuse(problems: list[str], what: str) -> None:
     if problems:
         raise UpstreamError(f"{len(problems)} {what}: nothing written", problems)
 
 
-def _matched(papers_csv, excluded_csv, records: RecordSet):
-    """Both releases' rows with their records; duplicate or conflicting rows refused."""
+def _compared(files: tuple, records: RecordSet, tax: Taxonomy, report: UpstreamReport):
+    """(record, its changes) for every row matched to a record (unmatched rows are new
+    upstream), after refusing duplicate or conflicting rows."""
     problems: list[str] = []
-    papers = _match_rows(
-        read_release(papers_csv, PAPER_COLUMNS),
-        str(papers_csv),
-        "key",
-        _paper_finder(records),
-        problems,
-    )
-    excluded = []
-    if excluded_csv is not None:
-        excluded = _match_rows(
-            read_release(excluded_csv, EXCLUDED_COLUMNS),
-            str(excluded_csv),
-            "record_id",
-            _exclusion_finder(records),
-            problems,
-        )
+    matched = []
+    for path, release, find in zip(files, _RELEASES, _finders(records), strict=True):
+        if path is not None:
+            rows = read_release(path, release[1])
+            matched += [
+                (release, *m) for m in _match_rows(rows, str(path), release[2], find, problems)
+            ]
     _refuse(problems, "duplicate or conflicting row(s)")
-    return papers, excluded
-
-
-def _compared(papers, excluded, tax: Taxonomy, report: UpstreamReport):
-    """(record, its changes) for every matched row; unmatched rows are new upstream."""
     work: list[tuple[RecordFile, list[Change]]] = []
-    for rows, kind, id_column, title, wanted in (
-        (papers, "paper", "key", "title", _paper_wanted),
-        (excluded, "exclusion", "record_id", "screening_label", _exclusion_wanted),
-    ):
-        for _, row, rec in rows:
-            if rec is None:
-                report.new_upstream.append(_new_row(kind, row[id_column], row[title]))
-            else:
-                work.append((rec, _changes(rec, wanted(row, tax))))
+    for (kind, _, id_column, title, wanted), row, rec in matched:
+        if rec is None:
+            rid, name = shorten_name(row[id_column], 60), shorten_name(row[title])
+            report.new_upstream.append(f"{kind} {rid}: {name}")
+        else:
+            work.append((rec, _changes(rec, wanted(row, tax))))
     report.changes = [c for _, changes in work for c in changes]
     return work
 
@@ -548,17 +494,13 @@ def compare_upstream(
     root: str | os.PathLike[str] | None = None,
     apply: bool = False,
 ) -> UpstreamReport:
-    """Every difference between a release and the records; ``apply`` writes them.
-
-    Raises :class:`UpstreamError` (nothing written) for duplicate or conflicting
-    rows, malformed values, and changes that would make a record break a rule.
-    """
+    """Every difference between a release and the records; ``apply`` writes them. Raises
+    :class:`UpstreamError` (nothing written) for bad rows or values or a broken rule."""
     base = find_root(root)
     tax = load_taxonomy(base)
     records = read_records(base)
     report = UpstreamReport(apply=apply)
-    papers, excluded = _matched(papers_csv, excluded_csv, records)
-    work = _compared(papers, excluded, tax, report)
+    work = _compared((papers_csv, excluded_csv), records, tax, report)
     _refuse(
         [
             f"{c.rel}:{c.line}: {c.field}: the release gives {_shown(c.theirs)}: {c.why}"

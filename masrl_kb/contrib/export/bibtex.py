@@ -1,18 +1,9 @@
 """``masrl-kb export bibtex``: one BibTeX entry per pooled paper (bibtexparser 2).
 
-Each entry takes its type and key from the record's ``citation`` block and
-carries: ``title`` (capitals protected, see :func:`protect_title`),
-``author`` (``and others`` when the list is truncated; one-word and group
-names braced so BibTeX does not split them), the venue field of its type
-(``journal``, ``booktitle``; ``howpublished`` plus a ``note`` naming the
-venue for ``misc``; ``institution`` for ``techreport``), ``volume``,
-``number``, ``pages``, ``publisher`` when given, ``year``, ``url`` and, for
-papers with an arXiv id, ``eprint`` and ``archivePrefix``.
-
-Prose fields go through bibtexparser's LaTeX encoding middleware (pylatexenc
-underneath) with the rules below, so a brace or backslash in a title prints
-as itself and cannot close the field; :func:`read_bibtex` reverses it with
-the matching pylatexenc decoder. URLs are percent-encoded, not LaTeX-encoded.
+Type and key come from the record's ``citation`` block. Prose fields are
+LaTeX-encoded (pylatexenc, rules below) so a brace or backslash prints as itself
+and cannot close the field, and title capitals are protected; URLs are
+percent-encoded. :func:`read_bibtex` reverses the encoding.
 """
 
 from __future__ import annotations
@@ -24,7 +15,7 @@ from urllib.parse import quote
 import bibtexparser
 import pandas as pd
 from bibtexparser import Library
-from bibtexparser.middlewares import LatexEncodingMiddleware, SeparateCoAuthors
+from bibtexparser.middlewares import SeparateCoAuthors
 from bibtexparser.model import Block, Entry, Field
 from bibtexparser.writer import BibtexFormat
 
@@ -89,14 +80,6 @@ def _decoder():
     return LatexNodes2Text(math_mode="verbatim", strict_latex_spaces=True)
 
 
-def encoding_middleware(ligatures: bool = True) -> LatexEncodingMiddleware:
-    """bibtexparser's LaTeX encoding middleware with this export's rules.
-
-    ``ligatures=False`` keeps ``--`` an en dash (page ranges: ``819--840``).
-    """
-    return LatexEncodingMiddleware(encoder=_encoder(ligatures))
-
-
 _EDGE = re.compile(r"^(?P<lead>[(\[\"']*)(?P<core>.*?)(?P<trail>[)\]\"':;,.?!]*)$")
 
 
@@ -108,14 +91,9 @@ def _needs_protection(word: str) -> bool:
 
 
 def protect_capitals(encoded: str) -> str:
-    """An encoded title with capitals protected from bibliography styles.
-
-    A word is braced, so styles do not lower-case it, when it has a capital
-    after its first character (LLM, GRPO, DeepSeek, M-GRPO), a capital and a
-    digit (K2.5, R1) or is a single capital other than 'A' (C). Surrounding
-    punctuation stays outside the braces; words holding braces or commands
-    (encoded specials) are left alone.
-    """
+    """An encoded title with a word braced (so styles do not lower-case it) when it has a
+    later capital (LLM, DeepSeek), a capital and a digit (R1) or is one capital but 'A';
+    punctuation stays outside the braces, words holding encoded specials are left alone."""
     words = []
     for word in encoded.split(" "):
         parts = _EDGE.match(word)
@@ -164,42 +142,36 @@ def _text(value: object) -> str | None:
 
 
 def paper_entry(key: str, row: pd.Series | dict) -> Entry:
-    """The BibTeX entry of one row of :func:`masrl_kb.query.frames.load_papers`.
-
-    Text fields hold plain text here; :func:`to_bibtex` encodes them.
-    """
+    """The BibTeX entry of one papers-frame row, in plain text (:func:`to_bibtex` encodes)."""
     citation = row["citation"]
     entry_type = str(citation["entry_type"])
     url = safe_url(str(row["url"]))
-    fields = [
-        Field("title", str(row["title"])),
-        Field("author", author_field(list(row["authors"]), bool(row["authors_truncated"]))),
-    ]
+    fields = {
+        "title": str(row["title"]),
+        "author": author_field(list(row["authors"]), bool(row["authors_truncated"])),
+    }
     venue = _text(row["venue"])
     if entry_type == "article" and citation.get("journal"):
-        fields.append(Field("journal", str(citation["journal"])))
+        fields["journal"] = str(citation["journal"])
     elif entry_type == "inproceedings" and citation.get("booktitle"):
-        fields.append(Field("booktitle", str(citation["booktitle"])))
+        fields["booktitle"] = str(citation["booktitle"])
     elif entry_type == "techreport":
         institution = citation.get("publisher") or _text(row["affiliation"])
         if institution:
-            fields.append(Field("institution", str(institution)))
+            fields["institution"] = str(institution)
     elif entry_type == "misc":
-        fields.append(Field("howpublished", f"\\url{{{url}}}"))
+        fields["howpublished"] = f"\\url{{{url}}}"
         if venue:
-            fields.append(Field("note", venue))
+            fields["note"] = venue
+    skip = "publisher" if entry_type == "techreport" else ""  # given as the institution
     for name in _CITATION_FIELDS:
-        if entry_type == "techreport" and name == "publisher":
-            continue
-        if citation.get(name) is not None:
-            fields.append(Field(name, str(citation[name])))
-    fields.append(Field("year", str(int(row["year"]))))
-    fields.append(Field("url", url))
+        if name != skip and citation.get(name) is not None:
+            fields[name] = str(citation[name])
+    fields.update(year=str(int(row["year"])), url=url)
     arxiv_id = _text(row.get("arxiv_id"))
     if arxiv_id:
-        fields.append(Field("eprint", arxiv_id))
-        fields.append(Field("archivePrefix", "arXiv"))
-    return Entry(entry_type, str(citation["bibtex_key"]), fields)
+        fields.update(eprint=arxiv_id, archivePrefix="arXiv")
+    return Entry(entry_type, str(citation["bibtex_key"]), [Field(k, v) for k, v in fields.items()])
 
 
 # Fields where TeX's ligatures are meant: in a range (819--840, 2--3) -- is an en dash.
@@ -207,22 +179,13 @@ _RANGES = frozenset({"pages", "number", "volume"})
 
 
 def _encoded(entry: Entry) -> Entry:
-    """The entry with every prose field through the encoding middleware."""
-    by_key: dict[str, str] = {}
-    for ligatures, keys in ((True, None), (False, _RANGES)):
-        chosen = [
-            f
-            for f in entry.fields
-            if f.key not in _VERBATIM and ((f.key in _RANGES) == (keys is not None))
-        ]
-        encoded = encoding_middleware(ligatures).transform_entry(
-            Entry(entry.entry_type, entry.key, chosen), Library()
-        )
-        if isinstance(encoded, Entry):  # what the middleware gives back for an entry
-            by_key.update({f.key: f.value for f in encoded.fields})
+    """The entry with every prose field LaTeX-encoded and the title's capitals protected;
+    ranges keep TeX's ligatures (``819--840``: ``--`` is an en dash)."""
     fields = []
     for f in entry.fields:
-        value = by_key.get(f.key, f.value)
+        value = f.value
+        if f.key not in _VERBATIM:
+            value = _encoder(ligatures=f.key not in _RANGES).unicode_to_latex(value)
         if f.key == "title":
             value = protect_capitals(value)
         fields.append(Field(f.key, value))
@@ -243,11 +206,8 @@ def to_bibtex(papers: pd.DataFrame) -> str:
 
 
 def read_bibtex(text: str) -> list[dict[str, object]]:
-    """Entries of a BibTeX export as plain text fields (authors as a list), in file order.
-
-    The reverse of :func:`to_bibtex`: co-authors split, LaTeX decoded, the
-    braces of protected words and single names dropped.
-    """
+    """The reverse of :func:`to_bibtex`: each entry's fields as plain text (authors as a
+    list, LaTeX decoded, protecting braces dropped), in file order."""
     # Split co-authors on the encoded text (a braced " and " stays inside a name),
     # then decode every value with the decoder the decoding middleware uses.
     library = bibtexparser.parse_string(text, append_middleware=[SeparateCoAuthors()])

@@ -1,21 +1,12 @@
 """Reading a CSV or JSON export (``masrl-kb export csv|json``) back into records.
 
-The exports of :mod:`masrl_kb.contrib.export.tables` hold one row per paper: every record
-field, list and mapping fields as JSON text (CSV) or JSON values, plus the
-columns the pandas API derives (``reward_family``, one column per decision
-id such as ``O1``, ``bibtex_key``, ``entry_type``). Reading one back gives
-the record mappings a ``papers/<key>.yaml`` file holds, in field order. The
-decision columns, ``bibtex_key`` and ``entry_type`` are checked against the
-record fields they come from, so an edited cell that no longer agrees is
-reported instead of silently dropped; ``reward_family`` (which needs the
-taxonomy) is dropped unchecked.
-
-Cells are read as text with no missing-value guessing: ``NA`` is a real tag
-value, not a missing one. Only empty cells of optional fields are missing.
-
-Every CSV the project writes passes its text cells through :func:`guard_cell`
-(a spreadsheet must never run a cell as a formula) and every reader of those
-files through :func:`unguard_cell`, so a round trip gives back the same text.
+Each row holds every record field (lists and mappings as JSON) plus derived
+columns (``reward_family``, one per decision id, ``bibtex_key`` ...). Reading gives
+back the record mappings in field order; derived columns are checked against the
+fields they come from (an edited cell that disagrees is an error), and dropped.
+Cells are text with no missing-value guessing: ``NA`` is a real tag value.
+Every CSV the project writes guards its cells (:func:`guard_cell`: a spreadsheet
+never runs one as a formula) and every reader unguards them (:func:`unguard_cell`).
 """
 
 from __future__ import annotations
@@ -48,7 +39,7 @@ DERIVED_COLUMNS = (
     *(f"{kind}_url" for kind in ("code", "weights", "data", "traces")),
 )
 _DECISION_COLUMN = re.compile(r"^O[0-9]+$")  # one column per decision id (O1..O5)
-_DECISION_DETAIL = re.compile(r"^O[0-9]+_(?:mechanism|source)$")
+_DECISION_DERIVED = re.compile(r"^O[0-9]+(?:_mechanism|_source)?$")  # O1, O1_mechanism
 
 
 # Optional fields whose empty or false value says something: "evaluated_on: []" records
@@ -81,21 +72,14 @@ def unguard_cell(text: str) -> str:
     return text[1:] if _GUARDED.match(text) else text
 
 
-def guard_row(row: dict[str, str]) -> dict[str, str]:
-    return {k: guard_cell(v) for k, v in row.items()}
-
-
 def unguard_row(row: dict[str, Any]) -> dict[str, Any]:
     """A row read back; a missing cell (None) or extra cells (a list) stay as they are."""
     return {k: unguard_cell(v) if isinstance(v, str) else v for k, v in row.items()}
 
 
 def canonical_record(data: dict) -> dict:
-    """A paper record in field order with empty optional fields dropped.
-
-    ``authors_truncated: false`` and ``extra_urls: []`` say the same as the
-    field's absence; both sides of a round-trip comparison go through this.
-    """
+    """A paper record in field order, empty optional fields (``extra_urls: []``: the same
+    as absent) dropped; both sides of a round-trip comparison go through this."""
     out = {}
     for f in PAPER_FIELDS:
         if f.name not in data:
@@ -103,16 +87,15 @@ def canonical_record(data: dict) -> dict:
         value = data[f.name]
         if not f.required and value in (None, "", [], False) and f.name not in KEEP_EMPTY:
             continue
-        if f.kind == "decisions" and isinstance(value, list):
-            value = [dict(d) for d in value]
-        elif f.kind in ("citation", "object") and isinstance(value, dict):
-            value = dict(value)
-        elif f.kind == "objects" and isinstance(value, list):
-            value = [dict(v) if isinstance(v, dict) else v for v in value]
-        elif isinstance(value, list):
-            value = list(value)
-        out[f.name] = value
+        out[f.name] = _plain(value)
     return out
+
+
+def _plain(value: object) -> object:
+    """Mappings and lists as plain dicts and lists, all the way down."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return [_plain(v) for v in value] if isinstance(value, list) else value
 
 
 def _cell_value(f: Field, cell: object, where: str) -> object:
@@ -150,11 +133,7 @@ def _revive_dates(artifacts: object) -> object:
 
 
 def _is_derived(column: str) -> bool:
-    return (
-        column in DERIVED_COLUMNS
-        or bool(_DECISION_COLUMN.match(column))
-        or bool(_DECISION_DETAIL.match(column))
-    )
+    return column in DERIVED_COLUMNS or bool(_DECISION_DERIVED.match(column))
 
 
 def _derived(record: dict, columns) -> dict[str, str]:

@@ -1,15 +1,9 @@
 """``masrl-kb export markdown``: the awesome-list view of the pool.
 
-Papers are grouped by category (taxonomy order and labels) and, within a
-category, listed newest first. Each entry gives the linked title, the first
-author (``et al.`` when there are more), year, venue, an arXiv link when the
-paper has an id, and inline-code badges for its reward family, credit unit
-(``strict`` when an explicit estimator exists), topology and learned
-orchestration decisions. Badges for ``NA`` values are left out.
-
-The list lives between two marker lines of a Markdown file (``AWESOME.md``
-by default); only that block is rewritten, and ``--check`` reports a stale
-block without writing.
+Papers by category (taxonomy order), newest first, each with its linked title,
+first author, year, venue, arXiv link and badges (reward family, credit unit,
+topology, learned decisions; ``NA`` left out). The list is the block between two
+marker lines of a Markdown file; only that block is rewritten.
 """
 
 from __future__ import annotations
@@ -79,15 +73,11 @@ def _badges(row: pd.Series, tax: Taxonomy) -> list[str]:
 def _entry(row: pd.Series, tax: Taxonomy) -> str:
     title = escape_markdown(str(row["title"]))
     author = escape_markdown(_first_author(list(row["authors"]), bool(row["authors_truncated"])))
-    venue = escape_markdown(str(row["venue"]))
-    parts = [
-        f"- **[{title}]({markdown_url(str(row['url']))})**",
-        f"{author}, {int(row['year'])}, *{venue}*",
-    ]
+    venue, url = escape_markdown(str(row["venue"])), markdown_url(str(row["url"]))
+    line = f"- **[{title}]({url})** — {author}, {int(row['year'])}, *{venue}*"
     arxiv_id = row.get("arxiv_id")
     if isinstance(arxiv_id, str) and arxiv_id:
-        parts.append(f"[arXiv:{arxiv_id}](https://arxiv.org/abs/{arxiv_id})")
-    line = " — ".join(parts[:2]) + (f" · {parts[2]}" if len(parts) > 2 else "")
+        line += f" · [arXiv:{arxiv_id}](https://arxiv.org/abs/{arxiv_id})"
     badges = _badges(row, tax)
     # A backslash line break: trailing spaces would not survive whitespace linters.
     return f"{line}\\\n  {' '.join(badges)}" if badges else line
@@ -124,7 +114,8 @@ def render_block(papers: pd.DataFrame, tax: Taxonomy, where: str | None = None) 
     return "\n".join(lines) + "\n"
 
 
-def _split(text: str, path: Path) -> tuple[str, str]:
+def replace_block(text: str, block: str, path: Path) -> str:
+    """``text`` with its marked block replaced by ``block``."""
     start, end = text.find(START_MARKER), text.find(END_MARKER)
     if start < 0 or end < 0:
         raise AwesomeBlockError(
@@ -133,14 +124,7 @@ def _split(text: str, path: Path) -> tuple[str, str]:
         )
     if end < start:
         raise AwesomeBlockError(f"{path}: the end marker comes before the start marker")
-    after = text[end + len(END_MARKER) :]
-    return text[:start], after.removeprefix("\n")
-
-
-def replace_block(text: str, block: str, path: Path) -> str:
-    """``text`` with its marked block replaced by ``block``."""
-    before, after = _split(text, path)
-    return before + block + after
+    return text[:start] + block + text[end + len(END_MARKER) :].removeprefix("\n")
 
 
 def update_file(path: Path, block: str, check: bool = False) -> bool:

@@ -1,26 +1,20 @@
 """The survey's own CSV format, both ways: ``papers.csv`` and ``excluded.csv``.
 
-The column lists and the mapping between a survey column and a record field
-live here only; ``masrl-kb export survey-csv`` writes the files and
-:mod:`masrl_kb.contrib.upstream` reads a newer release with the same maps.
-Tag columns carry the taxonomy ids, which are the survey's spellings; the
-exclusion log's ``source`` and ``query_family`` carry the taxonomy labels,
-which are the survey's spellings there. Free text is ours: the summary goes in
-``one_liner``, the record's notes in ``notes``, the exclusion note in
-``exclusion_reason``.
+The column lists and the survey column -> record field maps live here only:
+``export survey-csv`` writes the files and :mod:`masrl_kb.contrib.upstream` reads a
+newer release. Tags are taxonomy ids; the exclusion ``source`` and ``query_family``
+are taxonomy labels (the survey's spellings); free text is ours.
 """
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
-import io
 import os
 from pathlib import Path
 
 import pandas as pd
 
-from masrl_kb.contrib.export.csv_io import guard_row
+from masrl_kb.contrib.export.tables import csv_text, json_value
 from masrl_kb.kb.atomic import write_atomic
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
 from masrl_kb.query.frames import load_pool
@@ -58,15 +52,8 @@ EXCLUDED_COLUMNS = (
     "stage",
     "exclusion_reason",
 )
-# Survey column -> record field, for columns holding a record field as it is.
-# (key, first_author and record_id are handled apart.)
-PAPER_FACTS = {
-    "title": "title",
-    "affiliation": "affiliation",
-    "year": "year",
-    "arxiv_id": "arxiv_id",
-    "venue": "venue",
-}
+# Survey column -> record field. (key, first_author and record_id are handled apart.)
+PAPER_FACTS = {name: name for name in ("title", "affiliation", "year", "arxiv_id", "venue")}
 URL_SEPARATOR = " ; "  # the survey joins a record's links in its one url cell
 PAPER_TAGS = {
     "category": "category",
@@ -93,13 +80,8 @@ EXCLUDED_TEXT = {"exclusion_reason": "note"}
 
 def cell(value: object) -> str:
     """A value as the survey writes it: ISO dates, whole years, empty for none."""
-    if value is None or (isinstance(value, float) and pd.isna(value)):
-        return ""
-    if isinstance(value, pd.Timestamp):
-        return value.date().isoformat()
-    if hasattr(value, "item"):  # numpy scalars
-        value = value.item()
-    return str(value)
+    value = json_value(value)
+    return "" if value is None else str(value)
 
 
 def paper_rows(papers: pd.DataFrame) -> list[dict[str, str]]:
@@ -126,23 +108,6 @@ def excluded_rows(exclusions: pd.DataFrame, tax: Taxonomy) -> list[dict[str, str
         out.update({c: tax[axis].label_of(str(row[c])) for c, axis in EXCLUDED_LABELLED.items()})
         rows.append({c: out[c] for c in EXCLUDED_COLUMNS})
     return rows
-
-
-def csv_text(columns: tuple[str, ...], rows: list[dict[str, str]]) -> str:
-    """The rows as CSV text, formula-like cells guarded (the reader unguards them)."""
-    out = io.StringIO()
-    plain = csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n")
-    # The csv module quotes a cell for the line terminator it writes (\n) but not
-    # for a bare \r, which other readers take as a line end: such rows are quoted.
-    quoted = csv.DictWriter(
-        out, fieldnames=list(columns), lineterminator="\n", quoting=csv.QUOTE_ALL
-    )
-    plain.writeheader()
-    for row in rows:
-        guarded = guard_row(row)
-        writer = quoted if any("\r" in str(v) for v in guarded.values()) else plain
-        writer.writerow(guarded)
-    return out.getvalue()
 
 
 def survey_csv_texts(

@@ -65,21 +65,32 @@ def records_json(records: list[dict], compact: bool = False) -> str:
     return json.dumps(records, indent=2, ensure_ascii=False) + "\n"
 
 
+def csv_text(
+    columns: list[str] | tuple[str, ...], rows: list[dict], quote_all: bool = False
+) -> str:
+    """The rows as CSV text, formula-like cells guarded (:func:`guard_cell`). The csv
+    module quotes a cell for ``\\n`` but not for a bare ``\\r``, which other readers
+    take as a line end: a row holding one is quoted whole (``quote_all``: every row)."""
+    out = io.StringIO(newline="")
+    minimal, every = (
+        csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n", quoting=q)
+        for q in (csv.QUOTE_MINIMAL, csv.QUOTE_ALL)
+    )
+    (every if quote_all else minimal).writeheader()
+    for row in rows:
+        guarded = {k: guard_cell(v) for k, v in row.items()}
+        quoted = quote_all or any("\r" in v for v in guarded.values())
+        (every if quoted else minimal).writerow(guarded)
+    return out.getvalue()
+
+
 def records_csv(records: list[dict]) -> str:
-    """CSV text of records, every cell quoted; lists and mappings become JSON text;
-    text that a spreadsheet would run as a formula is guarded (:func:`guard_cell`)."""
+    """CSV text of records, lists and mappings as JSON text, every cell quoted (a bare
+    ``\\r``, ``\\u2028`` or other line break stays inside its cell for every reader)."""
     if not records:
         return ""
-    out = io.StringIO(newline="")
-    # Every cell quoted: a bare \r, \u2028 or any other line break inside a
-    # value stays inside its cell for every CSV reader, not only Python's.
-    writer = csv.DictWriter(
-        out, fieldnames=list(records[0]), lineterminator="\n", quoting=csv.QUOTE_ALL
-    )
-    writer.writeheader()
-    for record in records:
-        writer.writerow({k: guard_cell(_csv_cell(v)) for k, v in record.items()})
-    return out.getvalue()
+    rows = [{k: _csv_cell(v) for k, v in record.items()} for record in records]
+    return csv_text(list(records[0]), rows, quote_all=True)
 
 
 def _csv_cell(value: object) -> str:
