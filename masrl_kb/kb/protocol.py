@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import os
 
-from masrl_kb.kb.model.base import context
-from masrl_kb.kb.model.datafile import validate_file
+from masrl_kb.kb.model.base import context, validate_file
 from masrl_kb.kb.model.protocol import RULE_ID, InclusionRule, Protocol, QueryFamily, Source
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.problem import Problem

@@ -14,8 +14,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from masrl_kb.kb.model.base import describe
-from masrl_kb.kb.model.datafile import validate_data
+from masrl_kb.kb.model.base import describe, validate_mapping
 from masrl_kb.kb.model.rounds import DOI_PATTERN, OPENREVIEW_PATTERN, ROUND_ID, RoundFile, whole
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.problem import Problem
@@ -139,7 +138,7 @@ def parse_round(data: object, rel: str, folder: str | None = None) -> Round:
     (the rules: :class:`masrl_kb.kb.model.rounds.RoundFile`)."""
     if not isinstance(data, dict):
         raise _problem(rel, 1, "round", f"expected a mapping, got {describe(data)}")
-    model, problems = validate_data(RoundFile, data, rel, {"folder": folder})
+    model, problems = validate_mapping(RoundFile, data, rel, {"folder": folder})
     if model is None:
         raise _error([whole(p) for p in problems])
     return Round(

@@ -6,7 +6,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from masrl_kb.kb.model.datafile import validate_file
+from masrl_kb.kb.model.base import validate_file
 from masrl_kb.kb.model.taxonomy import Axis, Taxonomy, Value, required_axes
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.problem import DataFileError, Problem

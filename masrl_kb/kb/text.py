@@ -1,18 +1,12 @@
 """Rules for free text from records and the network: one home for each.
 
-- :func:`text_problem` says what is wrong with a text value (control
-  characters anywhere; line breaks in single-line fields).
-- :func:`shorten` cuts any value echoed in a message to a readable length.
-- :func:`title_skeleton` reduces a title to what a reader sees, so look-alike
-  titles (Cyrillic or Greek letters, fullwidth forms, zero-width and combining
-  characters, soft hyphens) compare equal in the duplicate check.
-
-Look-alikes: Unicode's confusables table (UTS #39) is the full answer, but the
-Python packages wrapping it are either unmaintained (``confusables``, last
-release 2021) or detect mixed scripts without giving a comparable skeleton
-(``confusable-homoglyphs``). Titles here are Latin-script text, so a small
-table of the Cyrillic and Greek letters drawn like Latin ones covers the
-attack; NFKC already folds fullwidth, mathematical and ligature forms.
+:func:`text_problem` says what is wrong with a text value (control characters;
+line breaks in single-line fields), :func:`shorten` cuts any value echoed in a
+message, and :func:`title_skeleton` folds look-alike titles (Cyrillic or Greek
+letters, fullwidth forms, zero-width and combining characters) for the
+duplicate check. Unicode's confusables table (UTS #39) is the full answer, but
+its Python wrappers are unmaintained or give no comparable skeleton; titles are
+Latin-script, so a small table of look-alike letters after NFKC covers it.
 """
 
 from __future__ import annotations
@@ -29,55 +23,12 @@ _BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u20
 
 # Cyrillic and Greek letters drawn like a Latin letter (lower and upper case),
 # after NFKC and case folding. Source: the "MA" (mixed-script, any-case) rows of
-# Unicode's confusables.txt for these two scripts, restricted to Latin targets.
+# Unicode's confusables.txt for these two scripts, restricted to Latin targets;
+# each letter becomes the Latin letter at the same position.
 _HOMOGLYPHS = str.maketrans(
-    {
-        # Cyrillic
-        "а": "a",
-        "в": "b",
-        "с": "c",
-        "ԁ": "d",
-        "е": "e",
-        "ё": "e",
-        "һ": "h",
-        "і": "i",
-        "ї": "i",
-        "ј": "j",
-        "к": "k",
-        "ӏ": "l",
-        "м": "m",
-        "н": "h",
-        "о": "o",
-        "р": "p",
-        "ԛ": "q",
-        "ѕ": "s",
-        "т": "t",
-        "ц": "u",
-        "ѵ": "v",
-        "ԝ": "w",
-        "х": "x",
-        "у": "y",
-        "г": "r",
-        "ɡ": "g",
-        # Greek
-        "α": "a",
-        "β": "b",
-        "ε": "e",
-        "η": "n",
-        "ι": "i",
-        "κ": "k",
-        "ν": "v",
-        "ο": "o",
-        "ρ": "p",
-        "τ": "t",
-        "υ": "u",
-        "χ": "x",
-        "γ": "y",
-        "ζ": "z",
-        "μ": "u",
-        "ϲ": "c",
-        "ϳ": "j",
-    }
+    "авсԁеёһіїјкӏмнорԛѕтцѵԝхугɡ"  # Cyrillic
+    "αβεηικνορτυχγζμϲϳ",  # Greek
+    "abcdeehiijklmhopqstuvwxyrgabenikvoptuxyzucj",
 )
 
 

@@ -56,10 +56,6 @@ class LineDict(dict):
     key_lines: dict
     raw: dict  # key -> the scalar's text as written, for values that are not strings
 
-    def raw_of(self, key: Any) -> str | None:
-        """How a non-string scalar value was written (``0x7E9`` for 2025), else None."""
-        return self.raw.get(key)
-
     def line_of(self, key: Any) -> int:
         """Line of ``key`` if present, else the mapping's own line."""
         return self.key_lines.get(key, self.line)

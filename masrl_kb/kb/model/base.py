@@ -1,45 +1,24 @@
 """Shared machinery of the record models: pydantic errors as ``path:line: field: message``.
 
-Why pydantic v2, not msgspec (``bench/bench_model_choice.py``, 1000 synthetic
-papers): msgspec converts the structure alone in 1.6 ms, pydantic runs the
-whole model in about 50 ms, but nearly all of that is our own per-field checks
-(control characters, URLs, dates, taxonomy values) that msgspec would need in
-Python too, and both are small beside YAML parsing (about 190 ms). msgspec
-stops at the first error (``Expected `int`, got `str` - at `$.year```) while
-``validate`` must report every problem of a file; pydantic collects them all,
-with nested locations, and generates the editor's JSON Schema.
-
-Use (the taxonomy is data, so it travels in the validation context)::
-
-    class Entry(KbModel):
-        "One entry of some data file."
-        name: Text = field("The entry's name.")
-        kind: Maybe[Annotated[str, Axis("category")]] = optional("Kind.")
-
-        @model_validator(mode="after")
-        def _rules(self) -> Self:  # rules over several fields, on typed values
-            report([Finding(("name",), "...", at=("kind",))] if ... else [])
-            return self
-
-    entry, problems = validate_mapping(Entry, loaded.data, "file.yaml", context(tax))
-
-``problems`` lists :class:`~masrl_kb.kb.problem.Problem` with the lines of the
-loaded ``LineDict``; ``entry`` is the typed object or None. ``prefix`` names
-where ``data`` sits in its file (``"benchmarks[3]."``). Field types raise
-:func:`fail` with the exact message; missing and unknown fields (with a
-did-you-mean), wrong containers and ``TODO`` placeholders are worded here,
-once, with the field's doc (its ``description``).
+Pydantic v2, not msgspec (``bench/bench_model_choice.py``): both are small beside
+YAML parsing, but msgspec stops at the first error while ``validate`` reports every
+problem of a file; pydantic collects them all, with nested locations, and generates
+the editor's JSON Schema. Field types (:mod:`.types`) raise :func:`fail` with the
+exact message; missing and unknown fields (with a did-you-mean), wrong containers
+and ``TODO`` placeholders are worded here, once, with the field's doc. The
+taxonomy is data, so it travels in the validation context (:func:`context`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import difflib
+import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, get_args
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from pydantic import Field as _Field
@@ -48,7 +27,7 @@ from pydantic_core import ErrorDetails, PydanticCustomError
 
 from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.text import shorten, shorten_name
-from masrl_kb.kb.yamlio import LineDict
+from masrl_kb.kb.yamlio import LineDict, load_yaml_file
 
 if TYPE_CHECKING:
     from typing import Optional as Maybe
@@ -227,15 +206,28 @@ def nested_model(annotation: object) -> type[BaseModel] | None:
     return next((m for a in get_args(annotation) if (m := nested_model(a))), None)
 
 
+def fields_by_name(model: type[BaseModel]) -> dict[str, FieldInfo]:
+    """The model's fields by the name a file spells them (their alias, if any)."""
+    return {info.alias or name: info for name, info in model.model_fields.items()}
+
+
 def model_at(model: type[BaseModel], loc: Sequence[str | int]) -> type[BaseModel] | None:
-    """The model class that holds the last field of ``loc`` (None off the model)."""
+    """The model class that holds the last field of ``loc`` (None off the model),
+    stepping over list indexes and the keys of ``dict[str, Model]`` fields."""
     current: type[BaseModel] | None = model
+    keyed = False
     for step in loc:
-        if isinstance(step, int):
+        if isinstance(step, int) or current is None:
             continue
-        if current is None or step not in current.model_fields:
+        info = fields_by_name(current).get(step)
+        if info is not None:
+            annotation = info.annotation
+            keyed = any(get_origin(a) is dict for a in (annotation, *get_args(annotation)))
+            current = nested_model(annotation)
+        elif keyed:
+            keyed = False
+        else:
             return None
-        current = nested_model(current.model_fields[step].annotation)
     return current
 
 
@@ -245,7 +237,7 @@ def field_at(model: type[BaseModel], loc: Sequence[str | int]) -> FieldInfo | No
     if not names:
         return None
     owner = model_at(model, loc[: names[-1]])
-    return owner.model_fields.get(str(loc[names[-1]])) if owner else None
+    return fields_by_name(owner).get(str(loc[names[-1]])) if owner else None
 
 
 def unknown_field(key: object, known: Iterable[str]) -> str:
@@ -261,7 +253,7 @@ def _message(error: Mapping[str, Any], model: type[BaseModel]) -> str:
     kind, loc, value = error["type"], error["loc"], error.get("input")
     if kind in ("extra_forbidden", "invalid_key"):
         owner = model_at(model, loc[:-1])
-        return unknown_field(loc[-1], owner.model_fields if owner else ())
+        return unknown_field(loc[-1], fields_by_name(owner) if owner else ())
     info = field_at(model, loc)
     doc = f" ({info.description})" if info and info.description else ""
     if kind == "missing":
@@ -312,6 +304,28 @@ def validate_mapping(
         return model.model_validate(data, context=ctx), []
     except ValidationError as err:
         return None, problems_of(err, data, model, path, prefix)
+
+
+def validate_file(
+    model: type[M],
+    path: str | os.PathLike[str],
+    rel: str,
+    ctx: Mapping[str, object] | None = None,
+    top: str = "file",
+) -> tuple[M | None, list[Problem]]:
+    """The data file at ``path`` (named ``rel``) as a ``model``, or None and every problem.
+
+    A document that is not a mapping is one problem on field ``top`` naming the
+    model's required fields, rather than a pydantic type error.
+    """
+    loaded = load_yaml_file(path)  # refuses links, FIFOs, devices and oversized files
+    if loaded.problems:
+        return None, [Problem(rel, p.line, p.field, p.message) for p in loaded.problems]
+    if not isinstance(loaded.data, LineDict):
+        got = "an empty file" if loaded.data is None else describe(loaded.data)
+        fields = ", ".join(n for n, f in fields_by_name(model).items() if f.is_required())
+        return None, [Problem(rel, 1, top, f"expected a mapping with {fields}, got {got}")]
+    return validate_mapping(model, loaded.data, rel, ctx)
 
 
 # ---------------------------------------------------------------- partial records

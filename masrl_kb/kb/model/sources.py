@@ -14,8 +14,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
-from masrl_kb.kb.model.base import KbModel, Maybe, field, optional
-from masrl_kb.kb.model.datafile import validate_data, validate_file
+from masrl_kb.kb.model.base import KbModel, Maybe, field, optional, validate_file, validate_mapping
 from masrl_kb.kb.model.types import Check, Text
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.text import shorten
@@ -134,7 +133,7 @@ class HostData(KbModel):
 
 def parse_sources(data: object) -> tuple[HostData | None, list[Found]]:
     """Host data from the loaded ``sources.yaml`` and its problems."""
-    hosts, problems = validate_data(HostData, data, SOURCES_FILE)
+    hosts, problems = validate_mapping(HostData, data, SOURCES_FILE)
     return hosts, [(p.line, p.field, p.message) for p in problems]
 
 
