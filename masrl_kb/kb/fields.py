@@ -1,9 +1,5 @@
-"""The record field lists, derived from the models (:mod:`masrl_kb.kb.model`).
-
-The models are the one place that says what a record holds; these flat lists
-(name, kind, doc, required...) are read from them for the code that walks
-fields generically: ``masrl-kb add``, the CSV exports, the frames, the site's
-field reference and the taxonomy's list of axes in use.
+"""Flat record field lists (name, kind, doc, required...) read from the models, for code
+that walks fields generically: ``masrl-kb add``, exports, frames, the field reference.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""The survey's search and screening protocol, read from ``protocol.yaml``.
-
-The file is checked like a record: every problem is reported as
-``protocol.yaml:line: field: message`` (the rules: :mod:`masrl_kb.kb.model.protocol`).
-"""
+"""The survey's search and screening protocol, read from ``protocol.yaml``
+(the rules: :mod:`masrl_kb.kb.model.protocol`)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""Reading record files from ``papers/`` and ``exclusions/``.
-
-Files are read defensively (:func:`masrl_kb.kb.yamlio.read_regular_file`): a
-symbolic link, FIFO, device or oversized file becomes a problem on that file,
-never a followed link, a hang or a memory error. Nothing is cached per file: what
-is kept is the outcome for a whole unchanged pool (:mod:`masrl_kb.kb.cache`).
+"""Reading record files from ``papers/`` and ``exclusions/``, defensively
+(:func:`masrl_kb.kb.yamlio.read_regular_file`): a link, FIFO, device or oversized
+file becomes a problem on that file, never a followed link, a hang or a memory error.
 """
 
 from __future__ import annotations
