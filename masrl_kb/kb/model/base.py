@@ -36,11 +36,8 @@ if TYPE_CHECKING:
 else:
 
     class Maybe:
-        """``Maybe[T]``: a field that may be absent but, when given, is a ``T`` (never null).
-
-        mypy reads it as ``T | None`` (absent fields are None); pydantic sees ``T``,
-        so an explicit empty value is refused like any other wrong value.
-        """
+        """``Maybe[T]``: a field that may be absent but, when given, is a ``T`` (never null):
+        mypy reads ``T | None``, pydantic sees ``T`` (so an empty value is refused)."""
 
         def __class_getitem__(cls, item: object) -> object:
             return item
@@ -53,12 +50,9 @@ DECIMAL = re.compile(r"0|[1-9][0-9]*")
 
 
 class KbModel(BaseModel):
-    """Base of every record model: unknown fields are errors, values are frozen.
-
-    Whole numbers must be written in plain decimal: YAML 1.1 also reads
-    ``0x7E9``, ``0o3751``, ``2_025`` and ``20:15`` as integers, and only the
-    loaded mapping (``LineDict.raw``) still knows how a number was written.
-    """
+    """Base of every record model: unknown fields are errors, values are frozen, and whole
+    numbers are plain decimal (YAML 1.1 also reads ``0x7E9``, ``2_025`` or ``20:15`` as
+    integers; only ``LineDict.raw`` still knows how a number was written)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
@@ -122,23 +116,15 @@ def context(tax: Taxonomy, **more: object) -> dict[str, object]:
 # ---------------------------------------------------------------- raising
 
 
-def _error(message: str) -> PydanticCustomError:
-    return PydanticCustomError("kb", "{message}", {"message": message})
-
-
 def fail(message: str) -> NoReturn:
     """Refuse a value with ``message`` exactly as the user will read it."""
-    raise _error(message)
+    raise PydanticCustomError("kb", "{message}", {"message": message})
 
 
 @dataclass(frozen=True)
 class Finding:
-    """A rule's problem, relative to the model that found it.
-
-    ``loc`` names the field (``("decisions", 1, "id")``); ``at`` is the field whose
-    line is reported when ``loc`` is absent from the file (default: ``loc``);
-    ``message`` may cite the line of ``ref`` as ``{line}``.
-    """
+    """A rule's problem at field ``loc`` (``("decisions", 1, "id")``), reported on the line
+    of ``at`` (default ``loc``); ``message`` may cite the line of ``ref`` as ``{line}``."""
 
     loc: Loc
     message: str
@@ -332,11 +318,8 @@ def validate_file(
 
 
 def _without(data: object, loc: Loc) -> object:
-    """A copy of ``data`` without the value at ``loc`` (containers along the way copied).
-
-    An item of a list is never dropped alone (later items would change index):
-    the list goes instead.
-    """
+    """A copy of ``data`` without the value at ``loc`` (a list goes whole: dropping one
+    item would change the later items' index)."""
     if isinstance(data, list) and len(loc) > 1 and isinstance(loc[0], int) and loc[0] < len(data):
         return [_without(x, loc[1:]) if i == loc[0] else x for i, x in enumerate(data)]
     if not loc or not isinstance(data, dict) or loc[0] not in data:
@@ -355,14 +338,10 @@ def validate_partial(
     ctx: Mapping[str, object] | None = None,
     prefix: str = "",
 ) -> tuple[M | None, list[Problem]]:
-    """Like :func:`validate_mapping`, but the record comes back as far as its values are right.
-
-    When some values are wrong they are reported, then left out and the rest is
-    validated again (a few passes), so the model's own rules and the rules over
-    records still judge what is well formed: a blank ``provisional`` is reported
-    and the URL it should excuse is still checked. The record is None only when
-    a required field stays wrong or a rule fails.
-    """
+    """Like :func:`validate_mapping`, but wrong values are reported, then left out and the
+    rest validated again, so the rules still judge what is well formed (a blank
+    ``provisional`` is reported and its URL still checked). The record is None only
+    when a required field stays wrong or a rule fails."""
     try:
         return model.model_validate(data, context=ctx), []
     except ValidationError as err:

@@ -1,12 +1,8 @@
 """The paper record (``papers/<key>.yaml``): its fields, their docs and its own rules.
 
-Adding a field means adding it here, once: the validator, the editor schema
-(:mod:`masrl_kb.kb.schema`), the field lists (:mod:`masrl_kb.kb.fields`) and
-``masrl-kb add`` all read this model. Rules that tie fields of one record
-together (a learned decision names its evidence, a strict credit reading its
-estimator...) are the models' ``_rules`` validators; they run once every field
-is well formed, so a malformed value is reported once, by its field. Rules
-across records live in :mod:`masrl_kb.kb.crossrules`.
+A field is added here, once: the validator, the editor schema, the field lists and
+``masrl-kb add`` read this model. The ``_rules`` validators tie fields of one record
+together and run once every field is well formed, so a bad value is reported once.
 """
 
 from __future__ import annotations
@@ -285,11 +281,8 @@ class Paper(KbModel):
                 )
 
     def _artifacts(self) -> Iterator[Finding]:
-        """An artifact link leads somewhere new, never back to the paper's own page.
-
-        One repository may hold a benchmark's code and its data, so two kinds may
-        share a URL; the paper's abstract page is never a release of anything.
-        """
+        """An artifact link never leads back to the paper's own page (two kinds may share
+        a URL: one repository may hold a benchmark's code and data)."""
         own = {self.url, self.arxiv_id}
         for kind, url in self.artifacts.links().items():
             if url in own:

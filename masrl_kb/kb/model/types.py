@@ -1,12 +1,7 @@
-"""The field types records are built from: one check and one JSON Schema per kind.
-
-Each type is ``Annotated[<python type>, Check(...)]``: the check returns the
-exact message for a bad value (or None) and the schema is what editors see.
-:class:`Axis` takes its values from ``taxonomy.yaml`` at validation time
-(``context["taxonomy"]``, the one check that reads the context) and in the
-generated schema (``x-axis``, filled in by :mod:`masrl_kb.kb.schema`).
-``TODO`` is refused by every type and worded by :mod:`.base` as an unfinished
-placeholder.
+"""The field types records are built from: ``Annotated[<python type>, Check(...)]``,
+whose check returns the exact message for a bad value (or None) and whose schema is
+what editors see. :class:`Axis` takes its values from the context's taxonomy (and
+``x-axis`` in the schema); ``TODO`` is refused by every type (worded by :mod:`.base`).
 """
 
 from __future__ import annotations
@@ -45,11 +40,8 @@ Test = Callable[[Any, Mapping[str, Any]], str | None]
 
 @dataclass(frozen=True)
 class Check:
-    """A field type: its ``kind`` (for field lists), its rule and its JSON Schema.
-
-    ``test(value, context)`` returns the message for a bad value, or None;
-    ``context`` is the validation context (``{}`` when none was given).
-    """
+    """A field type: its ``kind`` (for field lists), its rule ``test(value, context)``
+    (the message for a bad value, or None) and its JSON Schema."""
 
     kind: str
     test: Test
