@@ -1,16 +1,15 @@
 """Screening rounds: what ``screening/<round-id>/round.yaml`` says about each round.
 
-A round is a window of first-publication dates holding one or more source
-batches: ``masrl-kb screen run`` writes the arXiv batch, ``screen import``
-adds a batch from a list exported elsewhere, and ``screen decide`` adds the
-decisions (:mod:`masrl_kb.contrib.screening`); the site and the query layer
-read them here, so they need nothing from ``contrib``.
+A round is a window of first-publication dates holding source batches (``screen run``
+and ``screen import`` add them, ``screen decide`` the decisions); the site and the
+query layer read them here, so they need nothing from ``contrib``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,8 +30,8 @@ SOURCE_COUNTS = (*BATCH_COUNTS, "screened", "included", "excluded", "awaiting")
 
 
 class RoundError(ValueError):
-    """A round folder or its ``round.yaml`` is missing or malformed (``found``: each problem;
-    not ``problems``, which the command line words as invalid records)."""
+    """A round folder or its ``round.yaml`` is missing or malformed; ``found`` lists each
+    problem (not ``problems``, which the command line words as invalid records)."""
 
     def __init__(self, message: str, found: list[Problem] | None = None) -> None:
         super().__init__(message)
@@ -77,11 +76,11 @@ class Round:
 
     @property
     def included(self) -> int:
-        return sum(1 for d in self.decided.values() if d["decision"] == "include")
+        return sum(d["decision"] == "include" for d in self.decided.values())
 
     @property
     def excluded(self) -> int:
-        return sum(1 for d in self.decided.values() if d["decision"] == "exclude")
+        return sum(d["decision"] == "exclude" for d in self.decided.values())
 
     @property
     def awaiting(self) -> int:
@@ -112,11 +111,8 @@ class Round:
 
     def reasons(self) -> dict[str, int]:
         """Exclusions per reason code."""
-        out: dict[str, int] = {}
-        for d in self.decided.values():
-            if d["decision"] == "exclude":
-                out[d["reason"]] = out.get(d["reason"], 0) + 1
-        return dict(sorted(out.items()))
+        reasons = Counter(d["reason"] for d in self.decided.values() if d["decision"] == "exclude")
+        return dict(sorted(reasons.items()))
 
 
 def round_id(since: dt.date, until: dt.date) -> str:

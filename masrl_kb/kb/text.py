@@ -57,51 +57,28 @@ _BAD_MULTILINE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u20
 _WORDS = re.compile(r"[^\W_]+")
 
 
-def bad_character(text: str, multiline: bool = False) -> str | None:
-    """A description of the first character a text field may not hold, else None.
-
-    Control characters (C0, DEL, C1) and bidirectional controls are refused
-    everywhere; a multi-line field may hold ``\\n`` and nothing else of the kind.
-    """
-    if not (_BAD_MULTILINE if multiline else _BAD).search(text):
-        return None  # the common case, at the regex engine's speed
-    for i, ch in enumerate(text):
-        if multiline and ch == "\n":
-            continue
-        code = ord(ch)
-        if ch in LINE_BREAKS:
-            what = "a line break" if not multiline else "a line break other than \\n"
-        elif code < 0x20 or 0x7F <= code < 0xA0:
-            what = "a control character"
-        elif ch in _BIDI_CONTROLS:
-            what = "a bidirectional-text control"
-        else:
-            continue
-        return f"{what} (U+{code:04X}) at character {i + 1}"
-    return None
-
-
 def text_problem(text: str, multiline: bool = False) -> str | None:
-    """Why a text value is refused (control characters, line breaks), else None."""
-    bad = bad_character(text, multiline)
-    if bad is None:
+    """Why a text value is refused, else None: control characters (C0, DEL, C1) and
+    bidirectional controls anywhere, line breaks other than ``\\n`` in a multi-line field."""
+    found = (_BAD_MULTILINE if multiline else _BAD).search(text)
+    if found is None:
         return None
+    ch = found.group()
+    if ch in LINE_BREAKS:
+        what = "a line break other than \\n" if multiline else "a line break"
+    elif ch in _BIDI_CONTROLS:
+        what = "a bidirectional-text control"
+    else:
+        what = "a control character"
     rule = "control characters are not allowed"
     if not multiline:
         rule = "this field is a single line; control characters are not allowed"
-    return f"{bad}: {rule}"
+    return f"{what} (U+{ord(ch):04X}) at character {found.start() + 1}: {rule}"
 
 
 def strip_controls(text: str) -> str:
     """Text with every control, line break and bidi control replaced by a space."""
-    out = []
-    for ch in text:
-        code = ord(ch)
-        if ch in LINE_BREAKS or code < 0x20 or 0x7F <= code < 0xA0 or ch in _BIDI_CONTROLS:
-            out.append(" ")
-        else:
-            out.append(ch)
-    return "".join(out)
+    return _BAD.sub(" ", text)
 
 
 def title_skeleton(title: str) -> str:
