@@ -226,6 +226,11 @@ def field_at(model: type[BaseModel], loc: Sequence[str | int]) -> FieldInfo | No
     return fields_by_name(owner).get(str(loc[names[-1]])) if owner else None
 
 
+def required_fields(model: type[BaseModel]) -> str:
+    """``id, learned, why``: the fields a mapping of ``model`` must hold."""
+    return ", ".join(n for n, f in fields_by_name(model).items() if f.is_required())
+
+
 def unknown_field(key: object, known: Iterable[str]) -> str:
     """The message for a field the model does not have, with a did-you-mean."""
     known = list(known)
@@ -251,7 +256,11 @@ def _message(error: Mapping[str, Any], model: type[BaseModel]) -> str:
     if kind in ("model_type", "model_attributes_type", "dict_type"):
         return f"expected a mapping of field: value, got {describe(value)}"
     if kind == "list_type":
-        return f"expected a list of mappings, got {describe(value)}"
+        sub = nested_model(info.annotation) if info else None
+        what = f"{{{required_fields(sub)}}} entries" if sub else "values"
+        return f"expected a list of {what}, got {describe(value)}"
+    if kind == "too_short":
+        return f"expected a non-empty list{doc}"
     return str(error["msg"])
 
 
@@ -309,8 +318,8 @@ def validate_file(
         return None, [Problem(rel, p.line, p.field, p.message) for p in loaded.problems]
     if not isinstance(loaded.data, LineDict):
         got = "an empty file" if loaded.data is None else describe(loaded.data)
-        fields = ", ".join(n for n, f in fields_by_name(model).items() if f.is_required())
-        return None, [Problem(rel, 1, top, f"expected a mapping with {fields}, got {got}")]
+        message = f"expected a mapping with {required_fields(model)}, got {got}"
+        return None, [Problem(rel, 1, top, message)]
     return validate_mapping(model, loaded.data, rel, ctx)
 
 

@@ -8,11 +8,11 @@ together and run once every field is well formed, so a bad value is reported onc
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Annotated, Any, Self
+from typing import Annotated, Self
 
-from pydantic import BeforeValidator, model_validator
+from pydantic import model_validator
 
-from masrl_kb.kb.model.base import Finding, KbModel, Maybe, describe, fail, report
+from masrl_kb.kb.model.base import Finding, KbModel, Maybe, report
 from masrl_kb.kb.model.base import field as doc
 from masrl_kb.kb.model.base import optional as opt
 from masrl_kb.kb.model.types import (
@@ -37,17 +37,6 @@ EVALUATED_CATEGORIES = ("rl_method", "framework")
 BENCHMARK_CATEGORY = "benchmark"
 BENCHMARK_RECORD_FIELDS = ("evaluates", "multi_agent_native")
 PROVISIONAL = "Why no primary source is cited yet (shown as a badge)."
-
-
-def _list_of(what: str) -> BeforeValidator:
-    """Refuse a non-list with a message naming what the list holds."""
-
-    def check(value: Any) -> Any:
-        if not isinstance(value, list):
-            fail(f"expected a list of {what}, got {describe(value)}")
-        return value
-
-    return BeforeValidator(check)
 
 
 class Evidence(KbModel):
@@ -210,9 +199,7 @@ class Paper(KbModel):
     credit_evidence: Maybe[Evidence] = opt(
         "What the strict reading rests on (required when credit_strict is true)."
     )
-    decisions: Annotated[list[Decision], _list_of("{id, learned, why} entries")] = doc(
-        "Orchestration decisions touched: {id, learned, why}."
-    )
+    decisions: list[Decision] = doc("Orchestration decisions touched: {id, learned, why}.")
     added: Date = doc("Day the record entered the pool (YYYY-MM-DD, unquoted).")
     summary: LongText = doc("One or two sentences in the curators' own words.")
     notes: Maybe[LongText] = opt("Curators' remarks and recorded doubts.")
