@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from masrl_kb.kb.model.base import Loc, field_name, line_at
@@ -195,9 +196,9 @@ def allowed_kinds(data: HostData, owner: _Owner) -> str:
 # ---------------------------------------------------------------- the rule
 
 
-def _provisional(item: object) -> bool:
+def _provisional(item: object) -> str | None:
     value = item.get("provisional") if isinstance(item, Mapping) else None
-    return isinstance(value, str) and bool(value.strip())
+    return value if isinstance(value, str) and value.strip() else None
 
 
 @dataclass
@@ -226,16 +227,13 @@ class _Check:
 
     def label(self, evidence: Evidence, loc: Loc) -> Iterator[Problem]:
         """An evidence ``source:`` label that its page cannot carry."""
-        label = evidence.source
-        verdict = classify(self.data, self.owner, evidence.url)
-        if isinstance(verdict, Kind) and label in verdict.backs | {SECONDARY}:
+        label, verdict = evidence.source, classify(self.data, self.owner, evidence.url)
+        if label == SECONDARY or isinstance(verdict, Kind) and label in verdict.backs:
             return
         if isinstance(verdict, Kind):
-            message = f"source: {label} does not fit {verdict.label}; allowed: "
-            message += ", ".join(sorted(verdict.backs | {SECONDARY}))
+            allowed = ", ".join(sorted(verdict.backs | {SECONDARY}))
+            message = f"source: {label} does not fit {verdict.label}; allowed: {allowed}"
         else:
-            if label == SECONDARY:
-                return
             message = f"source: {label} needs the work's own page ({verdict}); "
             message += "point at the primary page or label it secondary"
         yield self.problem((*loc, "source"), message)
@@ -321,23 +319,18 @@ def provenance_problems(
 
 def provisional_notes(record: Mapping) -> list[tuple[str, str]]:
     """(what, reason) for every item the record marks provisional, in record order."""
-    notes = []
-    for item in record.get("sources") or []:
-        if _provisional(item):
-            notes.append((f"source of {item.get('field')}", item["provisional"]))
-    for d in record.get("decisions") or []:
-        evidence = d.get("evidence") if isinstance(d, Mapping) else None
-        if isinstance(evidence, Mapping) and _provisional(evidence):
-            notes.append((f"evidence for {d.get('id')}", evidence["provisional"]))
-    named = (
-        ("credit_evidence", "strict credit evidence"),
-        ("artifacts", "release links"),
-        ("evaluated_on_none", "no-benchmark reason"),
-    )
-    for key, what in named:
-        if _provisional(record.get(key)):
-            notes.append((what, record[key]["provisional"]))
-    reason = record.get("evaluation_provisional")
-    if isinstance(reason, str) and reason.strip():
-        notes.append(("evaluation source", reason))
-    return notes
+    items: list[tuple[str, object]]
+    items = [(f"source of {s.get('field')}", s) for s in _mappings(record.get("sources"))]
+    for d in _mappings(record.get("decisions")):
+        items.append((f"evidence for {d.get('id')}", d.get("evidence")))
+    items += [
+        ("strict credit evidence", record.get("credit_evidence")),
+        ("release links", record.get("artifacts")),
+        ("no-benchmark reason", record.get("evaluated_on_none")),
+        ("evaluation source", {"provisional": record.get("evaluation_provisional")}),
+    ]
+    return [(what, reason) for what, item in items if (reason := _provisional(item))]
+
+
+def _mappings(items: Any) -> list[Mapping]:
+    return [item for item in items or [] if isinstance(item, Mapping)]

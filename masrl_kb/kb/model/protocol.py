@@ -1,9 +1,5 @@
 """``protocol.yaml``: the survey's search and screening protocol, as a model that is the parser.
-
-Ids that name a vocabulary (sources, query families) must be values of their
-``taxonomy.yaml`` axis (the validation context's taxonomy), so that the
-exclusion records a screening round writes validate.
-"""
+Source and query family ids are taxonomy values, so the exclusions a round writes validate."""
 
 from __future__ import annotations
 

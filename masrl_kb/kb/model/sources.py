@@ -1,9 +1,6 @@
-"""``sources.yaml``: which web hosts are primary sources, as a model that is the parser.
-
-:mod:`masrl_kb.kb.provenance` judges records' URLs with it. Host names are
-lower-case ASCII (no wildcard, look-alike or control character can widen
-what counts as primary); a leading ``www.`` is dropped.
-"""
+"""``sources.yaml``: which web hosts are primary sources (for :mod:`masrl_kb.kb.provenance`).
+Host names are lower-case ASCII (no wildcard, look-alike or control character can widen
+what counts as primary); a leading ``www.`` is dropped."""
 
 from __future__ import annotations
 
