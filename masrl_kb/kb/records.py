@@ -130,11 +130,8 @@ def _read_dir(
 
 
 def read_records(root: str | os.PathLike[str] | None = None) -> RecordSet:
-    """Parse every record file (no validation beyond YAML itself).
-
-    ``papers/`` must exist (an empty pool is a folder with no files);
-    ``exclusions/`` may be absent.
-    """
+    """Parse every record file (no validation beyond YAML itself); ``papers/`` must exist
+    (an empty pool is an empty folder), ``exclusions/`` may be absent."""
     base = find_root(root)
     papers, stray_p, missing_p = _read_dir(base, PAPERS_DIR, "paper", True)
     exclusions, stray_e, missing_e = _read_dir(base, EXCLUSIONS_DIR, "exclusion", False)

@@ -38,11 +38,8 @@ def _load_cached(path: Path, mtime_ns: int, size: int) -> Taxonomy:
 
 
 def load_taxonomy(root: str | os.PathLike[str] | None = None) -> Taxonomy:
-    """Load and check ``taxonomy.yaml`` from the data root.
-
-    Raises :class:`TaxonomyError` (one ``path:line: field: message`` per
-    problem) when the file is missing, unsafe, malformed or breaks a rule.
-    """
+    """Load and check ``taxonomy.yaml`` from the data root; :class:`TaxonomyError` lists
+    every problem when the file is missing, unsafe, malformed or breaks a rule."""
     path = find_root(root) / TAXONOMY_FILE
     try:
         info = os.lstat(path)

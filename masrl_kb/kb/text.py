@@ -82,12 +82,8 @@ def strip_controls(text: str) -> str:
 
 
 def title_skeleton(title: str) -> str:
-    """A title as a reader sees it: lower-case words, look-alike letters folded.
-
-    NFKC folds fullwidth and compatibility forms; format characters (zero-width
-    spaces and joiners, soft hyphens, bidi marks) and combining marks are
-    dropped; Cyrillic/Greek letters drawn like Latin ones become Latin.
-    """
+    """A title as a reader sees it: lower-case words after NFKC, without format characters
+    (zero-width, soft hyphens, bidi marks) or combining marks, look-alike letters Latin."""
     if title.isascii():  # nothing to fold: NFKC, marks and look-alikes are all non-ASCII
         return " ".join(_WORDS.findall(title.lower()))
     text = unicodedata.normalize("NFKC", title)

@@ -308,11 +308,8 @@ def validate_file(
     ctx: Mapping[str, object] | None = None,
     top: str = "file",
 ) -> tuple[M | None, list[Problem]]:
-    """The data file at ``path`` (named ``rel``) as a ``model``, or None and every problem.
-
-    A document that is not a mapping is one problem on field ``top`` naming the
-    model's required fields, rather than a pydantic type error.
-    """
+    """The data file at ``path`` (named ``rel``) as a ``model``, or None and every problem
+    (a document that is not a mapping: one problem on field ``top``)."""
     loaded = load_yaml_file(path)  # refuses links, FIFOs, devices and oversized files
     if loaded.problems:
         return None, [Problem(rel, p.line, p.field, p.message) for p in loaded.problems]
