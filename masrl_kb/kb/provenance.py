@@ -133,14 +133,12 @@ def record_owner(data: HostData, record: Mapping) -> _Owner:
     for url in sites if isinstance(sites, list) else []:
         _declare(owner, data, url, data.forges.backs | data.own_sites.backs)
     affiliation = record.get("affiliation")
-    vendor_hosts: set[str] = set()
     for vendor in data.vendors.members:
         if isinstance(affiliation, str) and affiliation in vendor.affiliations:
-            vendor_hosts |= vendor.hosts
+            owner.vendor_hosts |= vendor.hosts
             owner.shown.append(f"{vendor.name} ({', '.join(sorted(vendor.hosts))})")
             for account in vendor.accounts:
                 _declare(owner, data, f"https://{account}", data.vendors.backs)
-    owner.vendor_hosts = frozenset(vendor_hosts)
     return owner
 
 

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
-from pydantic.json_schema import GenerateJsonSchema
 
 from masrl_kb.kb.model.exclusion import Exclusion
 from masrl_kb.kb.model.paper import Paper
@@ -32,20 +31,14 @@ MODELS: dict[str, tuple[type[BaseModel], str]] = {
 }
 
 
-class _NoTitles(GenerateJsonSchema):
-    """Pydantic's generator without the per-field titles (the docs say more)."""
-
-    def field_title_should_be_set(self, schema: Any) -> bool:
-        return False
-
-
 def schema_comment(kind: str) -> str:
     """The first line of a record file of this kind (``paper`` or ``exclusion``)."""
     return f"# yaml-language-server: $schema=../{SCHEMA_DIR}/{SCHEMA_FILES[kind]}"
 
 
 def _finish(node: Any, defs: dict[str, Any], tax: Taxonomy) -> Any:
-    """``node`` with ``$ref`` inlined, axes as enums and null defaults dropped."""
+    """``node`` with ``$ref`` inlined, axes as enums, titles (the docs say more) and null
+    defaults dropped."""
     if isinstance(node, list):
         return [_finish(item, defs, tax) for item in node]
     if not isinstance(node, dict):
@@ -72,7 +65,7 @@ def build_schemas(tax: Taxonomy) -> dict[str, dict]:
     """Both schemas, keyed by record kind."""
     out = {}
     for kind, (model, title) in MODELS.items():
-        raw = model.model_json_schema(schema_generator=_NoTitles)
+        raw = model.model_json_schema()
         defs = raw.pop("$defs", {})
         out[kind] = {
             "$schema": DRAFT,
