@@ -314,7 +314,7 @@ def test_a_linked_host_file_is_refused(root: Path) -> None:
     assert found and all(p.startswith(f"{SOURCES_FILE}:1: file:") for p in found)
 
 
-def test_parse_sources_reads_the_sections() -> None:
+def test_the_host_data_model_reads_the_sections() -> None:
     loaded = load_yaml_text((REPO / SOURCES_FILE).read_text(encoding="utf-8"))
     data, found = validate_mapping(HostData, loaded.data, SOURCES_FILE)
     assert found == [] and data is not None
