@@ -196,12 +196,11 @@ def pattern(regex: str) -> Check:
 class Axis(Check):
     """A value of a ``taxonomy.yaml`` axis (``context["taxonomy"]``)."""
 
+    axis: str  # not a dataclass field: set once, read by _run and the field lists
+
     def __init__(self, axis: str) -> None:
         super().__init__("axis", lambda v, ctx: None, {"type": "string", "x-axis": axis})
-
-    @property
-    def axis(self) -> str:
-        return str(self.schema["x-axis"])
+        object.__setattr__(self, "axis", axis)
 
     def _run(self, value: object, info: core_schema.ValidationInfo) -> object:
         ids = (info.context or {})["taxonomy"][self.axis].ids
