@@ -205,15 +205,14 @@ def model_at(model: type[BaseModel], loc: Sequence[str | int]) -> type[BaseModel
     for step in loc:
         if isinstance(step, int) or current is None:
             continue
-        info = fields_by_name(current).get(step)
-        if info is not None:
-            annotation = info.annotation
-            keyed = any(get_origin(a) is dict for a in (annotation, *get_args(annotation)))
-            current = nested_model(annotation)
-        elif keyed:
+        if keyed:  # a key of the dict, not a field
             keyed = False
-        else:
+            continue
+        info = fields_by_name(current).get(step)
+        if info is None:
             return None
+        keyed = any(get_origin(a) is dict for a in (info.annotation, *get_args(info.annotation)))
+        current = nested_model(info.annotation)
     return current
 
 
