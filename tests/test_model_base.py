@@ -5,6 +5,7 @@ from __future__ import annotations
 from masrl_kb.kb.fields import PAPER_FIELDS
 from masrl_kb.kb.model.base import context, validate_mapping, validate_partial
 from masrl_kb.kb.model.paper import Paper
+from masrl_kb.kb.model.taxonomy import Taxonomy
 from masrl_kb.kb.taxonomy import load_taxonomy
 from masrl_kb.kb.yamlio import load_yaml_text
 from tests.conftest import GOOD_PAPER, REPO
@@ -61,3 +62,16 @@ def test_a_valid_record_comes_back_typed() -> None:
     assert record.decisions[0].id == "O2" and record.artifacts.links() == {
         "code": "https://example.org/code"
     }
+
+
+def test_unknown_keys_inside_a_mapping_of_models_name_that_model_s_fields() -> None:
+    text = (REPO / "taxonomy.yaml").read_text(encoding="utf-8")
+    values = "[{id: a, label: A, definition: D}]"
+    axis = f"  label:\n    label: L\n    descripton: red\n    values: {values}"
+    text = text.replace("\naxes:\n", f"\naxes:\n{axis}\n", 1)
+    line = text.splitlines().index("    descripton: red") + 1
+    problems = [str(p) for p in validate_mapping(Taxonomy, load_yaml_text(text).data, "t.yaml")[1]]
+    assert problems == [
+        f"t.yaml:{line}: axes.label.descripton: unknown field 'descripton' "
+        "(did you mean 'description'?); allowed fields: label, description, values"
+    ]

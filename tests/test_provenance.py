@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from masrl_kb.kb.model.sources import SOURCES_FILE, parse_sources, read_sources
+from masrl_kb.kb.model.base import validate_mapping
+from masrl_kb.kb.model.sources import SOURCES_FILE, HostData, read_sources
 from masrl_kb.kb.provenance import Kind, classify, place_of, provisional_notes, record_owner
 from masrl_kb.kb.validate import validate
 from masrl_kb.kb.yamlio import load_yaml_text
@@ -313,12 +314,12 @@ def test_a_linked_host_file_is_refused(root: Path) -> None:
     assert found and all(p.startswith(f"{SOURCES_FILE}:1: file:") for p in found)
 
 
-def test_parse_sources_reads_the_sections() -> None:
+def test_the_host_data_model_reads_the_sections() -> None:
     loaded = load_yaml_text((REPO / SOURCES_FILE).read_text(encoding="utf-8"))
-    data, found = parse_sources(loaded.data)
-    assert found == []
-    assert "github.com" in {f.host for f in data.forges}
-    assert "Anthropic" in {v.name for v in data.vendors}
+    data, found = validate_mapping(HostData, loaded.data, SOURCES_FILE)
+    assert found == [] and data is not None
+    assert "github.com" in {f.host for f in data.forges.hosts}
+    assert "Anthropic" in {v.name for v in data.vendors.members}
 
 
 # ---------------------------------------------------------------- the site badge

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from masrl_kb.kb.model.taxonomy import required_axes
 from masrl_kb.kb.synthetic import write_synthetic_root
-from masrl_kb.kb.taxonomy import TaxonomyError, load_taxonomy, required_axes
+from masrl_kb.kb.taxonomy import TaxonomyError, load_taxonomy
 from masrl_kb.query.frames import InvalidRecordsError, load_papers
 from tests.conftest import run_cli
 

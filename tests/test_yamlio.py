@@ -86,7 +86,7 @@ def test_refused_input(text: str, message: str) -> None:
 def test_raw_text_of_non_string_scalars() -> None:
     data = load_yaml_text("a: 0x7E9\nb: 2025\nc: text\nd: 2026-05-04\n").data
     assert data == {"a": 2025, "b": 2025, "c": "text", "d": __import__("datetime").date(2026, 5, 4)}
-    assert (data.raw_of("a"), data.raw_of("b"), data.raw_of("c")) == ("0x7E9", "2025", None)
+    assert (data.raw.get("a"), data.raw.get("b"), data.raw.get("c")) == ("0x7E9", "2025", None)
 
 
 def test_value_errors_name_their_field() -> None:

@@ -1,9 +1,5 @@
-"""One atomic file write for every command that writes a file.
-
-A reader (or an interrupted run) sees the old file or the new one, never a part:
-the data goes to a hidden temporary file beside the target, which then replaces it.
-Callers check links and folders first; this only writes.
-"""
+"""One atomic file write for every command that writes a file: a reader sees the old file
+or the new one, never a part (callers check links and folders first; this only writes)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,8 @@
-"""Benchmarks outside the pool, read from ``benchmarks.yaml``.
+"""Benchmarks outside the pool (GSM8K, SWE-bench Verified...), read from ``benchmarks.yaml``.
 
-Papers report results on many benchmarks the survey did not pool (GSM8K,
-SWE-bench Verified...). Each has one entry here, with a sourced URL, so that
-``evaluated_on`` names it by id and every paper spells it the same way.
-Pooled benchmark records are named by their own key instead. An entry's
-fields are :class:`~masrl_kb.kb.model.paper.BenchmarkEntry`; the rules over
-entries and records are in :mod:`masrl_kb.kb.crossrules`.
+Each has one sourced entry (:class:`~masrl_kb.kb.model.paper.BenchmarkEntry`) so that
+``evaluated_on`` names it by id; pooled benchmark records are named by their own key.
+The rules over entries and records are in :mod:`masrl_kb.kb.crossrules`.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""Rules across records: one function per rule, each with its message test.
-
-A record's own fields and the rules among them live in its model
-(:mod:`masrl_kb.kb.model`); what needs more than one record or file is here:
-duplicates (key, arXiv id, URL, look-alike title) across papers and
-exclusions, ``evaluated_on`` naming a real benchmark, ``benchmarks.yaml``
-entries, and the independent readings naming pooled papers.
-"""
+"""Rules across records, one function per rule: duplicates (key, arXiv id, URL, look-alike
+title) across papers and exclusions, ``evaluated_on`` naming a real benchmark,
+``benchmarks.yaml`` entries, and the independent readings naming pooled papers."""
 
 from __future__ import annotations
 

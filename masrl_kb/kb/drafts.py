@@ -1,11 +1,6 @@
-"""Drafts: records still holding the ``TODO`` placeholder.
-
-``masrl-kb add``, ``exclude`` and ``screen decide`` write records whose
-judgement fields are ``TODO`` until a curator fills them in. Such a record is
-a draft: ``validate`` reports it as unfinished and the release build refuses
-it, but the read-only commands (``stats``, ``claims``, ``build --preview``)
-and ``load_papers(drafts="exclude")`` leave it out and run on the finished
-records, so a round in progress does not stop the rest.
+"""Drafts: records still holding the ``TODO`` placeholder (``add``, ``exclude`` and
+``screen decide`` write them). ``validate`` and the release build refuse drafts; the
+read-only commands and ``load_papers(drafts="exclude")`` leave them out instead.
 """
 
 from __future__ import annotations
@@ -30,11 +25,8 @@ class Draft:
 
 
 def _placeholders(value: object, name: str, seen: set[int] | None = None) -> list[str]:
-    """Dotted names of every place ``value`` holds the placeholder.
-
-    A node that YAML aliases share is walked once: a "billion laughs" record
-    (nine levels of nine aliases) must not cost a billion steps.
-    """
+    """Dotted names of every place ``value`` holds the placeholder; a node that YAML
+    aliases share is walked once (a "billion laughs" record must not cost a billion steps)."""
     if value == PLACEHOLDER:
         return [name]
     if not isinstance(value, dict | list):
@@ -55,10 +47,6 @@ def unfinished_fields(rec: RecordFile) -> tuple[str, ...]:
     return tuple(p for k, v in rec.data.items() for p in _placeholders(v, str(k)))
 
 
-def is_draft(rec: RecordFile) -> bool:
-    return bool(unfinished_fields(rec))
-
-
 def _text(value: object) -> str:
     return value if isinstance(value, str) and value != PLACEHOLDER else ""
 
@@ -71,7 +59,7 @@ def as_draft(rec: RecordFile) -> Draft:
 
 def split_drafts(records: RecordSet) -> tuple[RecordSet, list[Draft]]:
     """The record set without its drafts, and the drafts (papers first, by path)."""
-    drafts = [r for r in records.papers + records.exclusions if is_draft(r)]
+    drafts = [r for r in records.papers + records.exclusions if unfinished_fields(r)]
     if not drafts:
         return records, []
     left_out = {id(r) for r in drafts}

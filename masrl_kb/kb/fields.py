@@ -1,9 +1,5 @@
-"""The record field lists, derived from the models (:mod:`masrl_kb.kb.model`).
-
-The models are the one place that says what a record holds; these flat lists
-(name, kind, doc, required...) are read from them for the code that walks
-fields generically: ``masrl-kb add``, the CSV exports, the frames, the site's
-field reference and the taxonomy's list of axes in use.
+"""Flat record field lists (name, kind, doc, required...) read from the models, for code
+that walks fields generically: ``masrl-kb add``, exports, frames, the field reference.
 """
 
 from __future__ import annotations
@@ -15,7 +11,7 @@ from pydantic import BaseModel
 
 from masrl_kb.kb.model.base import PLACEHOLDER, nested_model
 from masrl_kb.kb.model.exclusion import Exclusion
-from masrl_kb.kb.model.paper import BenchmarkEntry, Citation, Decision, Paper
+from masrl_kb.kb.model.paper import Citation, Decision, Paper
 from masrl_kb.kb.model.types import (
     ARXIV_ID_PATTERN,
     EXCLUSION_ID_PATTERN,
@@ -32,12 +28,9 @@ _NAMED_KINDS: dict[type[BaseModel], str] = {Decision: "decisions", Citation: "ci
 
 @dataclass(frozen=True)
 class Field:
-    """One field of a record, as the model declares it.
-
-    ``kind`` is one of: text, int, bool, date, url, urls, strings, axis,
-    arxiv_id, pattern, decisions, citation, object (a mapping of ``sub``
-    fields), objects (a list of such mappings) and artifact.
-    """
+    """One field of a record, as the model declares it; ``kind`` is its type's
+    :attr:`~masrl_kb.kb.model.types.Check.kind`, or decisions, citation, object (a mapping
+    of ``sub`` fields) or objects (a list of such mappings)."""
 
     name: str
     kind: str
@@ -81,9 +74,6 @@ def fields_of(model: type[BaseModel]) -> tuple[Field, ...]:
 
 PAPER_FIELDS = fields_of(Paper)
 EXCLUSION_FIELDS = fields_of(Exclusion)
-DECISION_FIELDS = fields_of(Decision)
-CITATION_FIELDS = fields_of(Citation)
-BENCHMARK_FIELDS = fields_of(BenchmarkEntry)
 
 # The survey's tags: every required axis field (credit_mechanism qualifies a reading, it is no tag).
 TAG_FIELDS: tuple[str, ...] = tuple(f.name for f in PAPER_FIELDS if f.kind == "axis" and f.required)

@@ -12,12 +12,9 @@ CLONE = Path(__file__).resolve().parents[2]
 
 
 def find_root(root: str | os.PathLike[str] | None = None) -> Path:
-    """Return the data root: the folder holding ``taxonomy.yaml``.
-
-    Order: the ``root`` argument, the ``MASRL_KB_ROOT`` environment variable,
-    the clone the package was installed from, then the current directory and
-    its parents. A clone-installed package therefore works from any directory.
-    """
+    """The data root (the folder holding ``taxonomy.yaml``): ``root``, else
+    ``MASRL_KB_ROOT``, else the clone the package runs from, else the nearest one up
+    from the current directory."""
     if root is not None:
         return Path(root)
     if os.environ.get(ENV_ROOT):

@@ -1,22 +1,17 @@
-"""The survey's search and screening protocol, read from ``protocol.yaml``.
-
-The file is checked like a record: every problem is reported as
-``protocol.yaml:line: field: message`` (the rules: :mod:`masrl_kb.kb.model.protocol`).
-"""
+"""The survey's search and screening protocol, read from ``protocol.yaml``
+(the rules: :mod:`masrl_kb.kb.model.protocol`)."""
 
 from __future__ import annotations
 
 import os
 
-from masrl_kb.kb.model.base import context
-from masrl_kb.kb.model.datafile import validate_file
-from masrl_kb.kb.model.protocol import RULE_ID, InclusionRule, Protocol, QueryFamily, Source
+from masrl_kb.kb.model.base import context, validate_file
+from masrl_kb.kb.model.protocol import Protocol, QueryFamily
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.taxonomy import load_taxonomy
 
-__all__ = ["PROTOCOL_FILE", "RULE_ID", "InclusionRule", "Protocol", "ProtocolError"]
-__all__ += ["QueryFamily", "Source", "load_protocol"]
+__all__ = ["PROTOCOL_FILE", "Protocol", "ProtocolError", "QueryFamily", "load_protocol"]
 PROTOCOL_FILE = "protocol.yaml"
 
 

@@ -1,21 +1,12 @@
 """Provenance: every corrected fact and every reading rests on a primary source.
 
-Which hosts are primary lives in ``sources.yaml`` (data, not code). Some
-primary sources depend on the record: the authors' repository is the account
-of the record's ``artifacts.code`` (or one it lists in ``own_sites``), and a
-company's site is primary for records whose ``affiliation`` names it.
-
-The rule: a ``sources`` field, a learned decision's evidence, a strict credit
-reading's evidence, ``artifacts.source`` and ``evaluated_on_none`` each need a
-URL on a primary host, or ``provisional: <reason>`` on that item; so does
-``evaluation_source`` (its reason goes in ``evaluation_provisional``). An evidence
-``source:`` label must fit its page (``paper`` points at the paper). An RL
-method or framework with ``evaluated_on: []`` says why in ``evaluated_on_none``.
-
-URLs are judged strictly before any host is compared: only http(s), no
-user-info (``https://arxiv.org@evil.com/``), no non-ASCII or punycode host
-(look-alikes), no port, no backslash, space or control character, no dot
-segments; anything else is never primary.
+Primary hosts are data (``sources.yaml``); some depend on the record: the account
+of its ``artifacts.code`` or ``own_sites``, a vendor's site for its ``affiliation``.
+A ``sources`` field, learned or strict-credit evidence, ``artifacts.source``,
+``evaluated_on_none`` and ``evaluation_source`` each need a primary URL or a
+provisional reason, and an evidence ``source:`` label must fit its page. URLs are
+judged strictly first: only http(s), no user-info, non-ASCII or punycode host, port,
+backslash, space, control character or dot segment; anything else is never primary.
 """
 
 from __future__ import annotations
@@ -23,13 +14,13 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from masrl_kb.kb.model.base import Loc, field_name, line_at
 from masrl_kb.kb.model.paper import EVALUATED_CATEGORIES, Evidence, Paper, Source
 from masrl_kb.kb.model.sources import (
     HOST_RE,
-    SOURCES_FILE,
     UNSAFE_CHARS,
     Forge,
     HostData,
@@ -114,7 +105,7 @@ def _account_of(place: Place, forge: Forge) -> str | None:
 
 
 def _forge(data: HostData, host: str) -> Forge | None:
-    return next((f for f in data.forges if f.host == host), None)
+    return next((f for f in data.forges.hosts if f.host == host), None)
 
 
 def _declare(owner: _Owner, data: HostData, url: object, backs: frozenset[str]) -> None:
@@ -137,19 +128,17 @@ def record_owner(data: HostData, record: Mapping) -> _Owner:
     owner = _Owner()
     artifacts = record.get("artifacts")
     if isinstance(artifacts, Mapping):
-        _declare(owner, data, artifacts.get("code"), data.forge_backs)
+        _declare(owner, data, artifacts.get("code"), data.forges.backs)
     sites = record.get("own_sites")
     for url in sites if isinstance(sites, list) else []:
-        _declare(owner, data, url, data.forge_backs | data.own_backs)
+        _declare(owner, data, url, data.forges.backs | data.own_sites.backs)
     affiliation = record.get("affiliation")
-    vendor_hosts: set[str] = set()
-    for vendor in data.vendors:
+    for vendor in data.vendors.members:
         if isinstance(affiliation, str) and affiliation in vendor.affiliations:
-            vendor_hosts |= vendor.hosts
+            owner.vendor_hosts |= vendor.hosts
             owner.shown.append(f"{vendor.name} ({', '.join(sorted(vendor.hosts))})")
             for account in vendor.accounts:
-                _declare(owner, data, f"https://{account}", data.vendor_backs)
-    owner.vendor_hosts = frozenset(vendor_hosts)
+                _declare(owner, data, f"https://{account}", data.vendors.backs)
     return owner
 
 
@@ -168,16 +157,16 @@ def _owned_kind(data: HostData, owner: _Owner, place: Place) -> Kind | None:
     if forge:
         backs = owner.accounts.get((forge.host, _account_of(place, forge) or ""))
         return Kind("the authors' repository", backs) if backs else None
-    for f in data.forges:
+    for f in data.forges.hosts:
         if f.pages and place.host.endswith("." + f.pages):
             backs = owner.accounts.get((f.host, place.host.removesuffix("." + f.pages)))
             if backs:
-                return Kind("the authors' project page", backs | data.own_backs)
+                return Kind("the authors' project page", backs | data.own_sites.backs)
     for prefix in owner.prefixes:
         if place.host == prefix.host and place.segments[: len(prefix.segments)] == prefix.segments:
-            return Kind("the record's own site", data.own_backs)
+            return Kind("the record's own site", data.own_sites.backs)
     if place.host in owner.vendor_hosts:
-        return Kind("the vendor's site", data.vendor_backs)
+        return Kind("the vendor's site", data.vendors.backs)
     return None
 
 
@@ -205,9 +194,9 @@ def allowed_kinds(data: HostData, owner: _Owner) -> str:
 # ---------------------------------------------------------------- the rule
 
 
-def _provisional(item: object) -> bool:
+def _provisional(item: object) -> str | None:
     value = item.get("provisional") if isinstance(item, Mapping) else None
-    return isinstance(value, str) and bool(value.strip())
+    return value if isinstance(value, str) and value.strip() else None
 
 
 @dataclass
@@ -236,16 +225,13 @@ class _Check:
 
     def label(self, evidence: Evidence, loc: Loc) -> Iterator[Problem]:
         """An evidence ``source:`` label that its page cannot carry."""
-        label = evidence.source
-        verdict = classify(self.data, self.owner, evidence.url)
-        if isinstance(verdict, Kind) and label in verdict.backs | {SECONDARY}:
+        label, verdict = evidence.source, classify(self.data, self.owner, evidence.url)
+        if label == SECONDARY or isinstance(verdict, Kind) and label in verdict.backs:
             return
         if isinstance(verdict, Kind):
-            message = f"source: {label} does not fit {verdict.label}; allowed: "
-            message += ", ".join(sorted(verdict.backs | {SECONDARY}))
+            allowed = ", ".join(sorted(verdict.backs | {SECONDARY}))
+            message = f"source: {label} does not fit {verdict.label}; allowed: {allowed}"
         else:
-            if label == SECONDARY:
-                return
             message = f"source: {label} needs the work's own page ({verdict}); "
             message += "point at the primary page or label it secondary"
         yield self.problem((*loc, "source"), message)
@@ -316,14 +302,10 @@ def _evaluations(c: _Check) -> Iterator[Problem]:
 def provenance_problems(
     papers: Sequence[tuple[RecordFile, Paper]], root: str | os.PathLike[str] | None = None
 ) -> Iterator[Problem]:
-    """Every provenance problem of the valid paper records, and of ``sources.yaml`` itself.
-
-    A data root without ``sources.yaml`` has no host list, so the rule is off
-    there (small test roots); the knowledge base itself ships the file.
-    """
+    """Every provenance problem of the valid paper records, and of ``sources.yaml`` itself
+    (a data root without that file, such as a small test root, has the rule off)."""
     data, problems = read_sources(root)
-    for line, name, message in problems:
-        yield Problem(SOURCES_FILE, line, name, message)
+    yield from problems
     if data is None or problems:
         return
     for rec, paper in papers:
@@ -335,23 +317,18 @@ def provenance_problems(
 
 def provisional_notes(record: Mapping) -> list[tuple[str, str]]:
     """(what, reason) for every item the record marks provisional, in record order."""
-    notes = []
-    for item in record.get("sources") or []:
-        if _provisional(item):
-            notes.append((f"source of {item.get('field')}", item["provisional"]))
-    for d in record.get("decisions") or []:
-        evidence = d.get("evidence") if isinstance(d, Mapping) else None
-        if isinstance(evidence, Mapping) and _provisional(evidence):
-            notes.append((f"evidence for {d.get('id')}", evidence["provisional"]))
-    named = (
-        ("credit_evidence", "strict credit evidence"),
-        ("artifacts", "release links"),
-        ("evaluated_on_none", "no-benchmark reason"),
-    )
-    for key, what in named:
-        if _provisional(record.get(key)):
-            notes.append((what, record[key]["provisional"]))
-    reason = record.get("evaluation_provisional")
-    if isinstance(reason, str) and reason.strip():
-        notes.append(("evaluation source", reason))
-    return notes
+    items: list[tuple[str, object]]
+    items = [(f"source of {s.get('field')}", s) for s in _mappings(record.get("sources"))]
+    for d in _mappings(record.get("decisions")):
+        items.append((f"evidence for {d.get('id')}", d.get("evidence")))
+    items += [
+        ("strict credit evidence", record.get("credit_evidence")),
+        ("release links", record.get("artifacts")),
+        ("no-benchmark reason", record.get("evaluated_on_none")),
+        ("evaluation source", {"provisional": record.get("evaluation_provisional")}),
+    ]
+    return [(what, reason) for what, item in items if (reason := _provisional(item))]
+
+
+def _mappings(items: Any) -> list[Mapping]:
+    return [item for item in items or [] if isinstance(item, Mapping)]

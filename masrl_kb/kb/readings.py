@@ -1,28 +1,13 @@
-"""Independent readings: other readers' codings of pooled papers.
-
-One file per reader, ``readings/<reader>.yaml``::
-
-    reader: spotcheck-2026-05-03     # equals the file name
-    name: The survey's second annotator
-    date: 2026-05-03
-    source: https://...              # where the readings come from
-    method: What the reader read and how, in our words.
-    readings:
-      - key: c3                      # a pooled paper
-        credit_unit: message         # any of READING_AXES
-        credit_strict: true
-
-A reading lists only the fields its reader coded (the rules:
-:mod:`masrl_kb.kb.model.readings`). The knowledge base's own records are a
-reader too (``kb``), so agreement can be measured against them.
+"""Independent readings: other readers' codings of pooled papers, one file per reader
+(``readings/<reader>.yaml``, the model: :mod:`masrl_kb.kb.model.readings`). The
+knowledge base's own records are a reader too (``kb``), so agreement can be measured.
 """
 
 from __future__ import annotations
 
 import os
 
-from masrl_kb.kb.model.base import context
-from masrl_kb.kb.model.datafile import validate_file
+from masrl_kb.kb.model.base import context, validate_file
 from masrl_kb.kb.model.readings import KB_READER, READING_AXES, Reader
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.problem import Problem

@@ -1,9 +1,6 @@
-"""Reading record files from ``papers/`` and ``exclusions/``.
-
-Files are read defensively (:func:`masrl_kb.kb.yamlio.read_regular_file`): a
-symbolic link, FIFO, device or oversized file becomes a problem on that file,
-never a followed link, a hang or a memory error. Nothing is cached per file: what
-is kept is the outcome for a whole unchanged pool (:mod:`masrl_kb.kb.cache`).
+"""Reading record files from ``papers/`` and ``exclusions/``, defensively
+(:func:`masrl_kb.kb.yamlio.read_regular_file`): a link, FIFO, device or oversized
+file becomes a problem on that file, never a followed link, a hang or a memory error.
 """
 
 from __future__ import annotations
@@ -133,11 +130,8 @@ def _read_dir(
 
 
 def read_records(root: str | os.PathLike[str] | None = None) -> RecordSet:
-    """Parse every record file (no validation beyond YAML itself).
-
-    ``papers/`` must exist (an empty pool is a folder with no files);
-    ``exclusions/`` may be absent.
-    """
+    """Parse every record file (no validation beyond YAML itself); ``papers/`` must exist
+    (an empty pool is an empty folder), ``exclusions/`` may be absent."""
     base = find_root(root)
     papers, stray_p, missing_p = _read_dir(base, PAPERS_DIR, "paper", True)
     exclusions, stray_e, missing_e = _read_dir(base, EXCLUSIONS_DIR, "exclusion", False)

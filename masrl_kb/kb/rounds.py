@@ -1,28 +1,25 @@
 """Screening rounds: what ``screening/<round-id>/round.yaml`` says about each round.
 
-A round is a window of first-publication dates holding one or more source
-batches: ``masrl-kb screen run`` writes the arXiv batch, ``screen import``
-adds a batch from a list exported elsewhere, and ``screen decide`` adds the
-decisions (:mod:`masrl_kb.contrib.screening`); the site and the query layer
-read them here, so they need nothing from ``contrib``.
+A round is a window of first-publication dates holding source batches (``screen run``
+and ``screen import`` add them, ``screen decide`` the decisions); the site and the
+query layer read them here, so they need nothing from ``contrib``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from masrl_kb.kb.model.base import describe
-from masrl_kb.kb.model.datafile import validate_data
+from masrl_kb.kb.model.base import validate_file
 from masrl_kb.kb.model.rounds import DOI_PATTERN, OPENREVIEW_PATTERN, ROUND_ID, RoundFile, whole
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.problem import Problem
-from masrl_kb.kb.yamlio import load_yaml_file
 
 __all__ = ["DOI_PATTERN", "OPENREVIEW_PATTERN", "ROUND_FILE", "SCREENING_DIR", "SOURCE_COUNTS"]
-__all__ += ["Round", "RoundError", "load_round", "load_rounds", "parse_round", "round_dir"]
+__all__ += ["Round", "RoundError", "load_round", "load_rounds", "round_dir"]
 __all__ += ["round_id", "screening_root"]
 SCREENING_DIR = "screening"
 ROUND_FILE = "round.yaml"
@@ -32,8 +29,8 @@ SOURCE_COUNTS = (*BATCH_COUNTS, "screened", "included", "excluded", "awaiting")
 
 
 class RoundError(ValueError):
-    """A round folder or its ``round.yaml`` is missing or malformed (``found``: each problem;
-    not ``problems``, which the command line words as invalid records)."""
+    """A round folder or its ``round.yaml`` is missing or malformed; ``found`` lists each
+    problem (not ``problems``, which the command line words as invalid records)."""
 
     def __init__(self, message: str, found: list[Problem] | None = None) -> None:
         super().__init__(message)
@@ -78,11 +75,11 @@ class Round:
 
     @property
     def included(self) -> int:
-        return sum(1 for d in self.decided.values() if d["decision"] == "include")
+        return sum(d["decision"] == "include" for d in self.decided.values())
 
     @property
     def excluded(self) -> int:
-        return sum(1 for d in self.decided.values() if d["decision"] == "exclude")
+        return sum(d["decision"] == "exclude" for d in self.decided.values())
 
     @property
     def awaiting(self) -> int:
@@ -113,11 +110,8 @@ class Round:
 
     def reasons(self) -> dict[str, int]:
         """Exclusions per reason code."""
-        out: dict[str, int] = {}
-        for d in self.decided.values():
-            if d["decision"] == "exclude":
-                out[d["reason"]] = out.get(d["reason"], 0) + 1
-        return dict(sorted(out.items()))
+        reasons = Counter(d["reason"] for d in self.decided.values() if d["decision"] == "exclude")
+        return dict(sorted(reasons.items()))
 
 
 def round_id(since: dt.date, until: dt.date) -> str:
@@ -132,29 +126,6 @@ def _error(problems: list[Problem]) -> RoundError:
 
 def _problem(rel: str, line: int, name: str, message: str) -> RoundError:
     return _error([Problem(rel, line, name, message)])
-
-
-def parse_round(data: object, rel: str, folder: str | None = None) -> Round:
-    """A :class:`Round` from loaded YAML; :class:`RoundError` lists every problem
-    (the rules: :class:`masrl_kb.kb.model.rounds.RoundFile`)."""
-    if not isinstance(data, dict):
-        raise _problem(rel, 1, "round", f"expected a mapping, got {describe(data)}")
-    model, problems = validate_data(RoundFile, data, rel, {"folder": folder})
-    if model is None:
-        raise _error([whole(p) for p in problems])
-    return Round(
-        id=model.round,
-        since=model.window.since,
-        until=model.window.until,
-        run_on=model.run_on,
-        families=list(model.families),
-        counts=model.counts.model_dump(),
-        duplicates=[dict(d) for d in model.duplicates or []],
-        per_family=dict(model.retrieved_per_family or {}),
-        capped=list(model.capped or []),
-        decided={k: v.model_dump(exclude_unset=True) for k, v in (model.decided or {}).items()},
-        sources=[b.model_dump() for b in model.sources or []],
-    )
 
 
 def _refuse_link(path: Path, rel: str) -> None:
@@ -182,7 +153,8 @@ def round_dir(root: str | os.PathLike[str] | None, rid: str) -> Path:
 
 
 def load_round(root: str | os.PathLike[str] | None, rid: str) -> Round:
-    """Read one round; :class:`RoundError` when it is missing or malformed."""
+    """Read one round; :class:`RoundError` when it is missing or malformed (the rules:
+    :class:`masrl_kb.kb.model.rounds.RoundFile`)."""
     folder = round_dir(root, rid)
     path = folder / ROUND_FILE
     rel = f"{SCREENING_DIR}/{rid}/{ROUND_FILE}"
@@ -190,10 +162,22 @@ def load_round(root: str | os.PathLike[str] | None, rid: str) -> Round:
     if not path.is_file():
         known = ", ".join(r.id for r in load_rounds(root)) or "none"
         raise RoundError(f"no screening round {rid!r} (rounds: {known})")
-    loaded = load_yaml_file(path)
-    if loaded.problems:
-        raise _error([Problem(rel, p.line, p.field, p.message) for p in loaded.problems])
-    return parse_round(loaded.data, rel, folder=rid)
+    model, problems = validate_file(RoundFile, path, rel, {"folder": rid}, top="round")
+    if model is None:
+        raise _error([whole(p) for p in problems])
+    return Round(
+        id=model.round,
+        since=model.window.since,
+        until=model.window.until,
+        run_on=model.run_on,
+        families=list(model.families),
+        counts=model.counts.model_dump(),
+        duplicates=[dict(d) for d in model.duplicates or []],
+        per_family=dict(model.retrieved_per_family or {}),
+        capped=list(model.capped or []),
+        decided={k: v.model_dump(exclude_unset=True) for k, v in (model.decided or {}).items()},
+        sources=[b.model_dump() for b in model.sources or []],
+    )
 
 
 def load_rounds(root: str | os.PathLike[str] | None = None) -> list[Round]:

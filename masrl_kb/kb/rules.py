@@ -1,10 +1,5 @@
-"""Small rules the whole package shares, each written once.
-
-- :data:`NA`: the tag value meaning "does not apply" (an id in several axes).
-- :func:`decision_status`: whether a decision entry is ``learned`` or ``present``.
-- :func:`is_http_url`: which strings count as links.
-- :data:`CROSSTAB_PAIRS`: the survey's cross-tabs (broad reading, then its variant).
-"""
+"""Small rules the whole package shares, each written once: :data:`NA` ("does not
+apply"), decision statuses, which strings count as links, the survey's cross-tabs."""
 
 from __future__ import annotations
 
@@ -33,14 +28,9 @@ def crosstab_list() -> list[Crosstab]:
     return [c for pair in CROSSTAB_PAIRS for c in pair if c is not None]
 
 
-def decision_status(entry: Mapping) -> str:
-    """``learned`` when an RL or post-training update acts on the decision, else ``present``."""
-    return LEARNED if entry.get("learned") is True else PRESENT
-
-
 def decision_statuses(decisions: Iterable[Mapping]) -> dict[str, str]:
-    """Decision id -> ``learned`` / ``present`` for a record's decision entries."""
-    return {str(d.get("id")): decision_status(d) for d in decisions}
+    """Decision id -> ``learned`` (an RL or post-training update acts on it) or ``present``."""
+    return {str(d.get("id")): LEARNED if d.get("learned") is True else PRESENT for d in decisions}
 
 
 # The same rule as a JSON Schema pattern (for editors validating as you type);

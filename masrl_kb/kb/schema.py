@@ -1,15 +1,10 @@
 """JSON Schemas for paper and exclusion records, generated from the models.
 
-The schemas under ``schema/`` are the models' own JSON Schema
-(``model_json_schema``) with the taxonomy's values filled in: an axis field
-carries ``x-axis: <name>`` (:class:`masrl_kb.kb.model.types.Axis`) and becomes
-an ``enum`` with the values' definitions. Nested models are inlined so an
-editor shows each field's doc in place. They are committed so editors can use
-them (every record starts with a ``yaml-language-server`` comment pointing at
-its schema) and ``masrl-kb schema --check`` fails when they are stale.
-
-Rules over several fields or records stay in the validator alone. Keys are
-sorted, and the upper bound of ``year`` (next year) is left out because it moves.
+The files under ``schema/`` are the models' ``model_json_schema`` with nested
+models inlined (an editor shows each field's doc in place) and each axis field
+(``x-axis``) turned into an ``enum`` of the taxonomy's values. They are committed
+for editors (every record's first line points at its schema); ``masrl-kb schema
+--check`` fails when they are stale. Rules over several fields stay in the validator.
 """
 
 from __future__ import annotations
@@ -21,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
-from pydantic.json_schema import GenerateJsonSchema
 
 from masrl_kb.kb.model.exclusion import Exclusion
 from masrl_kb.kb.model.paper import Paper
@@ -37,20 +31,14 @@ MODELS: dict[str, tuple[type[BaseModel], str]] = {
 }
 
 
-class _NoTitles(GenerateJsonSchema):
-    """Pydantic's generator without the per-field titles (the docs say more)."""
-
-    def field_title_should_be_set(self, schema: Any) -> bool:
-        return False
-
-
 def schema_comment(kind: str) -> str:
     """The first line of a record file of this kind (``paper`` or ``exclusion``)."""
     return f"# yaml-language-server: $schema=../{SCHEMA_DIR}/{SCHEMA_FILES[kind]}"
 
 
 def _finish(node: Any, defs: dict[str, Any], tax: Taxonomy) -> Any:
-    """``node`` with ``$ref`` inlined, axes as enums and null defaults dropped."""
+    """``node`` with ``$ref`` inlined, axes as enums, titles (the docs say more) and null
+    defaults dropped."""
     if isinstance(node, list):
         return [_finish(item, defs, tax) for item in node]
     if not isinstance(node, dict):
@@ -77,7 +65,7 @@ def build_schemas(tax: Taxonomy) -> dict[str, dict]:
     """Both schemas, keyed by record kind."""
     out = {}
     for kind, (model, title) in MODELS.items():
-        raw = model.model_json_schema(schema_generator=_NoTitles)
+        raw = model.model_json_schema()
         defs = raw.pop("$defs", {})
         out[kind] = {
             "$schema": DRAFT,
@@ -104,25 +92,24 @@ def schema_texts(root: str | os.PathLike[str] | None = None) -> dict[Path, str]:
     }
 
 
-def stale_schema_files(root: str | os.PathLike[str] | None = None) -> list[Path]:
-    """Schema files that are missing or differ from what would be generated."""
+def stale_schema_files(
+    root: str | os.PathLike[str] | None = None, write: bool = False
+) -> list[Path]:
+    """Schema files that are missing or differ from what would be generated (rewritten
+    when ``write``)."""
     stale = []
     for path, text in schema_texts(root).items():
         if not path.is_file() or path.read_text(encoding="utf-8") != text:
             stale.append(path)
+            if write:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
     return stale
 
 
 def write_schemas(root: str | os.PathLike[str] | None = None) -> list[Path]:
     """(Re)write the schema files; returns the ones whose content changed."""
-    changed = []
-    for path, text in schema_texts(root).items():
-        if path.is_file() and path.read_text(encoding="utf-8") == text:
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        changed.append(path)
-    return changed
+    return stale_schema_files(root, write=True)
 
 
 def to_json_compatible(value: object) -> object:

@@ -6,13 +6,12 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from masrl_kb.kb.model.datafile import validate_file
-from masrl_kb.kb.model.taxonomy import Axis, Taxonomy, Value, required_axes
+from masrl_kb.kb.model.base import validate_file
+from masrl_kb.kb.model.taxonomy import Taxonomy
 from masrl_kb.kb.paths import TAXONOMY_FILE, find_root
 from masrl_kb.kb.problem import DataFileError, Problem
 
-__all__ = ["TAXONOMY_FILE", "Axis", "Taxonomy", "TaxonomyError", "Value", "load_taxonomy"]
-__all__ += ["required_axes", "taxonomy_problems"]
+__all__ = ["TAXONOMY_FILE", "Taxonomy", "TaxonomyError", "load_taxonomy"]
 
 
 class TaxonomyError(DataFileError):
@@ -22,26 +21,17 @@ class TaxonomyError(DataFileError):
         super().__init__(problems, f"problem(s) in {TAXONOMY_FILE}")
 
 
-def taxonomy_problems(path: str | os.PathLike[str]) -> tuple[Taxonomy | None, list[Problem]]:
-    """The taxonomy at ``path`` and every problem in it, as ``path:line: field: message``."""
-    tax, problems = validate_file(Taxonomy, path, TAXONOMY_FILE, top="taxonomy")
-    return tax, sorted(set(problems))
-
-
 @lru_cache(maxsize=8)
 def _load_cached(path: Path, mtime_ns: int, size: int) -> Taxonomy:
-    tax, problems = taxonomy_problems(path)
+    tax, problems = validate_file(Taxonomy, path, TAXONOMY_FILE, top="taxonomy")
     if tax is None:
-        raise TaxonomyError(problems)
+        raise TaxonomyError(sorted(set(problems)))
     return tax
 
 
 def load_taxonomy(root: str | os.PathLike[str] | None = None) -> Taxonomy:
-    """Load and check ``taxonomy.yaml`` from the data root.
-
-    Raises :class:`TaxonomyError` (one ``path:line: field: message`` per
-    problem) when the file is missing, unsafe, malformed or breaks a rule.
-    """
+    """Load and check ``taxonomy.yaml`` from the data root; :class:`TaxonomyError` lists
+    every problem when the file is missing, unsafe, malformed or breaks a rule."""
     path = find_root(root) / TAXONOMY_FILE
     try:
         info = os.lstat(path)

@@ -1,18 +1,12 @@
 """Rules for free text from records and the network: one home for each.
 
-- :func:`text_problem` says what is wrong with a text value (control
-  characters anywhere; line breaks in single-line fields).
-- :func:`shorten` cuts any value echoed in a message to a readable length.
-- :func:`title_skeleton` reduces a title to what a reader sees, so look-alike
-  titles (Cyrillic or Greek letters, fullwidth forms, zero-width and combining
-  characters, soft hyphens) compare equal in the duplicate check.
-
-Look-alikes: Unicode's confusables table (UTS #39) is the full answer, but the
-Python packages wrapping it are either unmaintained (``confusables``, last
-release 2021) or detect mixed scripts without giving a comparable skeleton
-(``confusable-homoglyphs``). Titles here are Latin-script text, so a small
-table of the Cyrillic and Greek letters drawn like Latin ones covers the
-attack; NFKC already folds fullwidth, mathematical and ligature forms.
+:func:`text_problem` says what is wrong with a text value (control characters;
+line breaks in single-line fields), :func:`shorten` cuts any value echoed in a
+message, and :func:`title_skeleton` folds look-alike titles (Cyrillic or Greek
+letters, fullwidth forms, zero-width and combining characters) for the
+duplicate check. Unicode's confusables table (UTS #39) is the full answer, but
+its Python wrappers are unmaintained or give no comparable skeleton; titles are
+Latin-script, so a small table of look-alike letters after NFKC covers it.
 """
 
 from __future__ import annotations
@@ -29,55 +23,12 @@ _BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u20
 
 # Cyrillic and Greek letters drawn like a Latin letter (lower and upper case),
 # after NFKC and case folding. Source: the "MA" (mixed-script, any-case) rows of
-# Unicode's confusables.txt for these two scripts, restricted to Latin targets.
+# Unicode's confusables.txt for these two scripts, restricted to Latin targets;
+# each letter becomes the Latin letter at the same position.
 _HOMOGLYPHS = str.maketrans(
-    {
-        # Cyrillic
-        "а": "a",
-        "в": "b",
-        "с": "c",
-        "ԁ": "d",
-        "е": "e",
-        "ё": "e",
-        "һ": "h",
-        "і": "i",
-        "ї": "i",
-        "ј": "j",
-        "к": "k",
-        "ӏ": "l",
-        "м": "m",
-        "н": "h",
-        "о": "o",
-        "р": "p",
-        "ԛ": "q",
-        "ѕ": "s",
-        "т": "t",
-        "ц": "u",
-        "ѵ": "v",
-        "ԝ": "w",
-        "х": "x",
-        "у": "y",
-        "г": "r",
-        "ɡ": "g",
-        # Greek
-        "α": "a",
-        "β": "b",
-        "ε": "e",
-        "η": "n",
-        "ι": "i",
-        "κ": "k",
-        "ν": "v",
-        "ο": "o",
-        "ρ": "p",
-        "τ": "t",
-        "υ": "u",
-        "χ": "x",
-        "γ": "y",
-        "ζ": "z",
-        "μ": "u",
-        "ϲ": "c",
-        "ϳ": "j",
-    }
+    "авсԁеёһіїјкӏмнорԛѕтцѵԝхугɡ"  # Cyrillic
+    "αβεηικνορτυχγζμϲϳ",  # Greek
+    "abcdeehiijklmhopqstuvwxyrgabenikvoptuxyzucj",
 )
 
 
@@ -106,60 +57,33 @@ _BAD_MULTILINE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u20
 _WORDS = re.compile(r"[^\W_]+")
 
 
-def bad_character(text: str, multiline: bool = False) -> str | None:
-    """A description of the first character a text field may not hold, else None.
-
-    Control characters (C0, DEL, C1) and bidirectional controls are refused
-    everywhere; a multi-line field may hold ``\\n`` and nothing else of the kind.
-    """
-    if not (_BAD_MULTILINE if multiline else _BAD).search(text):
-        return None  # the common case, at the regex engine's speed
-    for i, ch in enumerate(text):
-        if multiline and ch == "\n":
-            continue
-        code = ord(ch)
-        if ch in LINE_BREAKS:
-            what = "a line break" if not multiline else "a line break other than \\n"
-        elif code < 0x20 or 0x7F <= code < 0xA0:
-            what = "a control character"
-        elif ch in _BIDI_CONTROLS:
-            what = "a bidirectional-text control"
-        else:
-            continue
-        return f"{what} (U+{code:04X}) at character {i + 1}"
-    return None
-
-
 def text_problem(text: str, multiline: bool = False) -> str | None:
-    """Why a text value is refused (control characters, line breaks), else None."""
-    bad = bad_character(text, multiline)
-    if bad is None:
+    """Why a text value is refused, else None: control characters (C0, DEL, C1) and
+    bidirectional controls anywhere, line breaks other than ``\\n`` in a multi-line field."""
+    found = (_BAD_MULTILINE if multiline else _BAD).search(text)
+    if found is None:
         return None
+    ch = found.group()
+    if ch in LINE_BREAKS:
+        what = "a line break other than \\n" if multiline else "a line break"
+    elif ch in _BIDI_CONTROLS:
+        what = "a bidirectional-text control"
+    else:
+        what = "a control character"
     rule = "control characters are not allowed"
     if not multiline:
         rule = "this field is a single line; control characters are not allowed"
-    return f"{bad}: {rule}"
+    return f"{what} (U+{ord(ch):04X}) at character {found.start() + 1}: {rule}"
 
 
 def strip_controls(text: str) -> str:
     """Text with every control, line break and bidi control replaced by a space."""
-    out = []
-    for ch in text:
-        code = ord(ch)
-        if ch in LINE_BREAKS or code < 0x20 or 0x7F <= code < 0xA0 or ch in _BIDI_CONTROLS:
-            out.append(" ")
-        else:
-            out.append(ch)
-    return "".join(out)
+    return _BAD.sub(" ", text)
 
 
 def title_skeleton(title: str) -> str:
-    """A title as a reader sees it: lower-case words, look-alike letters folded.
-
-    NFKC folds fullwidth and compatibility forms; format characters (zero-width
-    spaces and joiners, soft hyphens, bidi marks) and combining marks are
-    dropped; Cyrillic/Greek letters drawn like Latin ones become Latin.
-    """
+    """A title as a reader sees it: lower-case words after NFKC, without format characters
+    (zero-width, soft hyphens, bidi marks) or combining marks, look-alike letters Latin."""
     if title.isascii():  # nothing to fold: NFKC, marks and look-alikes are all non-ASCII
         return " ".join(_WORDS.findall(title.lower()))
     text = unicodedata.normalize("NFKC", title)

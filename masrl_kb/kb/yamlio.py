@@ -1,12 +1,7 @@
-"""Safe YAML loading that keeps line numbers and catches repeated keys.
-
-PyYAML silently keeps the last of two equal mapping keys; a record with a key
-given twice would lose data without a word, so the loader reports them.
-
-Documents are built straight from the (C) parser's events rather than through
-PyYAML's node graph: records are small, there are many of them, and this path
-is markedly faster while resolving every scalar exactly as ``safe_load`` does
-(same resolver, same safe constructors; unknown tags are refused).
+"""Safe YAML loading that keeps line numbers and reports repeated keys (PyYAML
+silently keeps the last one). Documents are built straight from the C parser's events,
+markedly faster than PyYAML's node graph for many small records, while resolving every
+scalar exactly as ``safe_load`` does (same resolver and safe constructors).
 """
 
 from __future__ import annotations
@@ -56,10 +51,6 @@ class LineDict(dict):
     key_lines: dict
     raw: dict  # key -> the scalar's text as written, for values that are not strings
 
-    def raw_of(self, key: Any) -> str | None:
-        """How a non-string scalar value was written (``0x7E9`` for 2025), else None."""
-        return self.raw.get(key)
-
     def line_of(self, key: Any) -> int:
         """Line of ``key`` if present, else the mapping's own line."""
         return self.key_lines.get(key, self.line)
@@ -87,11 +78,8 @@ def _error(message: str, mark: Any) -> yaml.MarkedYAMLError:
 
 
 def _prefix_path(err: yaml.MarkedYAMLError, step: str) -> None:
-    """Record, on the way out, which field a value error happened in (``decisions[0].why``).
-
-    Only for errors building a value: syntax errors surface while reading the
-    events after a value, so the field in reach is not the one at fault.
-    """
+    """Record, on the way out, which field a value error happened in (``decisions[0].why``);
+    not for syntax errors, which surface after the value at fault."""
     inner = getattr(err, "field_path", "")
     joiner = "" if not inner or inner.startswith("[") else "."
     err.field_path = f"{step}{joiner}{inner}"  # type: ignore[attr-defined]  # our own note
@@ -152,13 +140,8 @@ class _Builder:
             except TypeError:
                 raise _error("a mapping key must be a plain value", mark) from None
             if seen:
-                self.duplicates.append(
-                    YamlProblem(
-                        mark.line + 1,
-                        shorten_name(key),
-                        f"key given twice (first on line {lines[key]})",
-                    )
-                )
+                message = f"key given twice (first on line {lines[key]})"
+                self.duplicates.append(YamlProblem(mark.line + 1, shorten_name(key), message))
             self.last_raw = None
             try:
                 value[key] = self.node()
@@ -270,12 +253,9 @@ def _not_regular(mode: int) -> str | None:
 
 
 def read_regular_file(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> bytes:
-    """The bytes of a regular file of at most ``limit`` bytes.
-
-    Never follows a symbolic link, never blocks on a FIFO or device, never reads
-    past the limit; raises :class:`UnsafeFileError` with a one-line reason
-    otherwise (the message never holds the file's content).
-    """
+    """The bytes of a regular file of at most ``limit`` bytes: never follows a link, blocks
+    on a FIFO or device or reads past the limit; else :class:`UnsafeFileError` (one line,
+    never the file's content)."""
     try:
         info = os.lstat(path)
     except FileNotFoundError:
@@ -311,10 +291,8 @@ def read_regular_file(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES)
 
 
 def load_yaml_file(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> LoadedYaml:
-    """Read (defensively, see :func:`read_regular_file`) and parse a YAML file.
-
-    Never raises on bad content or an unsafe file: both come back as problems.
-    """
+    """Read (see :func:`read_regular_file`) and parse a YAML file; bad content or an unsafe
+    file comes back as problems, never raised."""
     try:
         raw = read_regular_file(path, limit)
     except UnsafeFileError as err:

@@ -12,8 +12,8 @@ from typing import Annotated, Any, Self
 
 from pydantic import PrivateAttr, model_validator
 
+from masrl_kb.kb.model import base
 from masrl_kb.kb.model.base import Finding, KbModel, Maybe, describe, field, optional, report
-from masrl_kb.kb.model.datafile import validate_data
 from masrl_kb.kb.model.types import Check, Text, check_text
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.problem import Problem
@@ -129,7 +129,7 @@ def load_claims(root: str | os.PathLike[str] | None = None) -> list[Claim]:
         if not isinstance(raw, LineDict):
             problems.append(Problem(CLAIMS_FILE, 1, "claims", "each claim must be a mapping"))
             continue
-        claim, found = validate_data(Claim, raw, CLAIMS_FILE)
+        claim, found = base.validate_mapping(Claim, raw, CLAIMS_FILE)
         problems += found
         if claim:  # the lines of queries checked later, on a table
             claim._lines = (raw.line_of("where"), raw.line_of("of"))

@@ -1,5 +1,2 @@
-"""The typed record models: each data file's fields and per-record rules, in one place.
-
-:mod:`.base` holds the shared machinery (pydantic errors -> ``Problem`` with
-lines), :mod:`.types` the field types every model is built from.
-"""
+"""The typed models: each data file's fields and per-record rules, in one place
+(:mod:`.base`: the shared machinery, :mod:`.types`: the field types)."""

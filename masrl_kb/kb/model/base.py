@@ -1,45 +1,24 @@
 """Shared machinery of the record models: pydantic errors as ``path:line: field: message``.
 
-Why pydantic v2, not msgspec (``bench/bench_model_choice.py``, 1000 synthetic
-papers): msgspec converts the structure alone in 1.6 ms, pydantic runs the
-whole model in about 50 ms, but nearly all of that is our own per-field checks
-(control characters, URLs, dates, taxonomy values) that msgspec would need in
-Python too, and both are small beside YAML parsing (about 190 ms). msgspec
-stops at the first error (``Expected `int`, got `str` - at `$.year```) while
-``validate`` must report every problem of a file; pydantic collects them all,
-with nested locations, and generates the editor's JSON Schema.
-
-Use (the taxonomy is data, so it travels in the validation context)::
-
-    class Entry(KbModel):
-        "One entry of some data file."
-        name: Text = field("The entry's name.")
-        kind: Maybe[Annotated[str, Axis("category")]] = optional("Kind.")
-
-        @model_validator(mode="after")
-        def _rules(self) -> Self:  # rules over several fields, on typed values
-            report([Finding(("name",), "...", at=("kind",))] if ... else [])
-            return self
-
-    entry, problems = validate_mapping(Entry, loaded.data, "file.yaml", context(tax))
-
-``problems`` lists :class:`~masrl_kb.kb.problem.Problem` with the lines of the
-loaded ``LineDict``; ``entry`` is the typed object or None. ``prefix`` names
-where ``data`` sits in its file (``"benchmarks[3]."``). Field types raise
-:func:`fail` with the exact message; missing and unknown fields (with a
-did-you-mean), wrong containers and ``TODO`` placeholders are worded here,
-once, with the field's doc (its ``description``).
+Pydantic v2, not msgspec (``bench/bench_model_choice.py``): both are small beside
+YAML parsing, but msgspec stops at the first error while ``validate`` reports every
+problem of a file; pydantic collects them all, with nested locations, and generates
+the editor's JSON Schema. Field types (:mod:`.types`) raise :func:`fail` with the
+exact message; missing and unknown fields (with a did-you-mean), wrong containers
+and ``TODO`` placeholders are worded here, once, with the field's doc. The
+taxonomy is data, so it travels in the validation context (:func:`context`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import difflib
+import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, get_args
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from pydantic import Field as _Field
@@ -48,7 +27,7 @@ from pydantic_core import ErrorDetails, PydanticCustomError
 
 from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.text import shorten, shorten_name
-from masrl_kb.kb.yamlio import LineDict
+from masrl_kb.kb.yamlio import LineDict, load_yaml_file
 
 if TYPE_CHECKING:
     from typing import Optional as Maybe
@@ -57,11 +36,8 @@ if TYPE_CHECKING:
 else:
 
     class Maybe:
-        """``Maybe[T]``: a field that may be absent but, when given, is a ``T`` (never null).
-
-        mypy reads it as ``T | None`` (absent fields are None); pydantic sees ``T``,
-        so an explicit empty value is refused like any other wrong value.
-        """
+        """``Maybe[T]``: a field that may be absent but, when given, is a ``T`` (never null):
+        mypy reads ``T | None``, pydantic sees ``T`` (so an empty value is refused)."""
 
         def __class_getitem__(cls, item: object) -> object:
             return item
@@ -74,12 +50,9 @@ DECIMAL = re.compile(r"0|[1-9][0-9]*")
 
 
 class KbModel(BaseModel):
-    """Base of every record model: unknown fields are errors, values are frozen.
-
-    Whole numbers must be written in plain decimal: YAML 1.1 also reads
-    ``0x7E9``, ``0o3751``, ``2_025`` and ``20:15`` as integers, and only the
-    loaded mapping (``LineDict.raw``) still knows how a number was written.
-    """
+    """Base of every record model: unknown fields are errors, values are frozen, and whole
+    numbers are plain decimal (YAML 1.1 also reads ``0x7E9``, ``2_025`` or ``20:15`` as
+    integers; only ``LineDict.raw`` still knows how a number was written)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
@@ -143,23 +116,15 @@ def context(tax: Taxonomy, **more: object) -> dict[str, object]:
 # ---------------------------------------------------------------- raising
 
 
-def _error(message: str) -> PydanticCustomError:
-    return PydanticCustomError("kb", "{message}", {"message": message})
-
-
 def fail(message: str) -> NoReturn:
     """Refuse a value with ``message`` exactly as the user will read it."""
-    raise _error(message)
+    raise PydanticCustomError("kb", "{message}", {"message": message})
 
 
 @dataclass(frozen=True)
 class Finding:
-    """A rule's problem, relative to the model that found it.
-
-    ``loc`` names the field (``("decisions", 1, "id")``); ``at`` is the field whose
-    line is reported when ``loc`` is absent from the file (default: ``loc``);
-    ``message`` may cite the line of ``ref`` as ``{line}``.
-    """
+    """A rule's problem at field ``loc`` (``("decisions", 1, "id")``), reported on the line
+    of ``at`` (default ``loc``); ``message`` may cite the line of ``ref`` as ``{line}``."""
 
     loc: Loc
     message: str
@@ -227,15 +192,27 @@ def nested_model(annotation: object) -> type[BaseModel] | None:
     return next((m for a in get_args(annotation) if (m := nested_model(a))), None)
 
 
+def fields_by_name(model: type[BaseModel]) -> dict[str, FieldInfo]:
+    """The model's fields by the name a file spells them (their alias, if any)."""
+    return {info.alias or name: info for name, info in model.model_fields.items()}
+
+
 def model_at(model: type[BaseModel], loc: Sequence[str | int]) -> type[BaseModel] | None:
-    """The model class that holds the last field of ``loc`` (None off the model)."""
+    """The model class that holds the last field of ``loc`` (None off the model),
+    stepping over list indexes and the keys of ``dict[str, Model]`` fields."""
     current: type[BaseModel] | None = model
+    keyed = False
     for step in loc:
-        if isinstance(step, int):
+        if isinstance(step, int) or current is None:
             continue
-        if current is None or step not in current.model_fields:
+        if keyed:  # a key of the dict, not a field
+            keyed = False
+            continue
+        info = fields_by_name(current).get(step)
+        if info is None:
             return None
-        current = nested_model(current.model_fields[step].annotation)
+        keyed = any(get_origin(a) is dict for a in (info.annotation, *get_args(info.annotation)))
+        current = nested_model(info.annotation)
     return current
 
 
@@ -245,7 +222,12 @@ def field_at(model: type[BaseModel], loc: Sequence[str | int]) -> FieldInfo | No
     if not names:
         return None
     owner = model_at(model, loc[: names[-1]])
-    return owner.model_fields.get(str(loc[names[-1]])) if owner else None
+    return fields_by_name(owner).get(str(loc[names[-1]])) if owner else None
+
+
+def required_fields(model: type[BaseModel]) -> str:
+    """``id, learned, why``: the fields a mapping of ``model`` must hold."""
+    return ", ".join(n for n, f in fields_by_name(model).items() if f.is_required())
 
 
 def unknown_field(key: object, known: Iterable[str]) -> str:
@@ -261,7 +243,7 @@ def _message(error: Mapping[str, Any], model: type[BaseModel]) -> str:
     kind, loc, value = error["type"], error["loc"], error.get("input")
     if kind in ("extra_forbidden", "invalid_key"):
         owner = model_at(model, loc[:-1])
-        return unknown_field(loc[-1], owner.model_fields if owner else ())
+        return unknown_field(loc[-1], fields_by_name(owner) if owner else ())
     info = field_at(model, loc)
     doc = f" ({info.description})" if info and info.description else ""
     if kind == "missing":
@@ -273,7 +255,11 @@ def _message(error: Mapping[str, Any], model: type[BaseModel]) -> str:
     if kind in ("model_type", "model_attributes_type", "dict_type"):
         return f"expected a mapping of field: value, got {describe(value)}"
     if kind == "list_type":
-        return f"expected a list of mappings, got {describe(value)}"
+        sub = nested_model(info.annotation) if info else None
+        what = f"{{{required_fields(sub)}}} entries" if sub else "values"
+        return f"expected a list of {what}, got {describe(value)}"
+    if kind == "too_short":
+        return f"expected a non-empty list{doc}"
     return str(error["msg"])
 
 
@@ -314,15 +300,31 @@ def validate_mapping(
         return None, problems_of(err, data, model, path, prefix)
 
 
+def validate_file(
+    model: type[M],
+    path: str | os.PathLike[str],
+    rel: str,
+    ctx: Mapping[str, object] | None = None,
+    top: str = "file",
+) -> tuple[M | None, list[Problem]]:
+    """The data file at ``path`` (named ``rel``) as a ``model``, or None and every problem
+    (a document that is not a mapping: one problem on field ``top``)."""
+    loaded = load_yaml_file(path)  # refuses links, FIFOs, devices and oversized files
+    if loaded.problems:
+        return None, [Problem(rel, p.line, p.field, p.message) for p in loaded.problems]
+    if not isinstance(loaded.data, LineDict):
+        got = "an empty file" if loaded.data is None else describe(loaded.data)
+        message = f"expected a mapping with {required_fields(model)}, got {got}"
+        return None, [Problem(rel, 1, top, message)]
+    return validate_mapping(model, loaded.data, rel, ctx)
+
+
 # ---------------------------------------------------------------- partial records
 
 
 def _without(data: object, loc: Loc) -> object:
-    """A copy of ``data`` without the value at ``loc`` (containers along the way copied).
-
-    An item of a list is never dropped alone (later items would change index):
-    the list goes instead.
-    """
+    """A copy of ``data`` without the value at ``loc`` (a list goes whole: dropping one
+    item would change the later items' index)."""
     if isinstance(data, list) and len(loc) > 1 and isinstance(loc[0], int) and loc[0] < len(data):
         return [_without(x, loc[1:]) if i == loc[0] else x for i, x in enumerate(data)]
     if not loc or not isinstance(data, dict) or loc[0] not in data:
@@ -341,14 +343,10 @@ def validate_partial(
     ctx: Mapping[str, object] | None = None,
     prefix: str = "",
 ) -> tuple[M | None, list[Problem]]:
-    """Like :func:`validate_mapping`, but the record comes back as far as its values are right.
-
-    When some values are wrong they are reported, then left out and the rest is
-    validated again (a few passes), so the model's own rules and the rules over
-    records still judge what is well formed: a blank ``provisional`` is reported
-    and the URL it should excuse is still checked. The record is None only when
-    a required field stays wrong or a rule fails.
-    """
+    """Like :func:`validate_mapping`, but wrong values are reported, then left out and the
+    rest validated again, so the rules still judge what is well formed (a blank
+    ``provisional`` is reported and its URL still checked). The record is None only
+    when a required field stays wrong or a rule fails."""
     try:
         return model.model_validate(data, context=ctx), []
     except ValidationError as err:

@@ -1,22 +1,18 @@
 """The paper record (``papers/<key>.yaml``): its fields, their docs and its own rules.
 
-Adding a field means adding it here, once: the validator, the editor schema
-(:mod:`masrl_kb.kb.schema`), the field lists (:mod:`masrl_kb.kb.fields`) and
-``masrl-kb add`` all read this model. Rules that tie fields of one record
-together (a learned decision names its evidence, a strict credit reading its
-estimator...) are the models' ``_rules`` validators; they run once every field
-is well formed, so a malformed value is reported once, by its field. Rules
-across records live in :mod:`masrl_kb.kb.crossrules`.
+A field is added here, once: the validator, the editor schema, the field lists and
+``masrl-kb add`` read this model. The ``_rules`` validators tie fields of one record
+together and run once every field is well formed, so a bad value is reported once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Annotated, Any, Self
+from typing import Annotated, Self
 
-from pydantic import BeforeValidator, model_validator
+from pydantic import model_validator
 
-from masrl_kb.kb.model.base import Finding, KbModel, Maybe, describe, fail, report
+from masrl_kb.kb.model.base import Finding, KbModel, Maybe, report
 from masrl_kb.kb.model.base import field as doc
 from masrl_kb.kb.model.base import optional as opt
 from masrl_kb.kb.model.types import (
@@ -41,17 +37,6 @@ EVALUATED_CATEGORIES = ("rl_method", "framework")
 BENCHMARK_CATEGORY = "benchmark"
 BENCHMARK_RECORD_FIELDS = ("evaluates", "multi_agent_native")
 PROVISIONAL = "Why no primary source is cited yet (shown as a badge)."
-
-
-def _list_of(what: str) -> BeforeValidator:
-    """Refuse a non-list with a message naming what the list holds."""
-
-    def check(value: Any) -> Any:
-        if not isinstance(value, list):
-            fail(f"expected a list of {what}, got {describe(value)}")
-        return value
-
-    return BeforeValidator(check)
 
 
 class Evidence(KbModel):
@@ -214,9 +199,7 @@ class Paper(KbModel):
     credit_evidence: Maybe[Evidence] = opt(
         "What the strict reading rests on (required when credit_strict is true)."
     )
-    decisions: Annotated[list[Decision], _list_of("{id, learned, why} entries")] = doc(
-        "Orchestration decisions touched: {id, learned, why}."
-    )
+    decisions: list[Decision] = doc("Orchestration decisions touched: {id, learned, why}.")
     added: Date = doc("Day the record entered the pool (YYYY-MM-DD, unquoted).")
     summary: LongText = doc("One or two sentences in the curators' own words.")
     notes: Maybe[LongText] = opt("Curators' remarks and recorded doubts.")
@@ -285,11 +268,8 @@ class Paper(KbModel):
                 )
 
     def _artifacts(self) -> Iterator[Finding]:
-        """An artifact link leads somewhere new, never back to the paper's own page.
-
-        One repository may hold a benchmark's code and its data, so two kinds may
-        share a URL; the paper's abstract page is never a release of anything.
-        """
+        """An artifact link never leads back to the paper's own page (two kinds may share
+        a URL: one repository may hold a benchmark's code and data)."""
         own = {self.url, self.arxiv_id}
         for kind, url in self.artifacts.links().items():
             if url in own:

@@ -1,19 +1,15 @@
 """``protocol.yaml``: the survey's search and screening protocol, as a model that is the parser.
-
-Ids that name a vocabulary (sources, query families) must be values of their
-``taxonomy.yaml`` axis (the validation context's taxonomy), so that the
-exclusion records a screening round writes validate.
-"""
+Source and query family ids are taxonomy values, so the exclusions a round writes validate."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Annotated, Any, Literal, Self
+from typing import Annotated, Literal, Self
 
 from pydantic import PrivateAttr, ValidationInfo, field_validator, model_validator
 
-from masrl_kb.kb.model.base import Finding, KbModel, fail, field, report
+from masrl_kb.kb.model.base import Finding, KbModel, field, report
 from masrl_kb.kb.model.types import Axis, Bool, Check, Date, Text, pattern
 
 RULE_ID = re.compile(r"^I[0-9]+$")
@@ -95,20 +91,13 @@ class Protocol(KbModel):
 
     version: Literal[1] = field("The file format's version.", default=1)
     survey: Survey = field("The survey and its baseline.")
-    sources: list[Source] = field("Where records were searched.")
-    query_families: list[QueryFamily] = field("The query families of the search.")
-    inclusion_rules: list[InclusionRule] = field("The inclusion rules.")
+    sources: list[Source] = field("Where records were searched.", min_length=1)
+    query_families: list[QueryFamily] = field("The query families of the search.", min_length=1)
+    inclusion_rules: list[InclusionRule] = field("The inclusion rules.", min_length=1)
     screening_stages: Literal["exclusion_stage"] = field("The taxonomy axis of the stages.")
     exclusion_reasons: Literal["exclusion_reason"] = field("The taxonomy axis of the reasons.")
     deduplication: Deduplication = field("How duplicates are found.")
     ranking: Ranking = field("How candidates are ranked.")
-
-    @field_validator("sources", "query_families", "inclusion_rules")
-    @classmethod
-    def _some(cls, items: list[Any]) -> list[Any]:
-        if not items:
-            fail("expected a non-empty list")
-        return items
 
     @model_validator(mode="after")
     def _unique(self) -> Self:

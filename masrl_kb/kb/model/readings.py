@@ -1,9 +1,5 @@
-"""``readings/<reader>.yaml``: one reader's codings of pooled papers, as a model.
-
-The validation context carries the file's stem (``reader`` must equal it) and
-the pooled papers' keys (``paper_keys``): a reading of a paper outside the pool
-is refused where it is written.
-"""
+"""``readings/<reader>.yaml``: one reader's codings of pooled papers, as a model. The
+context carries the file's stem (``reader`` equals it) and the pooled ``paper_keys``."""
 
 from __future__ import annotations
 

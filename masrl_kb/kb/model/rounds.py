@@ -1,9 +1,6 @@
-"""``screening/<round-id>/round.yaml``: one screening round, as a model that is also the parser.
-
-``round.yaml`` arrives in pull requests: every value the site shows is
-checked (the id must be the folder's name, the context's ``folder``; counts
-are bounded; records are paths under ``papers/`` or ``exclusions/``).
-"""
+"""``screening/<round-id>/round.yaml``: one screening round, as a model that is the parser.
+It arrives in pull requests, so every value the site shows is checked (the id is the
+context's ``folder``, counts are bounded, records are paths under the record folders)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""``sources.yaml``: which web hosts are primary sources, as a model that is the parser.
-
-:mod:`masrl_kb.kb.provenance` judges records' URLs with it. Host names are
-lower-case ASCII (no wildcard, look-alike or control character can widen
-what counts as primary); a leading ``www.`` is dropped.
-"""
+"""``sources.yaml``: which web hosts are primary sources (for :mod:`masrl_kb.kb.provenance`).
+Host names are lower-case ASCII (no wildcard, look-alike or control character can widen
+what counts as primary); a leading ``www.`` is dropped."""
 
 from __future__ import annotations
 
@@ -14,16 +11,15 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
-from masrl_kb.kb.model.base import KbModel, Maybe, field, optional
-from masrl_kb.kb.model.datafile import validate_data, validate_file
+from masrl_kb.kb.model.base import KbModel, Maybe, field, optional, validate_file
 from masrl_kb.kb.model.types import Check, Text
 from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.text import shorten
 
 SOURCES_FILE = "sources.yaml"
 HOST_RE = re.compile(r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+")
 UNSAFE_CHARS = re.compile(r"[\s\\\x00-\x1f\x7f-\x9f]")
-Found = tuple[int, str, str]  # (line, field, message)
 
 
 def bare(host: str) -> str:
@@ -120,28 +116,16 @@ class HostData(KbModel):
 
     version: Literal[1] = field("The file format's version.")
     papers: list[PaperKind] = field("Hosts of the paper's own pages.")
-    forge_hosts: Forges = Field(alias="forges", description="Code and model hosts.")
+    forges: Forges = field("Code and model hosts.")
     own_sites: OwnSites = field("A record's own project pages.")
-    vendor_sites: Vendors = Field(alias="vendors", description="Companies' own sites.")
-
-    # The names provenance reads.
-    forges = property(lambda self: tuple(self.forge_hosts.hosts))
-    forge_backs = property(lambda self: self.forge_hosts.backs)
-    own_backs = property(lambda self: self.own_sites.backs)
-    vendors = property(lambda self: tuple(self.vendor_sites.members))
-    vendor_backs = property(lambda self: self.vendor_sites.backs)
+    vendors: Vendors = field("Companies' own sites.")
 
 
-def parse_sources(data: object) -> tuple[HostData | None, list[Found]]:
-    """Host data from the loaded ``sources.yaml`` and its problems."""
-    hosts, problems = validate_data(HostData, data, SOURCES_FILE)
-    return hosts, [(p.line, p.field, p.message) for p in problems]
-
-
-def read_sources(root: str | os.PathLike[str] | None = None) -> tuple[HostData | None, list[Found]]:
+def read_sources(
+    root: str | os.PathLike[str] | None = None,
+) -> tuple[HostData | None, list[Problem]]:
     """``sources.yaml`` under the data root; ``None`` when the root has none."""
     path = Path(find_root(root)) / SOURCES_FILE
     if not os.path.lexists(path):
         return None, []
-    hosts, problems = validate_file(HostData, path, SOURCES_FILE, top="sources")
-    return hosts, [(p.line, p.field, p.message) for p in problems]
+    return validate_file(HostData, path, SOURCES_FILE, top="sources")

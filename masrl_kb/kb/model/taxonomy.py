@@ -6,10 +6,10 @@ from collections.abc import Iterator
 from functools import cached_property
 from typing import Self
 
-from pydantic import PrivateAttr, field_validator, model_validator
+from pydantic import PrivateAttr, model_validator
 
-from masrl_kb.kb.fields import CITATION_FIELDS, DECISION_FIELDS, EXCLUSION_FIELDS, PAPER_FIELDS
-from masrl_kb.kb.model.base import Finding, KbModel, Maybe, fail, field, optional, report
+from masrl_kb.kb.fields import EXCLUSION_FIELDS, PAPER_FIELDS, Field
+from masrl_kb.kb.model.base import Finding, KbModel, Maybe, field, optional, report
 from masrl_kb.kb.model.types import Int, Text
 from masrl_kb.kb.rules import ABSENT, LEARNED, PRESENT
 from masrl_kb.kb.text import shorten
@@ -22,13 +22,14 @@ _VALUE_EXTRAS = {"family": "reward_type", "boundary": "decision"}
 
 
 def required_axes() -> tuple[str, ...]:
-    """Every axis a record field or a derived column takes its values from."""
-    names = [
-        f.axis
-        for fields in (PAPER_FIELDS, DECISION_FIELDS, CITATION_FIELDS, EXCLUSION_FIELDS)
-        for f in fields
-        if f.axis
-    ]
+    """Every axis a record field (nested ones too) or a derived column takes its values from."""
+
+    def axes(fields: tuple[Field, ...]) -> Iterator[str | None]:
+        for f in fields:
+            yield f.axis
+            yield from axes(f.sub)
+
+    names = [a for a in axes((*PAPER_FIELDS, *EXCLUSION_FIELDS)) if a]
     return tuple(dict.fromkeys([*names, *_EXTRA_AXES]))
 
 
@@ -54,15 +55,8 @@ class Axis(KbModel):
 
     label: Text = field("The axis's label.")
     description: Text = field("What the axis describes.", default="")
-    values: list[Value] = field("The allowed values, in table order.")
+    values: list[Value] = field("The allowed values, in table order.", min_length=1)
     _name: str = PrivateAttr("")
-
-    @field_validator("values")
-    @classmethod
-    def _some(cls, values: list[Value]) -> list[Value]:
-        if not values:
-            fail("expected a non-empty list of values")
-        return values
 
     @property
     def name(self) -> str:

@@ -1,12 +1,7 @@
-"""The field types records are built from: one check and one JSON Schema per kind.
-
-Each type is ``Annotated[<python type>, Check(...)]``: the check returns the
-exact message for a bad value (or None) and the schema is what editors see.
-:class:`Axis` takes its values from ``taxonomy.yaml`` at validation time
-(``context["taxonomy"]``, the one check that reads the context) and in the
-generated schema (``x-axis``, filled in by :mod:`masrl_kb.kb.schema`).
-``TODO`` is refused by every type and worded by :mod:`.base` as an unfinished
-placeholder.
+"""The field types records are built from: ``Annotated[<python type>, Check(...)]``,
+whose check returns the exact message for a bad value (or None) and whose schema is
+what editors see. :class:`Axis` takes its values from the context's taxonomy (and
+``x-axis`` in the schema); ``TODO`` is refused by every type (worded by :mod:`.base`).
 """
 
 from __future__ import annotations
@@ -45,11 +40,8 @@ Test = Callable[[Any, Mapping[str, Any]], str | None]
 
 @dataclass(frozen=True)
 class Check:
-    """A field type: its ``kind`` (for field lists), its rule and its JSON Schema.
-
-    ``test(value, context)`` returns the message for a bad value, or None;
-    ``context`` is the validation context (``{}`` when none was given).
-    """
+    """A field type: its ``kind`` (for field lists), its rule ``test(value, context)``
+    (the message for a bad value, or None) and its JSON Schema."""
 
     kind: str
     test: Test
@@ -204,14 +196,10 @@ def pattern(regex: str) -> Check:
 class Axis(Check):
     """A value of a ``taxonomy.yaml`` axis (``context["taxonomy"]``)."""
 
-    axis: str  # not a dataclass field: set once, read by the schema and field lists
+    axis: str  # not a dataclass field: set once, read by _run and the field lists
 
     def __init__(self, axis: str) -> None:
-        super().__init__(
-            "axis",
-            lambda v, ctx: self.allowed(v, ctx["taxonomy"][axis].ids),
-            {"type": "string", "x-axis": axis},
-        )
+        super().__init__("axis", lambda v, ctx: None, {"type": "string", "x-axis": axis})
         object.__setattr__(self, "axis", axis)
 
     def _run(self, value: object, info: core_schema.ValidationInfo) -> object:
@@ -220,14 +208,8 @@ class Axis(Check):
             return value
         if value == PLACEHOLDER:
             fail(PLACEHOLDER)
-        fail(self.allowed(value, ids))
-
-    @staticmethod
-    def allowed(value: object, ids: tuple[str, ...]) -> str:
-        """Why ``value`` is none of ``ids``."""
-        if isinstance(value, bool):
-            return f"{bool_hint(value)}; allowed: {', '.join(ids)}"
-        return f"unknown value {describe(value)}; allowed: {', '.join(ids)}"
+        why = bool_hint(value) if isinstance(value, bool) else f"unknown value {describe(value)}"
+        fail(f"{why}; allowed: {', '.join(ids)}")
 
 
 def _plain(kind: str, test: Callable[[Any], str | None], schema: Mapping[str, Any]) -> Check:
