@@ -217,8 +217,7 @@ def gap_table(ctx: Context, broad: Cross, variant: Cross | None) -> dict:
             {
                 "rv": rv,
                 "cv": cv,
-                "where": f"{urls.value_label(ctx, broad.rows, rv)} × "
-                f"{urls.value_label(ctx, broad.cols, cv)}",
+                "where": urls.cell_label(ctx, broad, rv, cv),
                 "broad_n": broad_n,
                 "var_n": var_n,
                 "broad_href": urls.cell(broad, rv, cv) if broad_n else None,

@@ -130,6 +130,11 @@ def value_label(ctx: Context, axis: str, value_id: object) -> str:
     return label
 
 
+def cell_label(ctx: Context, cross: Cross, row_value: object, col_value: object) -> str:
+    """A cell's two values, "row × column"."""
+    return f"{value_label(ctx, cross.rows, row_value)} × {value_label(ctx, cross.cols, col_value)}"
+
+
 def cross_title(ctx: Context, cross: Cross) -> str:
     reading = " (strict reading)" if cross.strict else ""
     return f"{axis_label(ctx, cross.rows)} × {axis_label(ctx, cross.cols)}{reading}"

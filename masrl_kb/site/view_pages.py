@@ -65,9 +65,8 @@ def changed_crosses(ctx: Context) -> list[tuple[str, str, list[dict]]]:
 
 def _cell(ctx: Context, cross: Cross, row: dict) -> dict:
     rv, cv = row["row_value"], row["col_value"]
-    label = f"{urls.value_label(ctx, cross.rows, rv)} × {urls.value_label(ctx, cross.cols, cv)}"
     return {
-        "label": label,
+        "label": urls.cell_label(ctx, cross, rv, cv),
         "href": urls.cell(cross, rv, cv) if (cross, rv, cv) in ctx.cells else None,
         "before": row["survey"],
         "after": row["today"],
