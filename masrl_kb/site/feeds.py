@@ -69,7 +69,6 @@ def new_page(ctx: Context) -> Page:
         ctx=ctx,
         groups=by_round(ctx),
         days=by_day(ctx.papers),
-        baseline=ctx.protocol.baseline.isoformat(),
     )
 
 

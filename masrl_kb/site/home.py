@@ -39,8 +39,6 @@ def home_page(ctx: Context) -> Page:
         broken_today=sum(not v.today.holds for v in views) if views is not None else 0,
         survey_pooled=len(ctx.survey[0]),
         survey_excluded=len(ctx.survey[1]),
-        baseline=ctx.baseline.isoformat(),
-        coverage=ctx.coverage.isoformat(),
         year_chart=year_chart(page, ctx),
         decision_chart=decision_chart(page, ctx),
         learned_chart=learned_chart(page, ctx),

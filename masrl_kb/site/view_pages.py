@@ -28,8 +28,6 @@ def claims_page(ctx: Context) -> Page:
         views=views,
         broken=sum(not v.survey.holds for v in views or []),
         broken_today=sum(not v.today.holds for v in views or []),
-        baseline=ctx.baseline.isoformat(),
-        coverage=ctx.coverage.isoformat(),
     )
 
 
@@ -85,8 +83,6 @@ def since_page(ctx: Context) -> Page:
     return page.show(
         "since_survey.md",
         ctx=ctx,
-        baseline=ctx.baseline.isoformat(),
-        coverage=ctx.coverage.isoformat(),
         counts={
             "baseline-papers": len(survey_papers),
             "baseline-exclusions": len(survey_exclusions),
@@ -112,11 +108,5 @@ def with_view_notes(ctx: Context, page: Page) -> Page:
         drafts = ctx.drafts.to_dict("records")
         banner = render("preview.md", drafts=drafts[:DRAFTS_LISTED], total=len(drafts), **data)
         page.body.insert(0, banner.strip())
-    note = render(
-        "pool_note.md",
-        coverage=ctx.coverage.isoformat(),
-        baseline=ctx.baseline.isoformat(),
-        **data,
-    )
-    page.body.append(note.strip())
+    page.body.append(render("pool_note.md", **data).strip())
     return page
