@@ -1,13 +1,9 @@
-"""Screening rounds on the site: PRISMA-style flows, what each round added, and what
-changed since the survey's baseline (cross-tab cells and claims).
-
-The page functions compute plain data with the query API (``pool_as_of``,
-``crosstab``, ``evaluate_claims``) and the round records (:mod:`masrl_kb.kb.rounds`);
-``templates/rounds.md`` and ``templates/since.md`` lay it out.
-"""
+"""The screening rounds page: PRISMA-style flows and what each round added, computed with
+the query API (``pool_as_of``) from the round records (:mod:`masrl_kb.kb.rounds`)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import PurePosixPath
 
 import pandas as pd
@@ -34,10 +30,9 @@ def record_ids(rnd: Round, decision: str) -> list[str]:
 
 
 def _reasons(ctx: Context, rounds: list[Round]) -> list[tuple[str, int]]:
-    totals: dict[str, int] = {}
+    totals: Counter[str] = Counter()
     for rnd in rounds:
-        for code, n in rnd.reasons().items():
-            totals[code] = totals.get(code, 0) + n
+        totals.update(rnd.reasons())
     axis = ctx.tax["exclusion_reason"]
     return [(axis.label_of(c), totals[c]) for c in axis.ids if c in totals]
 
@@ -86,7 +81,6 @@ def _shown(flow: Flow) -> dict:
 
 
 def _round_section(ctx: Context, rnd: Round, flow: Flow) -> dict:
-    included = record_ids(rnd, "include")
     excluded = [
         (eid, ctx.exclusions.at[eid, "title"] if eid in ctx.exclusions.index else "")
         for eid in record_ids(rnd, "exclude")
@@ -96,25 +90,8 @@ def _round_section(ctx: Context, rnd: Round, flow: Flow) -> dict:
         "flow": _shown(flow),
         "sources": source_rows(ctx, [rnd]),
         "batches": [dict(b, label=source_label(ctx, b["name"])) for b in rnd.batches],
-        "included": included,
-        "ready": [k for k in included if k in ctx.rows],
-        "unfinished": [k for k in included if k not in ctx.rows],
+        "included": record_ids(rnd, "include"),
         "excluded": excluded,
-    }
-
-
-def _summary_row(rnd: Round) -> dict:
-    return {
-        "round": rnd,
-        "sources": sorted({b["name"] for b in rnd.batches}),
-        "counts": [
-            rnd.counts["retrieved"],
-            rnd.counts["duplicates_removed"],
-            rnd.counts["to_screen"],
-            rnd.included,
-            rnd.excluded,
-            rnd.awaiting,
-        ],
     }
 
 
@@ -142,7 +119,7 @@ def rounds_page(ctx: Context) -> Page:
         protocol=protocol,
         overall=overall if rounds else None,
         overall_sources=source_rows(ctx, rounds),
-        summary=[_summary_row(r) for r in reversed(rounds)],
+        rounds=rounds[::-1],
         sections=sections[::-1],  # newest round first
         by_hand=added_by_hand(ctx, protocol, rounds) if rounds else [],
     )

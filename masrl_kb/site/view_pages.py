@@ -1,12 +1,6 @@
-"""The survey's view beside today's on the site: the claims page, the Since the survey
-page, the note on every page saying what date the pool covers, and the banner of a
-preview build.
-
-Everything is computed by :mod:`masrl_kb.query.views` (``pool_coverage``,
-``survey_view``, ``new_papers``, ``moved_cells``, ``claim_views``), the same
-functions the command line and a pandas user call; the templates
-``claims.md``, ``since_survey.md``, ``pool_note.md`` and ``preview.md`` lay it out.
-"""
+"""The survey's view beside today's: the claims page, the Since the survey page, the
+note on every page saying what date the pool covers and the banner of a preview build,
+all computed by :mod:`masrl_kb.query.views` (as the command line and pandas users do)."""
 
 from __future__ import annotations
 
@@ -20,15 +14,7 @@ DRAFTS_LISTED = 20  # drafts named in a preview banner; the rest are counted
 
 
 def claims_page(ctx: Context) -> Page:
-    page = Page(urls.CLAIMS, "Claims")
-    views = ctx.claim_views
-    return page.show(
-        "claims.md",
-        ctx=ctx,
-        views=views,
-        broken=sum(not v.survey.holds for v in views or []),
-        broken_today=sum(not v.today.holds for v in views or []),
-    )
+    return Page(urls.CLAIMS, "Claims").show("claims.md", ctx=ctx)
 
 
 # ---------------------------------------------------------------- since the survey
