@@ -1,9 +1,6 @@
-"""Pages about the judgements themselves: readers' agreement, evaluations, releases.
-
-Both pages compute with the query API (:mod:`masrl_kb.query.agreement`,
-:func:`masrl_kb.query.frames.evaluations`, :func:`benchmark_matrix`) and lay
-out with templates, like every other page.
-"""
+"""Pages about the judgements themselves: readers' agreement, evaluations, releases,
+computed with the query API (:mod:`masrl_kb.query.agreement`,
+:func:`masrl_kb.query.frames.evaluations`)."""
 
 from __future__ import annotations
 
@@ -29,31 +26,18 @@ def _figure(value: float) -> str:
 def agreement_page(ctx: Context) -> Page:
     page = Page(urls.AGREEMENT, "Agreement", meta={"search": {"exclude": True}})
     table = agreement(table=ctx.readings)
-    rows = [
-        {
-            "readers": r["readers"],
-            "axis": r["axis"],
-            "axis_label": urls.reading_axis_label(ctx, r["axis"]),
-            "n": int(r["n"]),
-            "agreement": f"{r['agreement']:.0%}",
-            "kappa": _figure(r["kappa"]),
-            "alpha": _figure(r["alpha"]),
-        }
-        for r in table.to_dict("records")
-    ]
-    differ = [
-        {
-            "readers": d["readers"],
-            "axis": d["axis"],
-            "axis_label": urls.reading_axis_label(ctx, d["axis"]),
-            "key": d["key"],
-            "first": urls.reading_label(ctx, d["axis"], d["first"]),
-            "second": urls.reading_label(ctx, d["axis"], d["second"]),
-        }
-        for d in disagreements(table=ctx.readings).to_dict("records")
-    ]
+    figures = table.assign(
+        n=table["n"].astype(int),
+        agreement=table["agreement"].map("{:.0%}".format),
+        kappa=table["kappa"].map(_figure),
+        alpha=table["alpha"].map(_figure),
+    )
     return page.show(
-        "agreement.md", ctx=ctx, readers=reader_list(ctx.papers, ctx.root), rows=rows, differ=differ
+        "agreement.md",
+        ctx=ctx,
+        readers=reader_list(ctx.papers, ctx.root),
+        rows=figures.to_dict("records"),
+        differ=disagreements(table=ctx.readings).to_dict("records"),
     )
 
 

@@ -25,8 +25,7 @@ from masrl_kb.site.exclusion_pages import exclusions_page
 from masrl_kb.site.gaps import gaps_page
 from masrl_kb.site.home import home_page
 from masrl_kb.site.paper_pages import paper_pages
-from masrl_kb.site.protocol_pages import protocol_page
-from masrl_kb.site.round_pages import rounds_page
+from masrl_kb.site.round_pages import protocol_page, rounds_page
 from masrl_kb.site.taxonomy_pages import taxonomy_pages
 
 

@@ -1,5 +1,6 @@
-"""The screening rounds page: PRISMA-style flows and what each round added, computed with
-the query API (``pool_as_of``) from the round records (:mod:`masrl_kb.kb.rounds`)."""
+"""The screening protocol page, and the rounds page: PRISMA-style flows and what each
+round added, computed with the query API (``pool_as_of``) from the round records
+(:mod:`masrl_kb.kb.rounds`)."""
 
 from __future__ import annotations
 
@@ -123,3 +124,10 @@ def rounds_page(ctx: Context) -> Page:
         sections=sections[::-1],  # newest round first
         by_hand=added_by_hand(ctx, protocol, rounds) if rounds else [],
     )
+
+
+def protocol_page(ctx: Context) -> Page:
+    """The survey's sources, query families, inclusion rules and exclusion codes, from
+    ``protocol.yaml`` and ``taxonomy.yaml``."""
+    page = Page(urls.PROTOCOL, "Search and screening protocol")
+    return page.show("protocol.md", ctx=ctx, protocol=ctx.protocol)

@@ -1,8 +1,5 @@
-"""Stable site URLs and display labels for axes and values.
-
-URLs are site-relative directory URLs (``papers/<key>/``); pages turn them
-into relative hrefs with :func:`masrl_kb.site.html.rel`.
-"""
+"""Stable site URLs (site-relative directory URLs such as ``papers/<key>/``, made relative
+by :func:`masrl_kb.site.html.rel`) and display labels for axes and values."""
 
 from __future__ import annotations
 
@@ -54,17 +51,11 @@ def benchmark(bid: str) -> str:
     return f"benchmarks/{slug(bid)}/"
 
 
-def taxonomy_axis(axis: str) -> str | None:
-    """The taxonomy page an axis is described on (None for year)."""
-    if axis in DECISION_AXES:
-        return "decision"
-    if axis == "reward_type":
-        return "reward_family"
-    return None if axis == "year" else axis
-
-
 def axis_page(axis: str) -> str:
-    return f"taxonomy/{taxonomy_axis(axis)}/"
+    """The taxonomy page an axis is described on (decision_learned and reward_type share
+    one)."""
+    page = {"decision_learned": "decision", "reward_type": "reward_family"}.get(axis, axis)
+    return f"taxonomy/{page}/"
 
 
 def value(axis: str, value_id: object) -> str:
