@@ -1,8 +1,5 @@
-"""Inline SVG charts drawn at build time, each with a data-table fallback.
-
-Python computes the geometry (coordinates are arithmetic); the ``svg.html``
-template writes the SVG, so Jinja escapes every text in it.
-"""
+"""Inline SVG charts drawn at build time, each with a data-table fallback: Python computes
+the geometry, the ``svg.html`` template writes (and escapes) the SVG."""
 
 from __future__ import annotations
 
@@ -122,11 +119,8 @@ def learned_chart(page: Page, ctx: Context) -> Markup:
 
 
 def decision_chart(page: Page, ctx: Context) -> Markup:
-    """Horizontal bars per decision: learned, and present (fixed or prompted).
-
-    Each decision: its label and counts on one line, its bar under it across the
-    chart, so phones (which enlarge the text) never clip a label.
-    """
+    """Horizontal bars per decision, learned and present (fixed or prompted): label and
+    counts on one line, the bar under it, so phones (larger text) never clip a label."""
     ids = ctx.tax["decision"].ids
     counts = {d: value_counts(d, papers=ctx.papers) for d in ids}
     peak = max((int(c["present"] + c["learned"]) for c in counts.values()), default=0) or 1

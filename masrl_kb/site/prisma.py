@@ -1,11 +1,6 @@
-"""PRISMA 2020 flow diagrams (the layout for updated reviews), drawn by :mod:`diagrams`.
-
-A flow is plain numbers (:class:`Flow`); :func:`flow_boxes` places them on the
-box-and-arrow grid every diagram of the site uses, so the SVG, its escaping and
-its styling have one home (:func:`masrl_kb.site.diagrams.diagram`).
-:func:`flow_rows` gives the same numbers as table rows, readable without the
-picture (and by tests).
-"""
+"""PRISMA 2020 flow diagrams (the layout for updated reviews): :func:`flow_boxes` places a
+:class:`Flow`'s numbers on the grid of :func:`masrl_kb.site.diagrams.diagram`;
+:func:`flow_rows` gives the same numbers as table rows, readable without the picture."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""The Jinja2 environment that lays out every generated page (autoescape on).
-
-Page modules compute data; templates under ``masrl_kb/site/templates`` lay it
-out. Record text is escaped by Jinja itself, so no page module escapes by
-hand. Two filters cover the places where text is not HTML: ``md`` for a
-Markdown heading and ``ext`` for an outbound http(s) link.
-"""
+"""The Jinja2 environment that lays out every generated page: page modules compute data,
+templates lay it out, and Jinja escapes record text (autoescape); the ``md`` filter
+escapes a Markdown heading, ``xml`` cleans text for the Atom feed."""
 
 from __future__ import annotations
 
@@ -72,10 +68,6 @@ def tag(scope: Scope, axis: str, value: object, short: bool = False) -> Markup:
     return link(scope, urls.value(axis, value), label)
 
 
-def _md(text: object) -> Markup:
-    return Markup(md_text(text))
-
-
 # Characters XML 1.0 forbids; dropped from text bound for the Atom feed.
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
@@ -86,9 +78,8 @@ def _xml(text: object) -> str:
 
 
 def template_cache() -> FileSystemBytecodeCache | None:
-    """Compiled templates kept between builds, in this user's cache folder (never in
-    the repository, where a pull request could place code); None when that folder
-    may not be trusted (:func:`masrl_kb.kb.cache.folder`)."""
+    """Compiled templates kept in this user's cache folder (never in the repository, where
+    a pull request could place code); None when it may not be trusted (``cache.folder``)."""
     folder = cache_folder()
     return None if folder is None else FileSystemBytecodeCache(str(folder), "jinja-%s.cache")
 
@@ -105,7 +96,7 @@ def environment() -> Environment:
         keep_trailing_newline=False,
         bytecode_cache=template_cache(),
     )
-    env.filters.update(md=_md, xml=_xml)
+    env.filters.update(md=lambda text: Markup(md_text(text)), xml=_xml)
     env.globals.update(
         urls=urls,
         safe_url=safe_url,

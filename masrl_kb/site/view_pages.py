@@ -20,43 +20,17 @@ def claims_page(ctx: Context) -> Page:
 # ---------------------------------------------------------------- since the survey
 
 
-def _new_paper_rows(ctx: Context) -> list[dict]:
-    frame = new_papers(ctx.papers, ctx.root, ctx.baseline)
-    return [
-        {"key": key, "added": added.date().isoformat(), "round": rnd}
-        for key, added, rnd in zip(frame.index, frame["added"], frame["round"], strict=True)
-    ]
-
-
-def changed_crosses(ctx: Context) -> list[tuple[str, str, list[dict]]]:
-    """(cross-tab slug, title, cells) of every cross-tab with a cell that moved."""
+def changed_crosses(ctx: Context) -> list[tuple[Cross, list[dict]]]:
+    """Every cross-tab with a cell that moved, and its moved cells (``moved_cells`` rows)."""
     crosses = all_crosses()
-    moved = moved_cells(
-        ctx.papers, ctx.root, ctx.baseline, [(c.rows, c.cols, c.strict) for c in crosses]
-    )
-    out = []
-    for cross in crosses:
-        mine = moved[
-            (moved["rows"] == cross.rows)
-            & (moved["cols"] == cross.cols)
-            & (moved["strict"] == cross.strict)
-        ]
-        cells = [_cell(ctx, cross, row) for row in mine.to_dict("records")]
-        if cells:
-            out.append((cross.slug, urls.cross_title(ctx, cross), cells))
-    return out
-
-
-def _cell(ctx: Context, cross: Cross, row: dict) -> dict:
-    rv, cv = row["row_value"], row["col_value"]
-    return {
-        "label": urls.cell_label(ctx, cross, rv, cv),
-        "href": urls.cell(cross, rv, cv) if (cross, rv, cv) in ctx.cells else None,
-        "before": row["survey"],
-        "after": row["today"],
-        "change": f"{row['change']:+d}",
-        "movers": [k for k in row["papers"] if k in ctx.rows],
-    }
+    specs = [(c.rows, c.cols, c.strict) for c in crosses]
+    moved = moved_cells(ctx.papers, ctx.root, ctx.baseline, specs)
+    by_cross = dict(list(moved.groupby(["rows", "cols", "strict"], sort=False)))
+    return [
+        (cross, by_cross[spec].to_dict("records"))
+        for cross, spec in zip(crosses, specs, strict=True)
+        if spec in by_cross
+    ]
 
 
 # Newest papers listed here; the rest are on What's new (every record by its day).
@@ -64,18 +38,12 @@ NEW_LISTED = 100
 
 
 def since_page(ctx: Context) -> Page:
-    survey_papers, survey_exclusions = ctx.survey
     page = Page(urls.SINCE, "Since the survey")
+    new = new_papers(ctx.papers, ctx.root, ctx.baseline)
     return page.show(
         "since_survey.md",
         ctx=ctx,
-        counts={
-            "baseline-papers": len(survey_papers),
-            "baseline-exclusions": len(survey_exclusions),
-            "current-papers": len(ctx.papers),
-            "current-exclusions": len(ctx.exclusions),
-        },
-        new=(new := _new_paper_rows(ctx))[:NEW_LISTED],
+        new=list(zip(new.index, new.to_dict("records"), strict=True))[:NEW_LISTED],
         more=len(new) - NEW_LISTED,
         crosses=changed_crosses(ctx),
         has_claims=ctx.claim_views is not None,
