@@ -90,9 +90,7 @@ def evaluations_page(ctx: Context) -> Page:
         rest=others[OUTSIDE_SHOWN:],
         group_rows=GROUP_ROWS,
         unused=sorted(pooled - set(table["benchmark"])),
-        n_values=len(ctx.results),
         unevaluated=sorted(methods.index[methods["n_benchmarks"] == 0]),
-        setting=ctx.tax["benchmark_setting"],
         releases=[
             (kind, int(methods[f"has_{kind}"].sum()), len(methods)) for kind in ARTIFACT_KINDS
         ],

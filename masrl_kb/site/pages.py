@@ -17,15 +17,13 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-from masrl_kb.site import about, crosstabs, feeds, judgement_pages, urls, view_pages
+from masrl_kb.site import about, crosstabs, judgement_pages, screening_pages, urls, view_pages
 from masrl_kb.site.author_pages import authors_page
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import Context, load_context
-from masrl_kb.site.exclusion_pages import exclusions_page
 from masrl_kb.site.gaps import gaps_page
 from masrl_kb.site.home import home_page
 from masrl_kb.site.paper_pages import paper_pages
-from masrl_kb.site.round_pages import protocol_page, rounds_page
 from masrl_kb.site.taxonomy_pages import taxonomy_pages
 
 
@@ -36,11 +34,11 @@ def all_pages(ctx: Context, downloads: dict[str, str]) -> Iterator[Page]:
     yield view_pages.claims_page(ctx)
     yield from crosstabs.crosstab_pages(ctx)
     yield from taxonomy_pages(ctx)
-    yield exclusions_page(ctx)
-    yield protocol_page(ctx)
-    yield rounds_page(ctx)
+    yield screening_pages.exclusions_page(ctx)
+    yield screening_pages.protocol_page(ctx)
+    yield screening_pages.rounds_page(ctx)
     yield view_pages.since_page(ctx)
-    yield feeds.new_page(ctx)
+    yield screening_pages.new_page(ctx)
     yield about.downloads_page(ctx, downloads)
     yield about.contribute_page(ctx)
     yield about.cite_page(ctx)
@@ -68,7 +66,7 @@ def render_files(ctx: Context) -> dict[str, str]:
     pages = (view_pages.with_view_notes(ctx, p) for p in all_pages(ctx, downloads))
     files = {urls.source_path(p.url): p.render() for p in pages}
     files.update(downloads)
-    files[urls.FEED] = feeds.atom_feed(ctx)
+    files[urls.FEED] = screening_pages.atom_feed(ctx)
     return files
 
 

@@ -180,8 +180,7 @@ def citation_meta(row: dict, arxiv: str | None) -> dict[str, object]:
     if isinstance(row["venue"], str) and row["venue"]:
         meta["venue"] = row["venue"]
     if arxiv:
-        meta["arxiv_id"] = arxiv
-        meta["pdf_url"] = f"https://arxiv.org/pdf/{arxiv}"
+        meta |= {"arxiv_id": arxiv, "pdf_url": f"https://arxiv.org/pdf/{arxiv}"}
     return meta
 
 
@@ -245,12 +244,9 @@ def paper_page(ctx: Context, key: str) -> Page:
         authors=folded_authors(row),
         arxiv=arxiv,
         links=links,
-        decisions=sorted(row["decisions"], key=lambda d: d["id"]),
         cells=paper_cells(ctx, key),
-        bibtex=ctx.bibtex_entries[key],
         source=source_links(ctx, key),
         releases=releases(row),
-        evaluated=ctx.evaluations_by_paper.get(key, []),
         readings=other_readings(ctx, key),
         evaluated_kind=row["category"] in EVALUATED_CATEGORIES,
         provisional=provisional_notes(row),
@@ -289,13 +285,7 @@ def other_readings(ctx: Context, key: str) -> dict:
         reader: {a: (row[a], row[a] == record[a]) for a in axes if isinstance(row[a], str | bool)}
         for reader, row in others.iterrows()
     }
-    return {
-        "axes": axes,
-        "record": record,
-        "rows": rows,
-        "axis_label": lambda a: urls.reading_axis_label(ctx, a),
-        "label": lambda a, v: urls.reading_label(ctx, a, v),
-    }
+    return {"axes": axes, "record": record, "rows": rows}
 
 
 def paper_pages(ctx: Context) -> Iterator[Page]:
