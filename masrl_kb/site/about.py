@@ -22,12 +22,6 @@ from masrl_kb.traces.render import DIAGRAM_EXAMPLE, load_examples, trace_page_ma
 from masrl_kb.traces.schema import SCHEMA_PATH
 
 MERMAID_FENCE = re.compile(r"^```mermaid\n.*?\n```$", re.S | re.M)
-DERIVED_DOCS = {
-    "reward_family": "Reward family R1..R8 or NA, derived from reward_type.",
-    "O1..O5": "One column per orchestration decision: absent, present or learned.",
-    "bibtex_key": "The citation key (from citation).",
-    "entry_type": "The BibTeX entry type (from citation).",
-}
 
 
 def download_files(ctx: Context) -> dict[str, str]:
@@ -44,25 +38,12 @@ def download_files(ctx: Context) -> dict[str, str]:
     }
 
 
-DESCRIBED = {
-    "papers.csv": "the pool, one row a paper; list and mapping fields as JSON text",
-    "papers.json": "the pool as a JSON list of records",
-    "papers.bib": "BibTeX for every pooled paper",
-    "exclusions.csv": "the exclusion log, one row a record",
-    "exclusions.json": "the exclusion log as a JSON list",
-}
-
-
 def downloads_page(ctx: Context, files: dict[str, str]) -> Page:
     page = Page(urls.DOWNLOADS, "Downloads")
-    names = {path: path.rsplit("/", 1)[-1] for path in files}
     return page.show(
         "downloads.md",
-        files=[
-            (path, names[path], f"{len(text.encode('utf-8')) / 1024:.0f}", DESCRIBED[names[path]])
-            for path, text in files.items()
-        ],
-        paper_fields=[(f.name, f.doc) for f in PAPER_FIELDS] + list(DERIVED_DOCS.items()),
+        sizes={path: f"{len(text.encode('utf-8')) / 1024:.0f}" for path, text in files.items()},
+        paper_fields=[(f.name, f.doc) for f in PAPER_FIELDS],
         exclusion_fields=[(f.name, f.doc) for f in EXCLUSION_FIELDS],
     )
 

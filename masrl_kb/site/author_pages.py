@@ -9,6 +9,7 @@ from masrl_kb.query.authors import authors, fold
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import Context
+from masrl_kb.site.html import slug
 
 # Papers and co-authors listed per author; the rest are one link (or a count) away.
 LISTED = 20
@@ -46,7 +47,7 @@ def author_anchors(names: Iterable[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     taken: set[str] = set()
     for name in sorted(names, key=lambda n: (fold(n), n)):
-        base = urls.author_anchor(fold(name))
+        base = "a-" + slug(fold(name))  # stable across builds
         anchor, n = base, 1
         while anchor in taken:
             n += 1

@@ -1,4 +1,5 @@
-"""The gaps page: the survey's headline gaps first, then every (near-)empty cell, folded."""
+"""The gaps page (the survey's headline gaps first, then every (near-)empty cell, folded),
+and the home page: the pool, its headline numbers, the claims and the gaps."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ from masrl_kb.kb.rules import NA
 from masrl_kb.query.frames import select
 from masrl_kb.query.views import ClaimViews
 from masrl_kb.site import urls
+from masrl_kb.site.charts import decision_chart, learned_chart, year_chart
 from masrl_kb.site.components import Page
-from masrl_kb.site.context import CROSSTABS, Context, Cross, broad_of, count_at
+from masrl_kb.site.context import CROSSTABS, SURVEY, Context, Cross, broad_of, count_at
 from masrl_kb.site.crosstabs import NEAR_EMPTY
+from masrl_kb.site.paper_pages import suggest_link
 
 CLOSEST_PER_GAP = 4
 INLINE_LIMIT = 12  # titles shown per list; the rest are counted
@@ -214,4 +217,19 @@ def gaps_page(ctx: Context) -> Page:
         findings=findings(ctx),
         tables=[gap_table(ctx, broad, variant) for broad, variant in SURVEY_TABLES],
         inline_limit=INLINE_LIMIT,
+    )
+
+
+def home_page(ctx: Context) -> Page:
+    page = Page(urls.HOME, "Home", meta={"hide": ["navigation"]})
+    return page.show(
+        "home.md",
+        ctx=ctx,
+        survey=SURVEY,
+        gaps=[(gap, headline_numbers(ctx, gap)) for gap in HEADLINES],
+        findings=findings(ctx),
+        year_chart=year_chart(page, ctx),
+        decision_chart=decision_chart(page, ctx),
+        learned_chart=learned_chart(page, ctx),
+        suggest=suggest_link(ctx),
     )

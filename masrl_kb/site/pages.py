@@ -21,8 +21,7 @@ from masrl_kb.site import about, crosstabs, judgement_pages, screening_pages, ur
 from masrl_kb.site.author_pages import authors_page
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import Context, load_context
-from masrl_kb.site.gaps import gaps_page
-from masrl_kb.site.home import home_page
+from masrl_kb.site.gaps import gaps_page, home_page
 from masrl_kb.site.paper_pages import paper_pages
 from masrl_kb.site.taxonomy_pages import taxonomy_pages
 

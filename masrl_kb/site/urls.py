@@ -41,11 +41,6 @@ def paper(key: str) -> str:
     return f"papers/{key}/"
 
 
-def author_anchor(name: str) -> str:
-    """An author's section on the authors index (stable across builds)."""
-    return "a-" + slug(name)
-
-
 def benchmark(bid: str) -> str:
     """A benchmark's page (every benchmark a paper reports on, pooled or not)."""
     return f"benchmarks/{slug(bid)}/"
