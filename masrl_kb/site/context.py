@@ -101,6 +101,7 @@ class Context:
     tables: dict[Cross, pd.DataFrame] = field(default_factory=dict)
     cells: dict[tuple[Cross, object, object], list[str]] = field(default_factory=dict)
     paper_cells: dict[str, list[tuple[Cross, object, object]]] = field(default_factory=dict)
+    # Each paper's fields as a plain dict, by key (pandas row access is slow in loops).
     rows: dict[str, dict] = field(default_factory=dict)
     # Per cross-tab and side ("rows"/"cols"): each paper's positions along that axis
     # (strict tables count strict papers only). Computed once; gaps and totals reuse it.
@@ -111,10 +112,6 @@ class Context:
     preview: bool = False
     # Values several pages share (a cell's label and count), computed on first use.
     memo: dict[tuple[object, ...], dict] = field(default_factory=dict)
-
-    def row(self, key: str) -> dict:
-        """One paper's fields as a plain dict (pandas row access is slow in loops)."""
-        return self.rows[key]
 
     @cached_property
     def readings(self) -> pd.DataFrame:
@@ -139,10 +136,10 @@ class Context:
     @cached_property
     def evaluations_by_paper(self) -> dict[str, list[dict]]:
         """Each paper's rows of :attr:`evaluations`, grouped in one pass."""
-        grouped: dict[str, list[dict]] = defaultdict(list)
-        for row in self.evaluations.to_dict("records"):
-            grouped[row["key"]].append(row)
-        return dict(grouped)
+        return {
+            str(key): rows.to_dict("records")
+            for key, rows in self.evaluations.groupby("key", sort=False)
+        }
 
     @cached_property
     def bibtex(self) -> str:

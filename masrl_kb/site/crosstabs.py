@@ -76,10 +76,9 @@ def heat(ctx: Context, cross: Cross) -> dict:
 
 
 def crosstab_page(ctx: Context, cross: Cross) -> Page:
-    title = urls.cross_title(ctx, cross)
     page = Page(
         urls.crosstab(cross),
-        title,
+        urls.cross_title(ctx, cross),
         meta={"hide": ["navigation", "toc"], "search": {"exclude": True}},
     )
     chart = None
@@ -90,7 +89,6 @@ def crosstab_page(ctx: Context, cross: Cross) -> Page:
     return page.show(
         "crosstab.md",
         ctx=ctx,
-        title=title,
         twin=twin_of(cross),
         heat=heat(ctx, cross),
         near=NEAR_EMPTY,
@@ -106,17 +104,15 @@ def crosstab_index(ctx: Context) -> Page:
 def cell_page(ctx: Context, cross: Cross, rv: object, cv: object, keys: list[str]) -> Page:
     """A broad cell's papers, then those of the same cell under the strict or learned
     reading (a section of the page, so the two readings share one page)."""
-    title = urls.cell_label(ctx, cross, rv, cv)
     page = Page(
         urls.cell(cross, rv, cv),
-        title,
+        urls.cell_label(ctx, cross, rv, cv),
         meta={"search": {"exclude": True}, "hide": ["navigation", "toc"], "kb_lean": True},
     )
     variant = twin_of(cross)
     return page.show(
         "cell.md",
         ctx=ctx,
-        title=title,
         cross=cross,
         rv=rv,
         cv=cv,

@@ -184,26 +184,14 @@ SURVEY_TABLES = CROSSTABS[:4]  # category x year is context, not a survey axis
 def gap_table(ctx: Context, broad: Cross, variant: Cross | None) -> dict:
     """One axis pair's (near-)empty cells with their closest papers."""
     neighbours = Neighbours(ctx, variant or broad)
-    cells = []
-    for rv, cv, broad_n, var_n in gap_cells(ctx, broad, variant):
-        cells.append(
-            {
-                "rv": rv,
-                "cv": cv,
-                "where": urls.cell_label(ctx, broad, rv, cv),
-                "broad_n": broad_n,
-                "var_n": var_n,
-                "broad_href": urls.cell(broad, rv, cv) if broad_n else None,
-                "var_href": urls.cell(variant, rv, cv) if variant and var_n else None,
-                "closest": neighbours.closest(rv, cv),
-            }
-        )
+    # (row, col, broad count, variant count, closest papers) of each (near-)empty cell
+    cells = [(*cell, neighbours.closest(*cell[:2])) for cell in gap_cells(ctx, broad, variant)]
     return {
         "broad": broad,
         "variant": variant,
         "variant_name": broad_of(variant)[1] if variant else "",
         "cells": cells,
-        "empty": sum(c["var_n"] == 0 for c in cells),
+        "empty": sum(cell[3] == 0 for cell in cells),
     }
 
 

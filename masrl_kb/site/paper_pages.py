@@ -136,7 +136,7 @@ def papers_table_page(ctx: Context) -> Page:
     rows = [
         {
             "key": key,
-            "row": (row := ctx.row(key)),
+            "row": (row := ctx.rows[key]),
             "data": row_data(ctx, key, row),
             "oneline": one_line(row["summary"]),
             "code": code_url(row),
@@ -225,7 +225,7 @@ def _cell(ctx: Context, cross: Cross | None, rv: object, cv: object) -> dict:
 
 
 def paper_page(ctx: Context, key: str) -> Page:
-    row = ctx.row(key)
+    row = ctx.rows[key]
     arxiv, links = paper_links(row)
     page = Page(
         urls.paper(key),

@@ -31,12 +31,6 @@ def decision_marks(tax, row: dict) -> list[tuple[str, str, str]]:
     return [(d, row[d], spec.label_of(d)) for d in spec.ids if row[d] != "absent"]
 
 
-def decision_entry(row: dict, decision: str) -> dict[str, str]:
-    """A paper's status and reason for one decision it touches."""
-    entry = next(d for d in row["decisions"] if d["id"] == decision)
-    return {"status": "learned" if entry["learned"] else "present", "why": entry["why"]}
-
-
 # Links are functions rather than macros: a page calls them thousands of times, and a
 # Jinja macro call costs several times a function call. Each reads the page being
 # rendered (``page``, for relative hrefs) and the records (``ctx``) from the template.
@@ -51,12 +45,12 @@ def link(scope: Scope, to: str, text: object, title: object = None) -> Markup:
 
 @pass_context
 def paper_link(scope: Scope, key: str) -> Markup:
-    return link(scope, urls.paper(key), scope["ctx"].row(key)["title"])
+    return link(scope, urls.paper(key), scope["ctx"].rows[key]["title"])
 
 
 @pass_context
 def key_link(scope: Scope, key: str) -> Markup:
-    return link(scope, urls.paper(key), key, scope["ctx"].row(key)["title"])
+    return link(scope, urls.paper(key), key, scope["ctx"].rows[key]["title"])
 
 
 @pass_context
@@ -93,7 +87,6 @@ def environment() -> Environment:
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
-        keep_trailing_newline=False,
         bytecode_cache=template_cache(),
     )
     env.filters.update(md=lambda text: Markup(md_text(text)), xml=_xml)
@@ -101,7 +94,6 @@ def environment() -> Environment:
         urls=urls,
         safe_url=safe_url,
         decision_marks=decision_marks,
-        decision_entry=decision_entry,
         link=link,
         paper_link=paper_link,
         key_link=key_link,
