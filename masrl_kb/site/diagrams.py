@@ -102,10 +102,7 @@ def flow_diagram(
 
 def trace_diagram(doc: dict) -> Markup:
     """An orchestration trace: a lane per agent, events top to bottom in time order."""
-    lanes: list[str] = []
-    for event in doc["events"]:
-        if event["agent"] not in lanes:
-            lanes.append(event["agent"])
+    lanes = list(dict.fromkeys(event["agent"] for event in doc["events"]))
     rank = _time_rows(doc["events"])
     boxes = []
     for event in doc["events"]:

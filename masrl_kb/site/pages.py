@@ -1,7 +1,5 @@
-"""Every generated file of the site, as ``{docs path: text}``.
-
-:func:`site_files` is pure (no MkDocs needed), so tests can look at the pages
-without building; :mod:`masrl_kb.site.mkdocs_hooks` hands them to MkDocs.
+"""Every generated file of the site, as ``{docs path: text}`` (:func:`site_files` needs no
+MkDocs; :mod:`masrl_kb.site.mkdocs_hooks` hands the files to MkDocs).
 
 To add a page: a function ``my_page(ctx) -> Page`` computes the data with the query API
 and returns ``Page(url, title, meta=...).show("my_page.md", ctx=ctx, ...)`` (its URL in

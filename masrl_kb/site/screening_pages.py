@@ -16,7 +16,7 @@ from masrl_kb.site.components import Page
 from masrl_kb.site.context import Context, count_at
 from masrl_kb.site.diagrams import flow_diagram
 from masrl_kb.site.html import safe_url
-from masrl_kb.site.prisma import Flow, flow_rows, flow_svg
+from masrl_kb.site.prisma import Flow, flow_svg
 from masrl_kb.site.templates import render
 
 
@@ -74,10 +74,6 @@ def round_flow(ctx: Context, rounds: list[Round], previous: int, title: str) -> 
     )
 
 
-def _shown(flow: Flow) -> dict:
-    return {"title": flow.title, "diagram": flow_svg(flow), "rows": flow_rows(flow)}
-
-
 def _round_section(ctx: Context, rnd: Round, flow: Flow) -> dict:
     excluded = [
         (eid, ctx.exclusions.at[eid, "title"] if eid in ctx.exclusions.index else "")
@@ -85,7 +81,8 @@ def _round_section(ctx: Context, rnd: Round, flow: Flow) -> dict:
     ]
     return {
         "round": rnd,
-        "flow": _shown(flow),
+        "flow": flow,
+        "diagram": flow_svg(flow),
         "sources": source_rows(ctx, [rnd]),
         "batches": [dict(b, label=source_label(ctx, b["name"])) for b in rnd.batches],
         "included": record_ids(rnd, "include"),
@@ -104,7 +101,7 @@ def rounds_page(ctx: Context) -> Page:
     rounds = load_rounds(ctx.root)
     page = Page(urls.ROUNDS, "Screening rounds")
     previous = len(ctx.survey[0])
-    overall = _shown(round_flow(ctx, rounds, previous, "Screening flow, all rounds"))
+    overall = round_flow(ctx, rounds, previous, "Screening flow, all rounds")
     sections = []
     for rnd in rounds:
         flow = round_flow(ctx, [rnd], previous, f"Screening flow, round {rnd.id}")
@@ -115,6 +112,7 @@ def rounds_page(ctx: Context) -> Page:
         ctx=ctx,
         protocol=ctx.protocol,
         overall=overall if rounds else None,
+        overall_diagram=flow_svg(overall),
         overall_sources=source_rows(ctx, rounds),
         rounds=rounds[::-1],
         sections=sections[::-1],  # newest round first
