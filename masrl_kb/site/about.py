@@ -7,12 +7,7 @@ import re
 import yaml
 from markupsafe import Markup
 
-from masrl_kb.contrib.export.tables import (
-    exclusions_records,
-    papers_records,
-    records_csv,
-    records_json,
-)
+from masrl_kb.contrib.export import tables
 from masrl_kb.kb.fields import EXCLUSION_FIELDS, PAPER_FIELDS
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
@@ -26,15 +21,15 @@ MERMAID_FENCE = re.compile(r"^```mermaid\n.*?\n```$", re.S | re.M)
 
 def download_files(ctx: Context) -> dict[str, str]:
     """The data files written into the site, by site path."""
-    exclusions = exclusions_records(ctx.exclusions)
-    papers = papers_records(ctx.papers)
+    exclusions = tables.exclusions_records(ctx.exclusions)
+    papers = tables.papers_records(ctx.papers)
     return {
-        "downloads/papers.csv": records_csv(papers),
+        "downloads/papers.csv": tables.records_csv(papers),
         # One record a line: a third smaller than indented, and still diffs by record.
-        "downloads/papers.json": records_json(papers, compact=True),
+        "downloads/papers.json": tables.records_json(papers, compact=True),
         "downloads/papers.bib": ctx.bibtex,
-        "downloads/exclusions.csv": records_csv(exclusions),
-        "downloads/exclusions.json": records_json(exclusions, compact=True),
+        "downloads/exclusions.csv": tables.records_csv(exclusions),
+        "downloads/exclusions.json": tables.records_json(exclusions, compact=True),
     }
 
 

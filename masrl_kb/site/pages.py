@@ -61,7 +61,7 @@ def render_files(ctx: Context) -> dict[str, str]:
     """Every generated file of one loaded context."""
     downloads = about.download_files(ctx)
     pages = (view_pages.with_view_notes(ctx, p) for p in all_pages(ctx, downloads))
-    files = {urls.source_path(p.url): p.render() for p in pages}
+    files = {f"{p.url}index.md": p.render() for p in pages}  # MkDocs' source of the URL
     files.update(downloads)
     files[urls.FEED] = screening_pages.atom_feed(ctx)
     return files

@@ -75,10 +75,6 @@ def round_flow(ctx: Context, rounds: list[Round], previous: int, title: str) -> 
 
 
 def _round_section(ctx: Context, rnd: Round, flow: Flow) -> dict:
-    excluded = [
-        (eid, ctx.exclusions.at[eid, "title"] if eid in ctx.exclusions.index else "")
-        for eid in record_ids(rnd, "exclude")
-    ]
     return {
         "round": rnd,
         "flow": flow,
@@ -86,7 +82,7 @@ def _round_section(ctx: Context, rnd: Round, flow: Flow) -> dict:
         "sources": source_rows(ctx, [rnd]),
         "batches": [dict(b, label=source_label(ctx, b["name"])) for b in rnd.batches],
         "included": record_ids(rnd, "include"),
-        "excluded": excluded,
+        "excluded": record_ids(rnd, "exclude"),
     }
 
 
@@ -110,7 +106,6 @@ def rounds_page(ctx: Context) -> Page:
     return page.show(
         "rounds.md",
         ctx=ctx,
-        protocol=ctx.protocol,
         overall=overall if rounds else None,
         overall_diagram=flow_svg(overall),
         overall_sources=source_rows(ctx, rounds),

@@ -32,11 +32,6 @@ CLAIMS = "claims/"
 DECISION_AXES = ("decision", "decision_learned")
 
 
-def source_path(url: str) -> str:
-    """The Markdown file that MkDocs turns into this directory URL."""
-    return f"{url}index.md"
-
-
 def paper(key: str) -> str:
     return f"papers/{key}/"
 
