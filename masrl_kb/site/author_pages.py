@@ -59,6 +59,4 @@ def author_anchors(names: Iterable[str]) -> dict[str, str]:
 
 def authors_page(ctx: Context) -> Page:
     page = Page(urls.AUTHORS, "Authors", meta={"hide": ["navigation"]})
-    entries = author_entries(ctx)
-    letters = sorted({e["letter"] for e in entries})
-    return page.show("authors.md", ctx=ctx, entries=entries, letters=letters, listed=LISTED)
+    return page.show("authors.md", ctx=ctx, entries=author_entries(ctx), listed=LISTED)

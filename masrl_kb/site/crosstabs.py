@@ -96,11 +96,6 @@ def crosstab_page(ctx: Context, cross: Cross) -> Page:
     )
 
 
-def crosstab_index(ctx: Context) -> Page:
-    page = Page(urls.CROSSTABS, "Cross-tabs")
-    return page.show("crosstab_index.md", ctx=ctx, pairs=CROSSTABS)
-
-
 def cell_page(ctx: Context, cross: Cross, rv: object, cv: object, keys: list[str]) -> Page:
     """A broad cell's papers, then those of the same cell under the strict or learned
     reading (a section of the page, so the two readings share one page)."""
@@ -130,6 +125,6 @@ def cell_pages(ctx: Context) -> Iterator[Page]:
 
 
 def crosstab_pages(ctx: Context) -> Iterator[Page]:
-    yield crosstab_index(ctx)
+    yield Page(urls.CROSSTABS, "Cross-tabs").show("crosstab_index.md", ctx=ctx, pairs=CROSSTABS)
     for cross in all_crosses():
         yield crosstab_page(ctx, cross)

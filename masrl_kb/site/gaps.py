@@ -47,9 +47,6 @@ class Finding:
     many: str  # what the number counts, after a plural number ("papers train ...")
     one: str  # the same after the number 1 ("paper trains ...")
 
-    def text(self, value: int) -> str:
-        return self.one if value == 1 else self.many
-
 
 def _headline(entry: dict) -> Headline:
     pairs = {

@@ -73,7 +73,6 @@ def benchmark_groups(ctx: Context) -> list[dict]:
 
 def evaluations_page(ctx: Context) -> Page:
     page = Page(urls.EVALUATIONS, "Evaluations", meta={"hide": ["navigation", "toc"]})
-    table = ctx.evaluations
     methods = ctx.papers[ctx.papers["category"].isin(EVALUATED_CATEGORIES)]
     claims = [v for v in ctx.claim_views or [] if v.claim.group == EVALUATION_GROUP]
     groups = benchmark_groups(ctx)
@@ -89,7 +88,7 @@ def evaluations_page(ctx: Context) -> Page:
         groups=sorted(shown, key=groups.index),
         rest=others[OUTSIDE_SHOWN:],
         group_rows=GROUP_ROWS,
-        unused=sorted(pooled - set(table["benchmark"])),
+        unused=sorted(pooled - set(ctx.evaluations["benchmark"])),
         unevaluated=sorted(methods.index[methods["n_benchmarks"] == 0]),
         releases=[
             (kind, int(methods[f"has_{kind}"].sum()), len(methods)) for kind in ARTIFACT_KINDS

@@ -273,10 +273,8 @@ def releases(row: dict) -> list[dict]:
 def other_readings(ctx: Context, key: str) -> dict:
     """Other readers' codings of this paper: one row per reader, one cell per field,
     each cell saying whether it matches the record."""
-    if key not in ctx.reading_keys:
-        return {}
-    frame = paper_readings(key, table=ctx.readings)
-    if frame.empty or KB_READER not in frame.index:
+    frame = paper_readings(key, table=ctx.readings) if key in ctx.reading_keys else None
+    if frame is None or frame.empty or KB_READER not in frame.index:
         return {}
     others = frame.drop(index=KB_READER)
     axes = [a for a in READING_AXES if a in others.columns and others[a].notna().any()]

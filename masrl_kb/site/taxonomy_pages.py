@@ -56,13 +56,7 @@ def axis_page(ctx: Context, axis: str) -> Page:
     )
 
 
-def taxonomy_index(ctx: Context) -> Page:
-    page = Page(urls.TAXONOMY, "Taxonomy")
-    axes = [(urls.axis_page(a), ctx.tax[a].label, ctx.tax[a].description) for a in TAXONOMY_AXES]
-    return page.show("taxonomy_index.md", ctx=ctx, axes=axes)
-
-
 def taxonomy_pages(ctx: Context) -> Iterator[Page]:
-    yield taxonomy_index(ctx)
+    yield Page(urls.TAXONOMY, "Taxonomy").show("taxonomy_index.md", ctx=ctx, axes=TAXONOMY_AXES)
     for axis in TAXONOMY_AXES:
         yield axis_page(ctx, axis)
