@@ -9,6 +9,7 @@ import pandas as pd
 
 from masrl_kb.kb.rules import NA
 from masrl_kb.site import urls
+from masrl_kb.site.charts import year_chart
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import (
     CROSSTABS,
@@ -81,18 +82,13 @@ def crosstab_page(ctx: Context, cross: Cross) -> Page:
         urls.cross_title(ctx, cross),
         meta={"hide": ["navigation", "toc"], "search": {"exclude": True}},
     )
-    chart = None
-    if cross == Cross("category", "year"):
-        from masrl_kb.site.charts import year_chart
-
-        chart = year_chart(page, ctx)
     return page.show(
         "crosstab.md",
         ctx=ctx,
         twin=twin_of(cross),
         heat=heat(ctx, cross),
         near=NEAR_EMPTY,
-        chart=chart,
+        chart=year_chart(page, ctx) if cross == Cross("category", "year") else None,
     )
 
 

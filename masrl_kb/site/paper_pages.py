@@ -190,10 +190,7 @@ def source_links(ctx: Context, key: str) -> dict[str, str]:
         return {}
     repo = ctx.repo_url.rstrip("/")
     query = urlencode({"template": REPORT_FORM, "title": f"[correction] {key}", "key": key})
-    return {
-        "edit": f"{repo}/edit/main/papers/{key}.yaml",
-        "report": f"{repo}/issues/new?{query}",
-    }
+    return {"edit": f"{repo}/edit/main/papers/{key}.yaml", "report": f"{repo}/issues/new?{query}"}
 
 
 def paper_cells(ctx: Context, key: str) -> list[dict]:

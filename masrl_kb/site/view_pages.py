@@ -46,8 +46,6 @@ def since_page(ctx: Context) -> Page:
         new=list(zip(new.index, new.to_dict("records"), strict=True))[:NEW_LISTED],
         more=len(new) - NEW_LISTED,
         crosses=changed_crosses(ctx),
-        has_claims=ctx.claim_views is not None,
-        claims=[v for v in ctx.claim_views or [] if v.moved],
     )
 
 
