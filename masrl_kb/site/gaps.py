@@ -88,9 +88,10 @@ def group_claims(ctx: Context, gap: Headline) -> list[ClaimViews]:
 def headline_numbers(ctx: Context, gap: Headline) -> list[dict]:
     """One entry per number (the group's claims, else its measures): label, its value in
     the survey's view and today's, whether it moved and the papers that moved it."""
+    numbers: list[tuple[str, str, str, list[str]]]
     if gap.group:
         numbers = [
-            (v.claim.label or v.claim.id, v.survey.shown_value, v.today.shown_value, v.papers)
+            (v.claim.label or v.claim.id, v.survey.shown_value, v.today.shown_value, list(v.papers))
             for v in group_claims(ctx, gap)
         ]
     else:
@@ -99,7 +100,7 @@ def headline_numbers(ctx: Context, gap: Headline) -> list[dict]:
             now, then = measure(ctx, where), measure(ctx, where, ctx.survey[0])
             numbers.append((label, str(len(then)), str(len(now)), sorted(set(now) ^ set(then))))
     return [
-        {"label": label, "survey": was, "today": now, "moved": was != now, "movers": list(movers)}
+        {"label": label, "survey": was, "today": now, "moved": was != now, "movers": movers}
         for label, was, now, movers in numbers
     ]
 

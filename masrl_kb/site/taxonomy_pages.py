@@ -41,7 +41,7 @@ def _members(ctx: Context, axis: str, value_id: str) -> list[str]:
 def axis_page(ctx: Context, axis: str) -> Page:
     spec = ctx.tax[axis]
     page = Page(urls.axis_page(axis), spec.label, meta={"hide": ["navigation"]})
-    types: dict[str, list] = defaultdict(list)  # reward types by family
+    types: dict[object, list] = defaultdict(list)  # reward types by family
     for t in ctx.tax["reward_type"].values if axis == "reward_family" else ():
         types[t.extra.get("family")].append(t)
     return page.show(
