@@ -126,10 +126,10 @@ class Context:
     @cached_property
     def evaluations_by_paper(self) -> dict[str, list[dict]]:
         """Each paper's rows of :attr:`evaluations`, grouped in one pass."""
-        return {
-            str(key): rows.to_dict("records")
-            for key, rows in self.evaluations.groupby("key", sort=False)
-        }
+        grouped: dict[str, list[dict]] = defaultdict(list)
+        for row in self.evaluations.to_dict("records"):
+            grouped[row["key"]].append(row)
+        return dict(grouped)
 
     @cached_property
     def bibtex(self) -> str:

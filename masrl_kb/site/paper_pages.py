@@ -250,20 +250,15 @@ def paper_page(ctx: Context, key: str) -> Page:
     )
 
 
-def releases(row: dict) -> list[dict]:
-    """Each artifact kind: its URL, or the day it was checked and not found."""
+def releases(row: dict) -> list[tuple[str, str | None, str | None]]:
+    """(kind, URL, the day it was checked and not found) of each artifact kind."""
     artifacts = row["artifacts"] if isinstance(row["artifacts"], dict) else {}
     out = []
     for kind in ARTIFACT_KINDS:
         value = artifacts.get(kind)
         checked = value.get("none") if isinstance(value, dict) else None
-        out.append(
-            {
-                "kind": kind,
-                "url": value if isinstance(value, str) else None,
-                "checked": str(checked) if checked else None,
-            }
-        )
+        url = value if isinstance(value, str) else None
+        out.append((kind, url, str(checked) if checked else None))
     return out
 
 
