@@ -26,7 +26,7 @@ from masrl_kb.query.frames import (
 from masrl_kb.site import site_files
 from masrl_kb.site import urls as site_urls
 from masrl_kb.site.context import all_crosses
-from masrl_kb.site.feeds import FEED_ENTRIES
+from masrl_kb.site.screening_pages import FEED_ENTRIES
 from tests.test_site_support import cell_keys, hrefs, page, parse, real_site, with_attr
 
 REPO = Path(__file__).resolve().parent.parent

@@ -1,10 +1,6 @@
-"""The knowledge base's website: pages generated from the records at build time.
-
-``build_site(root)`` runs MkDocs; ``site_files(root)`` returns every generated
-page as text (no MkDocs needed); ``safe_url`` is the only gate for hrefs.
-They are imported on first use: ``build_site`` only starts MkDocs, and the process
-that does so need not load pandas and the page modules the MkDocs child loads.
-"""
+"""The knowledge base's website: ``build_site(root)`` runs MkDocs, ``site_files(root)``
+returns every generated page as text, ``safe_url`` is the only gate for hrefs. Imported on
+first use, so the process that starts MkDocs need not load pandas and the page modules."""
 
 from __future__ import annotations
 

@@ -5,13 +5,9 @@ from __future__ import annotations
 import re
 
 import yaml
+from markupsafe import Markup
 
-from masrl_kb.contrib.export.tables import (
-    exclusions_records,
-    papers_records,
-    records_csv,
-    records_json,
-)
+from masrl_kb.contrib.export import tables
 from masrl_kb.kb.fields import EXCLUSION_FIELDS, PAPER_FIELDS
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
@@ -21,47 +17,28 @@ from masrl_kb.traces.render import DIAGRAM_EXAMPLE, load_examples, trace_page_ma
 from masrl_kb.traces.schema import SCHEMA_PATH
 
 MERMAID_FENCE = re.compile(r"^```mermaid\n.*?\n```$", re.S | re.M)
-DERIVED_DOCS = {
-    "reward_family": "Reward family R1..R8 or NA, derived from reward_type.",
-    "O1..O5": "One column per orchestration decision: absent, present or learned.",
-    "bibtex_key": "The citation key (from citation).",
-    "entry_type": "The BibTeX entry type (from citation).",
-}
 
 
 def download_files(ctx: Context) -> dict[str, str]:
     """The data files written into the site, by site path."""
-    exclusions = exclusions_records(ctx.exclusions)
-    papers = papers_records(ctx.papers)
+    exclusions = tables.exclusions_records(ctx.exclusions)
+    papers = tables.papers_records(ctx.papers)
     return {
-        "downloads/papers.csv": records_csv(papers),
+        "downloads/papers.csv": tables.records_csv(papers),
         # One record a line: a third smaller than indented, and still diffs by record.
-        "downloads/papers.json": records_json(papers, compact=True),
+        "downloads/papers.json": tables.records_json(papers, compact=True),
         "downloads/papers.bib": ctx.bibtex,
-        "downloads/exclusions.csv": records_csv(exclusions),
-        "downloads/exclusions.json": records_json(exclusions, compact=True),
+        "downloads/exclusions.csv": tables.records_csv(exclusions),
+        "downloads/exclusions.json": tables.records_json(exclusions, compact=True),
     }
-
-
-DESCRIBED = {
-    "papers.csv": "the pool, one row a paper; list and mapping fields as JSON text",
-    "papers.json": "the pool as a JSON list of records",
-    "papers.bib": "BibTeX for every pooled paper",
-    "exclusions.csv": "the exclusion log, one row a record",
-    "exclusions.json": "the exclusion log as a JSON list",
-}
 
 
 def downloads_page(ctx: Context, files: dict[str, str]) -> Page:
     page = Page(urls.DOWNLOADS, "Downloads")
-    items = [
-        (path, path.rsplit("/", 1)[-1], len(text.encode("utf-8")) / 1024)
-        for path, text in files.items()
-    ]
     return page.show(
         "downloads.md",
-        files=[(path, name, f"{size:.0f}", DESCRIBED[name]) for path, name, size in items],
-        paper_fields=[(f.name, f.doc) for f in PAPER_FIELDS] + list(DERIVED_DOCS.items()),
+        sizes={path: f"{len(text.encode('utf-8')) / 1024:.0f}" for path, text in files.items()},
+        paper_fields=[(f.name, f.doc) for f in PAPER_FIELDS],
         exclusion_fields=[(f.name, f.doc) for f in EXCLUSION_FIELDS],
     )
 
@@ -82,10 +59,14 @@ def _fence(text: str, lang: str) -> str:
     return f"{fence}{lang}\n{text.rstrip()}\n{fence}"
 
 
-def _cff_person(person: dict) -> str:
-    if "name" in person:
-        return "{" + str(person["name"]) + "}"
-    return f"{person.get('family-names', '')}, {person.get('given-names', '')}".strip(", ")
+def _cff_people(people: list[dict]) -> str:
+    """CITATION.cff authors as a BibTeX author field (an entity's name braced whole)."""
+    return " and ".join(
+        "{" + str(p["name"]) + "}"
+        if "name" in p
+        else f"{p.get('family-names', '')}, {p.get('given-names', '')}".strip(", ")
+        for p in people
+    )
 
 
 def _bib_key(entry: dict, fallback: str) -> str:
@@ -97,71 +78,47 @@ def _bib_key(entry: dict, fallback: str) -> str:
     return re.sub(r"[^a-z0-9]", "", f"{family}{year}{word}".lower()) or fallback
 
 
-def _bib(entry_type: str, key: str, fields: list[tuple[str, object]]) -> str:
-    body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields if value)
+def _bib(entry_type: str, key: str, entry: dict, **fields: object) -> str:
+    """A BibTeX entry: the braced title and authors of a CFF entry, then ``fields``."""
+    title = "{" + str(entry.get("title", "")) + "}"
+    pairs = {"title": title, "author": _cff_people(entry.get("authors", [])), **fields}
+    body = ",\n".join(f"  {name} = {{{value}}}" for name, value in pairs.items() if value)
     return f"@{entry_type}{{{key},\n{body}\n}}"
 
 
 def cff_bibtex(cff: dict) -> list[str]:
     """BibTeX for the knowledge base and for each reference of a CITATION.cff."""
     year = str(cff.get("date-released", ""))[:4]
-    out = [
+    kb = _bib("misc", "masrlkb", cff, year=year, version=cff.get("version"), url=cff.get("url"))
+    return [kb] + [
         _bib(
-            "misc",
-            "masrlkb",
-            [
-                ("title", "{" + str(cff.get("title", "")) + "}"),
-                ("author", " and ".join(_cff_person(a) for a in cff.get("authors", []))),
-                ("year", year),
-                ("version", cff.get("version")),
-                ("url", cff.get("url")),
-            ],
+            "article",
+            _bib_key(ref, "survey"),
+            ref,
+            journal=ref.get("journal"),
+            year=ref.get("year"),
+            url=ref.get("url"),
         )
+        for ref in cff.get("references", [])
     ]
-    for ref in cff.get("references", []):
-        out.append(
-            _bib(
-                "article",
-                _bib_key(ref, "survey"),
-                [
-                    ("title", "{" + str(ref.get("title", "")) + "}"),
-                    ("author", " and ".join(_cff_person(a) for a in ref.get("authors", []))),
-                    ("journal", ref.get("journal")),
-                    ("year", ref.get("year")),
-                    ("url", ref.get("url")),
-                ],
-            )
-        )
-    return out
 
 
 def cite_page(ctx: Context) -> Page:
     page = Page(urls.CITE, "How to cite")
-    page.add("# How to cite")
     source = ctx.source_file("CITATION.cff")
     if source is None:
-        page.show("missing.md", name="CITATION.cff")
-        return page
+        return page.show("cite.md", name="CITATION.cff", cff=None)
     text = source.read_text(encoding="utf-8")
     cff = yaml.safe_load(text)
-    survey = f"https://arxiv.org/abs/{SURVEY['arxiv_id']}"
-    page.show(
+    return page.show(
         "cite.md",
-        survey=survey,
+        ctx=ctx,
+        cff=cff,
         arxiv_id=SURVEY["arxiv_id"],
-        version=str(cff.get("version", "")),
-        released=str(cff.get("date-released", "")),
-        coverage=ctx.coverage.isoformat(),
-        papers=len(ctx.papers),
-        exclusions=len(ctx.exclusions),
+        # Trusted repository text in Markdown code fences (Markdown escapes it).
+        bibtex=Markup(_fence("\n\n".join(cff_bibtex(cff)), "bibtex")),
+        source=Markup(_fence(text, "yaml")),
     )
-    page.add(
-        _fence("\n\n".join(cff_bibtex(cff)), "bibtex"),
-        "## CITATION.cff",
-        "<p>The repository's citation file:</p>",
-        _fence(text, "yaml"),
-    )
-    return page
 
 
 def traces_page(ctx: Context) -> Page:

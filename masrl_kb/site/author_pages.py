@@ -9,6 +9,7 @@ from masrl_kb.query.authors import authors, fold
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import Context
+from masrl_kb.site.html import slug
 
 # Papers and co-authors listed per author; the rest are one link (or a count) away.
 LISTED = 20
@@ -46,7 +47,7 @@ def author_anchors(names: Iterable[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     taken: set[str] = set()
     for name in sorted(names, key=lambda n: (fold(n), n)):
-        base = urls.author_anchor(fold(name))
+        base = "a-" + slug(fold(name))  # stable across builds
         anchor, n = base, 1
         while anchor in taken:
             n += 1
@@ -58,6 +59,4 @@ def author_anchors(names: Iterable[str]) -> dict[str, str]:
 
 def authors_page(ctx: Context) -> Page:
     page = Page(urls.AUTHORS, "Authors", meta={"hide": ["navigation"]})
-    entries = author_entries(ctx)
-    letters = sorted({e["letter"] for e in entries})
-    return page.show("authors.md", ctx=ctx, entries=entries, letters=letters, listed=LISTED)
+    return page.show("authors.md", ctx=ctx, entries=author_entries(ctx), listed=LISTED)

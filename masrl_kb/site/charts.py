@@ -1,8 +1,5 @@
-"""Inline SVG charts drawn at build time, each with a data-table fallback.
-
-Python computes the geometry (coordinates are arithmetic); the ``svg.html``
-template writes the SVG, so Jinja escapes every text in it.
-"""
+"""Inline SVG charts drawn at build time, each with a data-table fallback: Python computes
+the geometry, the ``svg.html`` template writes (and escapes) the SVG."""
 
 from __future__ import annotations
 
@@ -73,18 +70,12 @@ def _stacked_years(table: pd.DataFrame, names: list[str], partial: str | None) -
     }
 
 
-def partial_year(ctx: Context) -> tuple[str | None, str]:
-    """The year still under way at the pool's coverage date (None on 31 December)."""
-    covered = ctx.coverage
-    last_day = (covered.month, covered.day) == (12, 31)
-    return (None if last_day else str(covered.year)), covered.isoformat()
-
-
 def _year_bars(
     page: Page, ctx: Context, axis: str, table: pd.DataFrame, names: list[str], title: str, tid: str
 ) -> Markup:
     """Stacked bars of ``table`` (one row per ``axis`` value) by year, legend linked."""
-    partial, covered = partial_year(ctx)
+    covered = ctx.coverage  # its year is still under way, unless it is 31 December
+    partial = None if (covered.month, covered.day) == (12, 31) else str(covered.year)
     table, years = _recent(table, ctx.coverage.year)
     chart = _stacked_years(table, names, partial)
     totals = table.sum(axis=0)
@@ -95,7 +86,8 @@ def _year_bars(
         if totals[c] or not with_all
     ]
     legend = [(f"kb-c{j}", urls.value(axis, v), names[j]) for j, v in enumerate(table.index)]
-    chart.update(title=title, tid=tid, partial=partial, covered=covered, legend=legend, rows=rows)
+    chart.update(title=title, tid=tid, partial=partial, legend=legend, rows=rows)
+    chart["covered"] = covered.isoformat()
     chart["head"] = ["Year", *names, *(["All"] if with_all else [])]
     return macro("svg.html", "stacked")(chart, page)
 
@@ -122,11 +114,8 @@ def learned_chart(page: Page, ctx: Context) -> Markup:
 
 
 def decision_chart(page: Page, ctx: Context) -> Markup:
-    """Horizontal bars per decision: learned, and present (fixed or prompted).
-
-    Each decision: its label and counts on one line, its bar under it across the
-    chart, so phones (which enlarge the text) never clip a label.
-    """
+    """Horizontal bars per decision, learned and present (fixed or prompted): label and
+    counts on one line, the bar under it, so phones (larger text) never clip a label."""
     ids = ctx.tax["decision"].ids
     counts = {d: value_counts(d, papers=ctx.papers) for d in ids}
     peak = max((int(c["present"] + c["learned"]) for c in counts.values()), default=0) or 1

@@ -1,9 +1,5 @@
-"""The page object every page module fills: a URL, a title, front matter and a body.
-
-A body is a list of blocks (Markdown or HTML); :meth:`Page.show` renders a
-template from ``masrl_kb/site/templates`` into the next block, with ``page``
-(for relative hrefs) and any data the page module computed.
-"""
+"""The page object every page module fills: a URL, a title, front matter and a body of
+blocks (Markdown or HTML), each rendered by :meth:`Page.show` from a template."""
 
 from __future__ import annotations
 

@@ -20,15 +20,8 @@ from masrl_kb.kb.paths import CLONE, find_root
 from masrl_kb.kb.protocol import PROTOCOL_FILE, Protocol, load_protocol
 from masrl_kb.kb.rules import CROSSTAB_PAIRS
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
+from masrl_kb.query import agreement, frames, views
 from masrl_kb.query.claims import CLAIMS_FILE, ClaimResult, evaluate_claims
-from masrl_kb.query.frames import (
-    DRAFT_COLUMNS,
-    axis_mask,
-    axis_values,
-    crosstab,
-    load_drafts,
-    load_pool,
-)
 
 # The survey this knowledge base curates (facts about the source, not counts).
 SURVEY = {
@@ -38,7 +31,6 @@ SURVEY = {
     "arxiv_id": "2605.02801",
     "cutoff": "2026-05-04",
 }
-# The package's own clone: fallback for files a bare data root lacks.
 # The axes that get a taxonomy page, in tab order.
 TAXONOMY_AXES = ("reward_family", "credit_unit", "decision", "topology", "category", "scenario")
 
@@ -68,23 +60,22 @@ def all_crosses() -> list[Cross]:
     return [c for pair in CROSSTABS for c in pair if c is not None]
 
 
+# Each variant's broad cross-tab, and each cross-tab's other reading.
+BROAD = {variant: broad for broad, variant in CROSSTABS if variant is not None}
+TWINS = {broad: variant for broad, variant in CROSSTABS} | BROAD
+
+
 def twin_of(cross: Cross) -> Cross | None:
     """The other reading of a cross-tab (strict / learned <-> broad)."""
-    for broad, variant in CROSSTABS:
-        if cross == broad:
-            return variant
-        if cross == variant:
-            return broad
-    return None
+    return TWINS.get(cross)
 
 
 def broad_of(cross: Cross) -> tuple[Cross, str | None]:
-    """The broad cross-tab a variant reads again, and the variant's reading
-    (``strict`` or ``learned``); a broad cross-tab gives itself and None."""
-    for broad, variant in CROSSTABS:
-        if cross == variant:
-            return broad, "strict" if cross.strict else "learned"
-    return cross, None
+    """The broad cross-tab a variant reads again and the variant's reading (``strict``
+    or ``learned``); a broad cross-tab gives itself and None."""
+    if cross not in BROAD:
+        return cross, None
+    return BROAD[cross], "strict" if cross.strict else "learned"
 
 
 @dataclass
@@ -100,27 +91,22 @@ class Context:
     tables: dict[Cross, pd.DataFrame] = field(default_factory=dict)
     cells: dict[tuple[Cross, object, object], list[str]] = field(default_factory=dict)
     paper_cells: dict[str, list[tuple[Cross, object, object]]] = field(default_factory=dict)
+    # Each paper's fields as a plain dict, by key (pandas row access is slow in loops).
     rows: dict[str, dict] = field(default_factory=dict)
     # Per cross-tab and side ("rows"/"cols"): each paper's positions along that axis
     # (strict tables count strict papers only). Computed once; gaps and totals reuse it.
     spots: dict[tuple[Cross, str], dict[str, list[int]]] = field(default_factory=dict)
     repo_url: str = ""
     # Records left out of a preview build (masrl-kb build --preview); empty otherwise.
-    drafts: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=DRAFT_COLUMNS))
+    drafts: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=frames.DRAFT_COLUMNS))
     preview: bool = False
     # Values several pages share (a cell's label and count), computed on first use.
     memo: dict[tuple[object, ...], dict] = field(default_factory=dict)
 
-    def row(self, key: str) -> dict:
-        """One paper's fields as a plain dict (pandas row access is slow in loops)."""
-        return self.rows[key]
-
     @cached_property
     def readings(self) -> pd.DataFrame:
         """Every independent reading (reader, key, axis, value), loaded once per build."""
-        from masrl_kb.query.agreement import readings
-
-        return readings(self.papers, self.root)
+        return agreement.readings(self.papers, self.root)
 
     @cached_property
     def reading_keys(self) -> frozenset[str]:
@@ -130,16 +116,12 @@ class Context:
     @cached_property
     def evaluations(self) -> pd.DataFrame:
         """One row per (paper, benchmark), computed once per build."""
-        from masrl_kb.query.frames import evaluations
-
-        return evaluations(self.papers, self.root)
+        return frames.evaluations(self.papers, self.root)
 
     @cached_property
     def results(self) -> pd.DataFrame:
         """One row per reported value (:func:`masrl_kb.query.frames.results`)."""
-        from masrl_kb.query.frames import results
-
-        return results(self.papers, self.root)
+        return frames.results(self.papers, self.root)
 
     @cached_property
     def evaluations_by_paper(self) -> dict[str, list[dict]]:
@@ -151,9 +133,8 @@ class Context:
 
     @cached_property
     def bibtex(self) -> str:
-        """BibTeX of the whole pool (downloads and paper pages). LaTeX-encoding every
-        title and name is a build's costliest step after the theme, so it is kept in the
-        per-user cache, keyed by the pool's files and the papers this build shows."""
+        """BibTeX of the whole pool, kept in the per-user cache (LaTeX-encoding is costly),
+        keyed by the pool's files and the papers this build shows."""
         shown = hashlib.blake2b("\n".join(map(str, self.papers.index)).encode()).hexdigest()
         key = cache.pool_fingerprint(self.root, f"bibtex {shown}")
         kept = cache.load(f"bibtex-{key}") if key is not None else None
@@ -190,26 +171,20 @@ class Context:
     @cached_property
     def coverage(self) -> dt.date:
         """The date the live pool covers (:func:`masrl_kb.query.views.pool_coverage`)."""
-        from masrl_kb.query.views import pool_coverage
-
-        return pool_coverage(self.root, self.baseline) or self.baseline  # never None here
+        return views.pool_coverage(self.root, self.baseline) or self.baseline  # never None here
 
     @cached_property
     def survey(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         """Papers and exclusions in the survey's view (as of the baseline)."""
-        from masrl_kb.query.views import survey_view
-
-        return survey_view(self.papers, self.exclusions, self.root, self.baseline)
+        return views.survey_view(self.papers, self.exclusions, self.root, self.baseline)
 
     @cached_property
     def claim_views(self) -> list | None:
         """Each claim in the survey's view and today's (None without claims.yaml)."""
-        from masrl_kb.query.views import claim_views
-
         if self.claims is None:
             return None
         claims = [r.claim for r in self.claims]
-        return claim_views(claims, self.papers, self.exclusions, self.root, self.baseline)
+        return views.claim_views(claims, self.papers, self.exclusions, self.root, self.baseline)
 
     def source_file(self, name: str) -> Path | None:
         """A repository file from the data root, else from the package clone."""
@@ -222,19 +197,16 @@ class Context:
 def load_context(
     root: str | os.PathLike[str] | None = None, site_url: str = "", drafts: str = "error"
 ) -> Context:
-    """Load records, taxonomy and claims once and compute every cross-tab.
-
-    ``drafts="exclude"`` (a preview build) leaves records with ``TODO`` fields out
-    and lists them in ``ctx.drafts``; ``"error"`` (a release build) refuses them.
-    """
+    """Load records, taxonomy and claims once and compute every cross-tab. ``drafts=
+    "exclude"`` (preview) lists records with ``TODO`` fields in ``ctx.drafts``."""
     root_path = find_root(root)
-    papers, exclusions = load_pool(root_path, drafts=drafts)
+    papers, exclusions = frames.load_pool(root_path, drafts=drafts)
     claims = None
     if (root_path / CLAIMS_FILE).is_file():  # a bare data root may carry no claims
         claims = evaluate_claims(papers=papers, exclusions=exclusions, root=root_path)
     ctx = Context(root_path, load_taxonomy(root_path), papers, exclusions, claims, site_url)
     if drafts == "exclude":
-        ctx.preview, ctx.drafts = True, load_drafts(root_path)
+        ctx.preview, ctx.drafts = True, frames.load_drafts(root_path)
     ctx.rows = {str(key): row for key, row in papers.to_dict("index").items()}
     _fill_cells(ctx)
     return ctx
@@ -246,21 +218,20 @@ def count_at(table: pd.DataFrame, row: object, col: object) -> int:
 
 
 def _fill_cells(ctx: Context) -> None:
-    """Counts per cross-tab, the papers of each non-empty cell and each paper's spots.
-
-    One mask per axis value (the query API's ``axis_mask``), so every cell is an
-    AND of two precomputed masks rather than a fresh scan of the table.
-    """
+    """Counts per cross-tab, the papers of each non-empty cell and each paper's spots;
+    each cell is an AND of two masks of the query API's ``axis_mask``."""
     by_paper: dict[str, list] = defaultdict(list)
     keys = ctx.papers.index.to_numpy()
     strict = ctx.papers["credit_strict"].to_numpy(dtype=bool)
     for cross in all_crosses():
-        table = crosstab(cross.rows, cross.cols, strict=cross.strict, papers=ctx.papers)
+        table = frames.crosstab(cross.rows, cross.cols, strict=cross.strict, papers=ctx.papers)
         ctx.tables[cross] = table
         masks = {}
         for side, axis in (("rows", cross.rows), ("cols", cross.cols)):
-            values = axis_values(axis, ctx.papers)
-            masks[side] = [axis_mask(ctx.papers, axis, v).to_numpy(dtype=bool) for v in values]
+            values = frames.axis_values(axis, ctx.papers)
+            masks[side] = [
+                frames.axis_mask(ctx.papers, axis, v).to_numpy(dtype=bool) for v in values
+            ]
             if cross.strict:
                 masks[side] = [m & strict for m in masks[side]]
             spots: dict[str, list[int]] = defaultdict(list)

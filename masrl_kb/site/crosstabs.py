@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import pandas as pd
 
+from masrl_kb.kb.rules import NA
 from masrl_kb.site import urls
+from masrl_kb.site.charts import year_chart
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import (
     CROSSTABS,
@@ -21,51 +22,8 @@ from masrl_kb.site.context import (
 )
 
 NEAR_EMPTY = 2  # a cell with this many papers or fewer is "near-empty"
-# "No reward" / "no credit unit" rows and columns are not cells of the field: they
-# stay in the table but neither set the shading scale nor count as gaps.
-NOT_A_VALUE = "NA"
 # Axes whose column heads show the survey's short ids (label on hover) to keep tables narrow.
 SHORT_COLUMNS = ("reward_family", "decision", "decision_learned")
-
-
-def reading_note(cross: Cross) -> str:
-    if cross.strict:
-        return (
-            "Strict reading: only papers with an explicit credit estimator at their credit "
-            "unit (credit_strict) are counted."
-        )
-    if cross.rows == "decision_learned":
-        return "Learned: a paper counts under a decision only when an RL update acts on it."
-    if cross.rows == "decision":
-        return "Touched: a paper counts once under each decision it makes, fixed or learned."
-    if "credit_unit" in (cross.rows, cross.cols):
-        return "Broad reading: the finest unit at which a paper exposes any credit signal."
-    return ""
-
-
-@dataclass(frozen=True)
-class Head:
-    """A row or column head: the value, its link and its text."""
-
-    value: object
-    href: str
-    text: str
-    title: str | None = None
-
-
-def _head(ctx: Context, axis: str, value: object, short: bool) -> Head:
-    label = urls.value_label(ctx, axis, value)
-    if short and value != NOT_A_VALUE:
-        return Head(value, urls.value(axis, value), str(value), label)
-    return Head(value, urls.value(axis, value), label)
-
-
-def shade_peak(table: pd.DataFrame) -> int:
-    """The largest count among real cells (no NA row or column): the shading's 100 %."""
-    rows = [r for r in table.index if r != NOT_A_VALUE]
-    cols = [c for c in table.columns if c != NOT_A_VALUE]
-    real = table.loc[rows, cols]
-    return int(real.to_numpy().max()) if real.size else 0
 
 
 def ordered_columns(cross: Cross, table: pd.DataFrame) -> list:
@@ -82,98 +40,77 @@ def _distinct(ctx: Context, cross: Cross, side: str, position: int) -> int:
 
 
 def heat(ctx: Context, cross: Cross) -> dict:
-    """Everything the heat-table macro draws for one cross-tab."""
+    """Everything the heat-table macro draws for one cross-tab. "No reward" / "no credit
+    unit" (NA) rows and columns stay in the table but do not set the shading's 100 %."""
     table = ctx.tables[cross]
-    peak = shade_peak(table)
+    real = table.drop(index=NA, columns=NA, errors="ignore")
+    peak = int(real.to_numpy().max()) if real.size else 0
     cols = ordered_columns(cross, table)
-    col_pos = {c: list(table.columns).index(c) for c in cols}
     rows = []
     for r_i, rv in enumerate(table.index):
         cells = []
         for cv in cols:
             count = count_at(table, rv, cv)
-            where = (
-                f"{urls.value_label(ctx, cross.rows, rv)} × {urls.value_label(ctx, cross.cols, cv)}"
-            )
-            share = min(1.0, math.sqrt(count / peak)) if peak else 0.0
+            where = urls.cell_label(ctx, cross, rv, cv)
             near = " (near-empty)" if count <= NEAR_EMPTY else ""
             cells.append(
                 {
                     "col": cv,
                     "count": count,
                     "where": where,
-                    "share": share,
+                    "share": min(1.0, math.sqrt(count / peak)) if peak else 0.0,
                     "near": 0 < count <= NEAR_EMPTY,
                     "href": urls.cell(cross, rv, cv),
                     "tip": f"{count} paper{'s' if count != 1 else ''}: {where}{near}",
                 }
             )
-        head = _head(ctx, cross.rows, rv, short=False)
-        rows.append({**head.__dict__, "cells": cells, "total": _distinct(ctx, cross, "rows", r_i)})
+        rows.append({"value": rv, "cells": cells, "total": _distinct(ctx, cross, "rows", r_i)})
     return {
-        "slug": cross.slug,
+        "cross": cross,
         "title": urls.cross_title(ctx, cross),
-        "rows_label": urls.axis_label(ctx, cross.rows),
-        "cols_label": urls.axis_label(ctx, cross.cols),
-        "cols": [_head(ctx, cross.cols, c, cross.cols in SHORT_COLUMNS) for c in cols],
+        "short": cross.cols in SHORT_COLUMNS,
+        "cols": cols,
         "rows": rows,
-        "col_totals": [_distinct(ctx, cross, "cols", col_pos[c]) for c in cols],
+        "col_totals": [_distinct(ctx, cross, "cols", list(table.columns).index(c)) for c in cols],
         "total": len(set(ctx.spots[(cross, "rows")]) & set(ctx.spots[(cross, "cols")])),
     }
 
 
 def crosstab_page(ctx: Context, cross: Cross) -> Page:
-    title = urls.cross_title(ctx, cross)
     page = Page(
         urls.crosstab(cross),
-        title,
+        urls.cross_title(ctx, cross),
         meta={"hide": ["navigation", "toc"], "search": {"exclude": True}},
     )
-    chart = None
-    if cross == Cross("category", "year"):
-        from masrl_kb.site.charts import year_chart
-
-        chart = year_chart(page, ctx)
     return page.show(
         "crosstab.md",
         ctx=ctx,
-        title=title,
-        note=reading_note(cross),
         twin=twin_of(cross),
         heat=heat(ctx, cross),
         near=NEAR_EMPTY,
-        chart=chart,
+        chart=year_chart(page, ctx) if cross == Cross("category", "year") else None,
     )
-
-
-def crosstab_index(ctx: Context) -> Page:
-    page = Page(urls.CROSSTABS, "Cross-tabs")
-    return page.show("crosstab_index.md", ctx=ctx, pairs=CROSSTABS)
 
 
 def cell_page(ctx: Context, cross: Cross, rv: object, cv: object, keys: list[str]) -> Page:
     """A broad cell's papers, then those of the same cell under the strict or learned
     reading (a section of the page, so the two readings share one page)."""
-    title = f"{urls.value_label(ctx, cross.rows, rv)} × {urls.value_label(ctx, cross.cols, cv)}"
     page = Page(
         urls.cell(cross, rv, cv),
-        title,
+        urls.cell_label(ctx, cross, rv, cv),
         meta={"search": {"exclude": True}, "hide": ["navigation", "toc"], "kb_lean": True},
     )
     variant = twin_of(cross)
     return page.show(
         "cell.md",
         ctx=ctx,
-        title=title,
         cross=cross,
         rv=rv,
         cv=cv,
         keys=keys,
-        note=reading_note(cross),
         variant=variant,
         reading=broad_of(variant)[1] if variant else None,
         variant_keys=ctx.cells.get((variant, rv, cv), []) if variant else [],
-        variant_note=reading_note(variant) if variant else "",
     )
 
 
@@ -184,6 +121,6 @@ def cell_pages(ctx: Context) -> Iterator[Page]:
 
 
 def crosstab_pages(ctx: Context) -> Iterator[Page]:
-    yield crosstab_index(ctx)
+    yield Page(urls.CROSSTABS, "Cross-tabs").show("crosstab_index.md", ctx=ctx, pairs=CROSSTABS)
     for cross in all_crosses():
         yield crosstab_page(ctx, cross)

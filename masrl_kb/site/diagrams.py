@@ -1,9 +1,5 @@
-"""Box-and-arrow diagrams drawn as inline SVG at build time (no script, no network).
-
-The screening flow on the exclusions page and the example trace on the traces
-page were Mermaid, which the theme fetched from a CDN; these draw the same
-pictures: Python places the boxes, the ``svg.html`` template writes (and escapes) them.
-"""
+"""Box-and-arrow diagrams as inline SVG drawn at build time (no script from a CDN, as
+Mermaid was): Python places the boxes, the ``svg.html`` template writes (and escapes) them."""
 
 from __future__ import annotations
 
@@ -20,10 +16,8 @@ ROW_GAP, COL_GAP = 44, 24
 
 @dataclass(frozen=True)
 class Box:
-    """A labelled box at a grid spot: ``row`` top to bottom, ``col`` left to right.
-
-    ``col=-1`` centres the box across the whole drawing.
-    """
+    """A labelled box at a grid spot: ``row`` top to bottom, ``col`` left to right
+    (``-1`` centres the box across the drawing)."""
 
     id: str
     lines: tuple[str, ...]
@@ -45,10 +39,8 @@ def _size(box: Box) -> tuple[float, float]:
 
 
 def diagram(boxes: list[Box], arrows: list[Arrow], title: str, heads: Sequence[str] = ()) -> Markup:
-    """Boxes on a grid (column widths from the widest label), arrows between box edges.
-
-    ``heads`` titles the columns (a lane per agent, say).
-    """
+    """Boxes on a grid (column widths from the widest label), arrows between box edges;
+    ``heads`` titles the columns (a lane per agent, say)."""
     cols = max((b.col for b in boxes), default=0) + 1
     rows = max((b.row for b in boxes), default=0) + 1
     col_w = [max([_size(b)[0] for b in boxes if b.col == c] + [60]) for c in range(cols)]
@@ -110,10 +102,7 @@ def flow_diagram(
 
 def trace_diagram(doc: dict) -> Markup:
     """An orchestration trace: a lane per agent, events top to bottom in time order."""
-    lanes: list[str] = []
-    for event in doc["events"]:
-        if event["agent"] not in lanes:
-            lanes.append(event["agent"])
+    lanes = list(dict.fromkeys(event["agent"] for event in doc["events"]))
     rank = _time_rows(doc["events"])
     boxes = []
     for event in doc["events"]:

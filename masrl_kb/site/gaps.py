@@ -1,4 +1,5 @@
-"""The gaps page: the survey's headline gaps first, then every (near-)empty cell, folded."""
+"""The gaps page (the survey's headline gaps first, then every (near-)empty cell, folded),
+and the home page: the pool, its headline numbers, the claims and the gaps."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ from masrl_kb.kb.rules import NA
 from masrl_kb.query.frames import select
 from masrl_kb.query.views import ClaimViews
 from masrl_kb.site import urls
+from masrl_kb.site.charts import decision_chart, learned_chart, year_chart
 from masrl_kb.site.components import Page
-from masrl_kb.site.context import CROSSTABS, Context, Cross, count_at
+from masrl_kb.site.context import CROSSTABS, SURVEY, Context, Cross, broad_of, count_at
 from masrl_kb.site.crosstabs import NEAR_EMPTY
+from masrl_kb.site.paper_pages import suggest_link
 
 CLOSEST_PER_GAP = 4
 INLINE_LIMIT = 12  # titles shown per list; the rest are counted
@@ -43,9 +46,6 @@ class Finding:
     claim: str  # the claims.yaml id whose value it states
     many: str  # what the number counts, after a plural number ("papers train ...")
     one: str  # the same after the number 1 ("paper trains ...")
-
-    def text(self, value: int) -> str:
-        return self.one if value == 1 else self.many
 
 
 def _headline(entry: dict) -> Headline:
@@ -75,9 +75,9 @@ def findings(ctx: Context) -> list[dict]:
     ]
 
 
-def measure(ctx: Context, where: str, papers: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The papers a headline query selects (today's pool unless ``papers`` is given)."""
-    return select(where, papers=ctx.papers if papers is None else papers)
+def measure(ctx: Context, where: str, papers: pd.DataFrame | None = None) -> list[str]:
+    """The keys of the papers a headline query selects (today's pool unless ``papers``)."""
+    return list(select(where, papers=ctx.papers if papers is None else papers).index)
 
 
 def group_claims(ctx: Context, gap: Headline) -> list[ClaimViews]:
@@ -85,67 +85,44 @@ def group_claims(ctx: Context, gap: Headline) -> list[ClaimViews]:
     return [v for v in ctx.claim_views or [] if gap.group and v.claim.group == gap.group]
 
 
-def _number(label: str, survey: str, today: str, movers: list[str]) -> dict:
-    return {
-        "label": label,
-        "survey": survey,
-        "today": today,
-        "moved": survey != today,
-        "movers": movers,
-    }
-
-
 def headline_numbers(ctx: Context, gap: Headline) -> list[dict]:
-    """One entry per number: label, its value in the survey's view and today's,
-    whether it moved and the papers that moved it. The group's claims when it
-    has one, else its measures."""
+    """One entry per number (the group's claims, else its measures): label, its value in
+    the survey's view and today's, whether it moved and the papers that moved it."""
+    numbers: list[tuple[str, str, str, list[str]]]
     if gap.group:
-        return [
-            _number(
-                v.claim.label or v.claim.id,
-                v.survey.shown_value,
-                v.today.shown_value,
-                list(v.papers),
-            )
+        numbers = [
+            (v.claim.label or v.claim.id, v.survey.shown_value, v.today.shown_value, list(v.papers))
             for v in group_claims(ctx, gap)
         ]
-    out = []
-    for label, where in gap.measures:
-        now, then = measure(ctx, where), measure(ctx, where, ctx.survey[0])
-        movers = sorted(set(now.index) ^ set(then.index))
-        out.append(_number(label, str(len(then)), str(len(now)), movers))
-    return out
+    else:
+        numbers = []
+        for label, where in gap.measures:
+            now, then = measure(ctx, where), measure(ctx, where, ctx.survey[0])
+            numbers.append((label, str(len(then)), str(len(now)), sorted(set(now) ^ set(then))))
+    return [
+        {"label": label, "survey": was, "today": now, "moved": was != now, "movers": movers}
+        for label, was, now, movers in numbers
+    ]
 
 
 def headline(ctx: Context, gap: Headline) -> dict:
     """One headline gap: its numbers, claims, the papers filling it and who comes closest."""
-    members = list(measure(ctx, gap.members).index)
-    layers = group_claims(ctx, gap)
-    claims = [v for v in ctx.claim_views or [] if v.claim.id in gap.claims]
-    closest = []
-    for label, where in gap.closest:
-        keys = [k for k in measure(ctx, where).index if k not in members]
-        closest.append((label, keys))
+    members = measure(ctx, gap.members)
+    closest = [
+        (label, [k for k in measure(ctx, where) if k not in members])
+        for label, where in gap.closest
+    ]
     return {
         "gap": gap,
         "numbers": headline_numbers(ctx, gap),
-        "claims": claims,
-        "layers": layers,
+        "claims": [v for v in ctx.claim_views or [] if v.claim.id in gap.claims],
+        "layers": group_claims(ctx, gap),
         "members": members,
         "closest": closest,
     }
 
 
 # ---------------------------------------------------------------- cells
-
-
-def _by_position(ctx: Context, cross: Cross, side: str) -> dict[int, list[str]]:
-    """The papers at each position of one side of a cross-tab (from the context's spots)."""
-    found: dict[int, list[str]] = defaultdict(list)
-    for key, spots in ctx.spots[(cross, side)].items():
-        for position in spots:
-            found[position].append(key)
-    return found
 
 
 class Neighbours:
@@ -155,14 +132,17 @@ class Neighbours:
         self.ctx, self.cross = ctx, cross
         table = ctx.tables[cross]
         self.order = {"rows": list(table.index), "cols": list(table.columns)}
-        self.members = {side: _by_position(ctx, cross, side) for side in ("rows", "cols")}
+        # The papers at each position of either side (from the context's spots).
+        self.members: dict[str, dict[int, list[str]]] = {}
+        for side in ("rows", "cols"):
+            self.members[side] = defaultdict(list)
+            for key, spots in ctx.spots[(cross, side)].items():
+                for position in spots:
+                    self.members[side][position].append(key)
 
     def closest(self, rv: object, cv: object) -> list[tuple[str, str]]:
-        """Papers sharing one coordinate with the cell, nearest along the other axis first.
-
-        Returns (key, where it sits) pairs; the taxonomy order of an axis is its
-        distance (credit units run from fine to coarse).
-        """
+        """(key, where it sits) of papers sharing one coordinate with the cell, nearest
+        along the other axis (in taxonomy order: credit units run fine to coarse) first."""
         ctx, cross = self.ctx, self.cross
         in_cell = set(ctx.cells.get((cross, rv, cv), []))
         found: dict[str, tuple[int, str]] = {}
@@ -180,11 +160,8 @@ class Neighbours:
 
 
 def gap_cells(ctx: Context, broad: Cross, variant: Cross | None) -> list[tuple]:
-    """(row, col, broad count, variant count) of every cell at or under NEAR_EMPTY.
-
-    A cell counts when its variant reading (strict or learned) is near-empty;
-    ``NA`` rows and columns are left out: "no reward" has no gap.
-    """
+    """(row, col, broad count, variant count) of every cell whose variant reading (strict
+    or learned) is at or under NEAR_EMPTY; ``NA`` ("no reward") has no gap."""
     table = ctx.tables[broad]
     twin = ctx.tables[variant] if variant is not None else table
     out = []
@@ -202,38 +179,17 @@ def gap_cells(ctx: Context, broad: Cross, variant: Cross | None) -> list[tuple]:
 SURVEY_TABLES = CROSSTABS[:4]  # category x year is context, not a survey axis
 
 
-def _variant_name(variant: Cross | None) -> str:
-    if variant is None:
-        return ""
-    return "strict" if variant.strict else "learned"
-
-
 def gap_table(ctx: Context, broad: Cross, variant: Cross | None) -> dict:
     """One axis pair's (near-)empty cells with their closest papers."""
     neighbours = Neighbours(ctx, variant or broad)
-    cells = []
-    for rv, cv, broad_n, var_n in gap_cells(ctx, broad, variant):
-        cells.append(
-            {
-                "rv": rv,
-                "cv": cv,
-                "where": f"{urls.value_label(ctx, broad.rows, rv)} × "
-                f"{urls.value_label(ctx, broad.cols, cv)}",
-                "broad_n": broad_n,
-                "var_n": var_n,
-                "broad_href": urls.cell(broad, rv, cv) if broad_n else None,
-                "var_href": urls.cell(variant, rv, cv) if variant and var_n else None,
-                "closest": neighbours.closest(rv, cv),
-            }
-        )
+    # (row, col, broad count, variant count, closest papers) of each (near-)empty cell
+    cells = [(*cell, neighbours.closest(*cell[:2])) for cell in gap_cells(ctx, broad, variant)]
     return {
         "broad": broad,
         "variant": variant,
-        "title": urls.cross_title(ctx, broad),
-        "variant_title": urls.cross_title(ctx, variant) if variant else "",
-        "variant_name": _variant_name(variant),
+        "variant_name": broad_of(variant)[1] if variant else "",
         "cells": cells,
-        "empty": sum(c["var_n"] == 0 for c in cells),
+        "empty": sum(cell[3] == 0 for cell in cells),
     }
 
 
@@ -242,11 +198,24 @@ def gaps_page(ctx: Context) -> Page:
     return page.show(
         "gaps.md",
         ctx=ctx,
-        baseline=ctx.baseline.isoformat(),
-        coverage=ctx.coverage.isoformat(),
         near=NEAR_EMPTY,
         headlines=[headline(ctx, gap) for gap in HEADLINES],
         findings=findings(ctx),
         tables=[gap_table(ctx, broad, variant) for broad, variant in SURVEY_TABLES],
         inline_limit=INLINE_LIMIT,
+    )
+
+
+def home_page(ctx: Context) -> Page:
+    page = Page(urls.HOME, "Home", meta={"hide": ["navigation"]})
+    return page.show(
+        "home.md",
+        ctx=ctx,
+        survey=SURVEY,
+        gaps=[(gap, headline_numbers(ctx, gap)) for gap in HEADLINES],
+        findings=findings(ctx),
+        year_chart=year_chart(page, ctx),
+        decision_chart=decision_chart(page, ctx),
+        learned_chart=learned_chart(page, ctx),
+        suggest=suggest_link(ctx),
     )

@@ -1,9 +1,6 @@
-"""Pages about the judgements themselves: readers' agreement, evaluations, releases.
-
-Both pages compute with the query API (:mod:`masrl_kb.query.agreement`,
-:func:`masrl_kb.query.frames.evaluations`, :func:`benchmark_matrix`) and lay
-out with templates, like every other page.
-"""
+"""Pages about the judgements themselves: readers' agreement, evaluations, releases,
+computed with the query API (:mod:`masrl_kb.query.agreement`,
+:func:`masrl_kb.query.frames.evaluations`)."""
 
 from __future__ import annotations
 
@@ -29,31 +26,18 @@ def _figure(value: float) -> str:
 def agreement_page(ctx: Context) -> Page:
     page = Page(urls.AGREEMENT, "Agreement", meta={"search": {"exclude": True}})
     table = agreement(table=ctx.readings)
-    rows = [
-        {
-            "readers": r["readers"],
-            "axis": r["axis"],
-            "axis_label": urls.reading_axis_label(ctx, r["axis"]),
-            "n": int(r["n"]),
-            "agreement": f"{r['agreement']:.0%}",
-            "kappa": _figure(r["kappa"]),
-            "alpha": _figure(r["alpha"]),
-        }
-        for r in table.to_dict("records")
-    ]
-    differ = [
-        {
-            "readers": d["readers"],
-            "axis": d["axis"],
-            "axis_label": urls.reading_axis_label(ctx, d["axis"]),
-            "key": d["key"],
-            "first": urls.reading_label(ctx, d["axis"], d["first"]),
-            "second": urls.reading_label(ctx, d["axis"], d["second"]),
-        }
-        for d in disagreements(table=ctx.readings).to_dict("records")
-    ]
+    figures = table.assign(
+        n=table["n"].astype(int),
+        agreement=table["agreement"].map("{:.0%}".format),
+        kappa=table["kappa"].map(_figure),
+        alpha=table["alpha"].map(_figure),
+    )
     return page.show(
-        "agreement.md", ctx=ctx, readers=reader_list(ctx.papers, ctx.root), rows=rows, differ=differ
+        "agreement.md",
+        ctx=ctx,
+        readers=reader_list(ctx.papers, ctx.root),
+        rows=figures.to_dict("records"),
+        differ=disagreements(table=ctx.readings).to_dict("records"),
     )
 
 
@@ -89,7 +73,6 @@ def benchmark_groups(ctx: Context) -> list[dict]:
 
 def evaluations_page(ctx: Context) -> Page:
     page = Page(urls.EVALUATIONS, "Evaluations", meta={"hide": ["navigation", "toc"]})
-    table = ctx.evaluations
     methods = ctx.papers[ctx.papers["category"].isin(EVALUATED_CATEGORIES)]
     claims = [v for v in ctx.claim_views or [] if v.claim.group == EVALUATION_GROUP]
     groups = benchmark_groups(ctx)
@@ -105,10 +88,8 @@ def evaluations_page(ctx: Context) -> Page:
         groups=sorted(shown, key=groups.index),
         rest=others[OUTSIDE_SHOWN:],
         group_rows=GROUP_ROWS,
-        unused=sorted(pooled - set(table["benchmark"])),
-        n_values=len(ctx.results),
+        unused=sorted(pooled - set(ctx.evaluations["benchmark"])),
         unevaluated=sorted(methods.index[methods["n_benchmarks"] == 0]),
-        setting=ctx.tax["benchmark_setting"],
         releases=[
             (kind, int(methods[f"has_{kind}"].sum()), len(methods)) for kind in ARTIFACT_KINDS
         ],

@@ -19,33 +19,26 @@ from masrl_kb.site.components import Page
 from masrl_kb.site.context import Context, Cross, broad_of, count_at, twin_of
 from masrl_kb.site.html import safe_url
 
-# Facets of the papers table: (URL parameter, axis). The JS reads the row's
-# data-<param> attribute, a space-separated list of value ids.
-FACETS = (
-    ("category", "category"),
-    ("reward_family", "reward_family"),
-    ("credit_unit", "credit_unit"),
-    ("credit_strict", None),
-    ("topology", "topology"),
-    ("scenario", "scenario"),
-    ("decision", "decision"),
-    ("learned", "decision_learned"),
-    ("pool_role", "pool_role"),
-    ("is_rl", "is_rl"),
-    ("releases", None),
-    ("year", "year"),
+# Facets of the papers table: (URL parameter, axis or its own values, label or None for
+# the axis's). The JS reads the row's data-<param> attribute, a space-separated list of ids.
+FACETS: tuple[tuple[str, str | list[tuple[str, str]], str | None], ...] = (
+    ("category", "category", None),
+    ("reward_family", "reward_family", None),
+    ("credit_unit", "credit_unit", None),
+    ("credit_strict", [("yes", "Yes"), ("no", "No")], "Strict credit"),
+    ("topology", "topology", None),
+    ("scenario", "scenario", None),
+    ("decision", "decision", "Touches decision"),
+    ("learned", "decision_learned", "Learns decision"),
+    ("pool_role", "pool_role", None),
+    ("is_rl", "is_rl", None),
+    (
+        "releases",
+        [("code", "Has code"), ("weights", "Has weights"), ("traces", "Releases traces")],
+        "Releases",
+    ),
+    ("year", "year", None),
 )
-# Facets that are not taxonomy axes: their values, in order.
-OWN_FACETS = {
-    "credit_strict": [("yes", "Yes"), ("no", "No")],
-    "releases": [("code", "Has code"), ("weights", "Has weights"), ("traces", "Releases traces")],
-}
-FACET_LABELS = {
-    "releases": "Releases",
-    "credit_strict": "Strict credit",
-    "learned": "Learns decision",
-    "decision": "Touches decision",
-}
 # The issue forms readers use (.github/ISSUE_TEMPLATE): a wrong record, a missing paper.
 REPORT_FORM = "correct-tag.yml"
 SUGGEST_FORM = "suggest-paper.yml"
@@ -58,73 +51,57 @@ def suggest_link(ctx: Context) -> str | None:
     return f"{ctx.repo_url.rstrip('/')}/issues/new?{urlencode({'template': SUGGEST_FORM})}"
 
 
-def _facet_values(ctx: Context, param: str, axis: str | None) -> list[tuple[str, str]]:
-    """(value id, label) pairs a facet offers; years only where papers exist."""
-    if axis is None:
-        return OWN_FACETS[param]
-    counts = value_counts(axis, papers=ctx.papers)
-    return [
-        (str(v), urls.value_label(ctx, axis, v)) for v, n in counts.items() if n or axis != "year"
-    ]
-
-
 def facets(ctx: Context) -> list[tuple[str, str, list[tuple[str, str]]]]:
-    """(parameter, label, values) of each facet of the papers table."""
-    return [
-        (
-            param,
-            FACET_LABELS.get(param) or urls.axis_label(ctx, axis or param),
-            _facet_values(ctx, param, axis),
-        )
-        for param, axis in FACETS
-    ]
+    """(parameter, label, values) of each facet of the papers table; years only where
+    papers exist."""
+    out = []
+    for param, axis, label in FACETS:
+        if not isinstance(axis, str):
+            out.append((param, label or "", axis))
+            continue
+        counts = value_counts(axis, papers=ctx.papers)
+        values = [
+            (str(v), urls.value_label(ctx, axis, v))
+            for v, n in counts.items()
+            if n or axis != "year"
+        ]
+        out.append((param, label or urls.axis_label(ctx, axis), values))
+    return out
 
 
 def folded_authors(row: dict, shown: int = 10) -> dict[str, object]:
     """The first ``shown`` authors, and the rest for a "show all" fold."""
     names = list(row["authors"])
     more = " and others" if row["authors_truncated"] else ""
-    # Accent-free spellings of the names that have accents, indexed for search.
-    plain = "; ".join(fold(n) for n in names if fold(n) != n.casefold())
-    if len(names) <= shown:
-        return {"shown": "; ".join(names) + more, "rest": "", "total": len(names), "plain": plain}
-    rest = "; ".join(names[shown:]) + more
+    cut = len(names) > shown
     return {
-        "shown": "; ".join(names[:shown]) + "; …",
-        "rest": rest,
+        "shown": "; ".join(names[:shown]) + ("; …" if cut else more),
+        "rest": "; ".join(names[shown:]) + more if cut else "",
         "total": len(names),
-        "plain": plain,
+        # Accent-free spellings of the names that have accents, indexed for search.
+        "plain": "; ".join(fold(n) for n in names if fold(n) != n.casefold()),
     }
 
 
 def row_data(ctx: Context, key: str, row: dict) -> dict[str, str]:
-    """The data-* attributes the table's filters read."""
+    """The data-* attributes the table's filters read: the row's key, its value ids per
+    facet and the search text the row does not show (title, key, first author, venue and
+    the summary's first sentence are read from the row itself)."""
     decisions = ctx.tax["decision"].ids
-    # The filter reads the row's own text too (title, key, first author, venue, the
-    # summary's first sentence): data-text holds only what the row does not show.
     summary = " ".join(str(row["summary"]).split())
     shown = one_line(summary)
     rest = summary[len(shown) :] if summary.startswith(shown) else summary
-    text = " ".join(
-        [" ".join(row["authors"][1:]), row["affiliation"], rest]
-        + [row["arxiv_id"] if isinstance(row["arxiv_id"], str) else ""]
-    )
-    return {
-        "key": key,
-        "category": row["category"],
-        "reward_family": row["reward_family"],
-        "credit_unit": row["credit_unit"],
+    arxiv = row["arxiv_id"] if isinstance(row["arxiv_id"], str) else ""
+    text = " ".join([" ".join(row["authors"][1:]), row["affiliation"], rest, arxiv])
+    computed = {
         "credit_strict": "yes" if row["credit_strict"] else "no",
-        "topology": row["topology"],
-        "scenario": row["scenario"],
         "decision": " ".join(d for d in decisions if row[d] != "absent"),
         "learned": " ".join(d for d in decisions if row[d] == "learned"),
-        "pool_role": row["pool_role"],
-        "is_rl": row["is_rl"],
         "releases": " ".join(k for k in ARTIFACT_KINDS if row[f"has_{k}"]),
         "year": str(int(row["year"])),
-        "text": " ".join(text.lower().split()),
     }
+    facets = {p: computed[p] if p in computed else row[p] for p, _, _ in FACETS}
+    return {"key": key, **facets, "text": " ".join(text.lower().split())}
 
 
 def newest_first(papers: pd.DataFrame) -> list[str]:
@@ -151,34 +128,27 @@ def code_url(row: dict) -> str | None:
     return safe_url(code) or None if isinstance(code, str) else None
 
 
-def table_rows(ctx: Context) -> list[dict]:
-    """One entry per paper for the papers table, newest first: the record and what the
-    row computes from it (the template reads the rest from the record itself)."""
-    return [
+def papers_table_page(ctx: Context) -> Page:
+    # The table is every record at once: the paper pages carry the search text.
+    page = Page(
+        urls.PAPERS, "Papers", meta={"hide": ["navigation", "toc"], "search": {"exclude": True}}
+    )
+    rows = [
         {
             "key": key,
-            "row": (row := ctx.row(key)),
+            "row": (row := ctx.rows[key]),
             "data": row_data(ctx, key, row),
             "oneline": one_line(row["summary"]),
             "code": code_url(row),
         }
         for key in newest_first(ctx.papers)
     ]
-
-
-def papers_table_page(ctx: Context) -> Page:
-    # The table is every record at once: the paper pages carry the search text.
-    page = Page(
-        urls.PAPERS, "Papers", meta={"hide": ["navigation", "toc"], "search": {"exclude": True}}
-    )
-    rows = table_rows(ctx)
-    # Every data-* column filters (a shared link may name one with no chip); others are ignored.
-    params = [k for k in (rows[0]["data"] if rows else ()) if k not in ("key", "text")]
     return page.show(
         "papers.md",
         ctx=ctx,
         facets=facets(ctx),
-        params=" ".join(params),
+        # Every data-* column filters (a shared link may name one with no chip).
+        params=" ".join(param for param, _, _ in FACETS),
         rows=rows,
         total=len(ctx.papers),
         suggest=suggest_link(ctx),
@@ -210,8 +180,7 @@ def citation_meta(row: dict, arxiv: str | None) -> dict[str, object]:
     if isinstance(row["venue"], str) and row["venue"]:
         meta["venue"] = row["venue"]
     if arxiv:
-        meta["arxiv_id"] = arxiv
-        meta["pdf_url"] = f"https://arxiv.org/pdf/{arxiv}"
+        meta |= {"arxiv_id": arxiv, "pdf_url": f"https://arxiv.org/pdf/{arxiv}"}
     return meta
 
 
@@ -221,10 +190,7 @@ def source_links(ctx: Context, key: str) -> dict[str, str]:
         return {}
     repo = ctx.repo_url.rstrip("/")
     query = urlencode({"template": REPORT_FORM, "title": f"[correction] {key}", "key": key})
-    return {
-        "edit": f"{repo}/edit/main/papers/{key}.yaml",
-        "report": f"{repo}/issues/new?{query}",
-    }
+    return {"edit": f"{repo}/edit/main/papers/{key}.yaml", "report": f"{repo}/issues/new?{query}"}
 
 
 def paper_cells(ctx: Context, key: str) -> list[dict]:
@@ -248,27 +214,15 @@ def _cell(ctx: Context, cross: Cross | None, rv: object, cv: object) -> dict:
         assert cross is not None
         ctx.memo[(cross, rv, cv)] = {
             "href": urls.cell(cross, rv, cv),
-            "text": f"{urls.value_label(ctx, cross.rows, rv)} × "
-            f"{urls.value_label(ctx, cross.cols, cv)}",
+            "text": urls.cell_label(ctx, cross, rv, cv),
             "n": count_at(ctx.tables[cross], rv, cv),
             "label": broad_of(cross)[1],
         }
     return ctx.memo[(cross, rv, cv)]
 
 
-TAG_ROWS = (
-    ("Category", "category"),
-    ("Uses RL", "is_rl"),
-    ("Reward type", "reward_type"),
-    ("Reward family", "reward_family"),
-    ("Topology", "topology"),
-    ("Scenario", "scenario"),
-    ("Pool role", "pool_role"),
-)
-
-
 def paper_page(ctx: Context, key: str) -> Page:
-    row = ctx.row(key)
+    row = ctx.rows[key]
     arxiv, links = paper_links(row)
     page = Page(
         urls.paper(key),
@@ -287,43 +241,32 @@ def paper_page(ctx: Context, key: str) -> Page:
         authors=folded_authors(row),
         arxiv=arxiv,
         links=links,
-        tags=TAG_ROWS,
-        decisions=sorted(row["decisions"], key=lambda d: d["id"]),
         cells=paper_cells(ctx, key),
-        bibtex=ctx.bibtex_entries[key],
         source=source_links(ctx, key),
         releases=releases(row),
-        evaluated=ctx.evaluations_by_paper.get(key, []),
         readings=other_readings(ctx, key),
         evaluated_kind=row["category"] in EVALUATED_CATEGORIES,
         provisional=provisional_notes(row),
     )
 
 
-def releases(row: dict) -> list[dict]:
-    """Each artifact kind: its URL, or the day it was checked and not found."""
+def releases(row: dict) -> list[tuple[str, str | None, str | None]]:
+    """(kind, URL, the day it was checked and not found) of each artifact kind."""
     artifacts = row["artifacts"] if isinstance(row["artifacts"], dict) else {}
     out = []
     for kind in ARTIFACT_KINDS:
         value = artifacts.get(kind)
         checked = value.get("none") if isinstance(value, dict) else None
-        out.append(
-            {
-                "kind": kind,
-                "url": value if isinstance(value, str) else None,
-                "checked": str(checked) if checked else None,
-            }
-        )
+        url = value if isinstance(value, str) else None
+        out.append((kind, url, str(checked) if checked else None))
     return out
 
 
 def other_readings(ctx: Context, key: str) -> dict:
     """Other readers' codings of this paper: one row per reader, one cell per field,
     each cell saying whether it matches the record."""
-    if key not in ctx.reading_keys:
-        return {}
-    frame = paper_readings(key, table=ctx.readings)
-    if frame.empty or KB_READER not in frame.index:
+    frame = paper_readings(key, table=ctx.readings) if key in ctx.reading_keys else None
+    if frame is None or frame.empty or KB_READER not in frame.index:
         return {}
     others = frame.drop(index=KB_READER)
     axes = [a for a in READING_AXES if a in others.columns and others[a].notna().any()]
@@ -332,13 +275,7 @@ def other_readings(ctx: Context, key: str) -> dict:
         reader: {a: (row[a], row[a] == record[a]) for a in axes if isinstance(row[a], str | bool)}
         for reader, row in others.iterrows()
     }
-    return {
-        "axes": axes,
-        "record": record,
-        "rows": rows,
-        "axis_label": lambda a: urls.reading_axis_label(ctx, a),
-        "label": lambda a, v: urls.reading_label(ctx, a, v),
-    }
+    return {"axes": axes, "record": record, "rows": rows}
 
 
 def paper_pages(ctx: Context) -> Iterator[Page]:

@@ -1,11 +1,6 @@
-"""PRISMA 2020 flow diagrams (the layout for updated reviews), drawn by :mod:`diagrams`.
-
-A flow is plain numbers (:class:`Flow`); :func:`flow_boxes` places them on the
-box-and-arrow grid every diagram of the site uses, so the SVG, its escaping and
-its styling have one home (:func:`masrl_kb.site.diagrams.diagram`).
-:func:`flow_rows` gives the same numbers as table rows, readable without the
-picture (and by tests).
-"""
+"""PRISMA 2020 flow diagrams (the layout for updated reviews): :func:`flow_boxes` places a
+:class:`Flow`'s numbers on the grid of :func:`masrl_kb.site.diagrams.diagram` (the rounds
+template gives the same numbers as table rows, readable without the picture)."""
 
 from __future__ import annotations
 
@@ -47,25 +42,6 @@ class Flow:
     @property
     def total(self) -> int:
         return self.previous + self.included
-
-
-def flow_rows(flow: Flow) -> list[tuple[str, int, str]]:
-    """(label, count, row name) of every box and its parts, in reading order."""
-    return [
-        ("Studies included in the previous version", flow.previous, "previous"),
-        (f"Records identified ({flow.source_note})", flow.identified, "identified"),
-        *((f"… from {label}", n, f"source-{sid}") for label, sid, n in flow.sources),
-        ("Records removed before screening", flow.removed, "removed"),
-        ("… duplicates of the pool, exclusions, other rounds or batches", flow.duplicates,
-         "duplicates"),
-        ("… first published outside the window", flow.outside_window, "outside"),
-        ("Records screened", flow.screened, "screened"),
-        ("Records excluded", flow.excluded, "excluded"),
-        *((f"… {label}", n, f"reason-{i}") for i, (label, n) in enumerate(flow.reasons, 1)),
-        ("Records awaiting a decision", flow.awaiting, "awaiting"),
-        ("New studies included", flow.included, "included"),
-        ("Total studies included in the review", flow.total, "total"),
-    ]  # fmt: skip
 
 
 def _lines(*texts: str) -> tuple[str, ...]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterator
 
 from masrl_kb.query.frames import axis_mask, value_counts
@@ -40,45 +41,22 @@ def _members(ctx: Context, axis: str, value_id: str) -> list[str]:
 def axis_page(ctx: Context, axis: str) -> Page:
     spec = ctx.tax[axis]
     page = Page(urls.axis_page(axis), spec.label, meta={"hide": ["navigation"]})
-    counts = _counts(ctx, axis)
-    first = next(iter(counts.values()))
-    members = {v.id: _members(ctx, axis, v.id) for v in spec.values}
-    values = [
-        {
-            "value": v,
-            "anchor": urls.anchor(axis, v.id),
-            "label": urls.value_label(ctx, axis, v.id),
-            "counts": [(name, c[v.id]) for name, c in counts.items()],
-            "zero": not first[v.id],
-            "filter": urls.filtered({axis: v.id}),
-            "types": [
-                (t, urls.anchor("reward_type", t.id))
-                for t in ctx.tax["reward_type"].values
-                if axis == "reward_family" and t.extra.get("family") == v.id
-            ],
-            "papers": members[v.id][:LISTED_PER_VALUE],
-            "more": max(len(members[v.id]) - LISTED_PER_VALUE, 0),
-        }
-        for v in spec.values
-    ]
+    types: dict[object, list] = defaultdict(list)  # reward types by family
+    for t in ctx.tax["reward_type"].values if axis == "reward_family" else ():
+        types[t.extra.get("family")].append(t)
     return page.show(
         "axis.md",
         ctx=ctx,
         spec=spec,
         axis=axis,
-        names=list(counts),
-        values=values,
-        decision=axis == "decision",
+        counts=_counts(ctx, axis),
+        members={v.id: _members(ctx, axis, v.id) for v in spec.values},
+        types=types,
+        listed=LISTED_PER_VALUE,
     )
 
 
-def taxonomy_index(ctx: Context) -> Page:
-    page = Page(urls.TAXONOMY, "Taxonomy")
-    axes = [(urls.axis_page(a), ctx.tax[a].label, ctx.tax[a].description) for a in TAXONOMY_AXES]
-    return page.show("taxonomy_index.md", ctx=ctx, axes=axes)
-
-
 def taxonomy_pages(ctx: Context) -> Iterator[Page]:
-    yield taxonomy_index(ctx)
+    yield Page(urls.TAXONOMY, "Taxonomy").show("taxonomy_index.md", ctx=ctx, axes=TAXONOMY_AXES)
     for axis in TAXONOMY_AXES:
         yield axis_page(ctx, axis)

@@ -1,10 +1,6 @@
-"""The Jinja2 environment that lays out every generated page (autoescape on).
-
-Page modules compute data; templates under ``masrl_kb/site/templates`` lay it
-out. Record text is escaped by Jinja itself, so no page module escapes by
-hand. Two filters cover the places where text is not HTML: ``md`` for a
-Markdown heading and ``ext`` for an outbound http(s) link.
-"""
+"""The Jinja2 environment that lays out every generated page: page modules compute data,
+templates lay it out, and Jinja escapes record text (autoescape); the ``md`` filter
+escapes a Markdown heading, ``xml`` cleans text for the Atom feed."""
 
 from __future__ import annotations
 
@@ -35,12 +31,6 @@ def decision_marks(tax, row: dict) -> list[tuple[str, str, str]]:
     return [(d, row[d], spec.label_of(d)) for d in spec.ids if row[d] != "absent"]
 
 
-def decision_entry(row: dict, decision: str) -> dict[str, str]:
-    """A paper's status and reason for one decision it touches."""
-    entry = next(d for d in row["decisions"] if d["id"] == decision)
-    return {"status": "learned" if entry["learned"] else "present", "why": entry["why"]}
-
-
 # Links are functions rather than macros: a page calls them thousands of times, and a
 # Jinja macro call costs several times a function call. Each reads the page being
 # rendered (``page``, for relative hrefs) and the records (``ctx``) from the template.
@@ -55,12 +45,12 @@ def link(scope: Scope, to: str, text: object, title: object = None) -> Markup:
 
 @pass_context
 def paper_link(scope: Scope, key: str) -> Markup:
-    return link(scope, urls.paper(key), scope["ctx"].row(key)["title"])
+    return link(scope, urls.paper(key), scope["ctx"].rows[key]["title"])
 
 
 @pass_context
 def key_link(scope: Scope, key: str) -> Markup:
-    return link(scope, urls.paper(key), key, scope["ctx"].row(key)["title"])
+    return link(scope, urls.paper(key), key, scope["ctx"].rows[key]["title"])
 
 
 @pass_context
@@ -70,10 +60,6 @@ def tag(scope: Scope, axis: str, value: object, short: bool = False) -> Markup:
     if short and value != NA:
         return link(scope, urls.value(axis, value), value, label)
     return link(scope, urls.value(axis, value), label)
-
-
-def _md(text: object) -> Markup:
-    return Markup(md_text(text))
 
 
 # Characters XML 1.0 forbids; dropped from text bound for the Atom feed.
@@ -86,9 +72,8 @@ def _xml(text: object) -> str:
 
 
 def template_cache() -> FileSystemBytecodeCache | None:
-    """Compiled templates kept between builds, in this user's cache folder (never in
-    the repository, where a pull request could place code); None when that folder
-    may not be trusted (:func:`masrl_kb.kb.cache.folder`)."""
+    """Compiled templates kept in this user's cache folder (never in the repository, where
+    a pull request could place code); None when it may not be trusted (``cache.folder``)."""
     folder = cache_folder()
     return None if folder is None else FileSystemBytecodeCache(str(folder), "jinja-%s.cache")
 
@@ -102,15 +87,13 @@ def environment() -> Environment:
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
-        keep_trailing_newline=False,
         bytecode_cache=template_cache(),
     )
-    env.filters.update(md=_md, xml=_xml)
+    env.filters.update(md=lambda text: Markup(md_text(text)), xml=_xml)
     env.globals.update(
         urls=urls,
         safe_url=safe_url,
         decision_marks=decision_marks,
-        decision_entry=decision_entry,
         link=link,
         paper_link=paper_link,
         key_link=key_link,

@@ -1,8 +1,5 @@
-"""Stable site URLs and display labels for axes and values.
-
-URLs are site-relative directory URLs (``papers/<key>/``); pages turn them
-into relative hrefs with :func:`masrl_kb.site.html.rel`.
-"""
+"""Stable site URLs (site-relative directory URLs such as ``papers/<key>/``, made relative
+by :func:`masrl_kb.site.html.rel`) and display labels for axes and values."""
 
 from __future__ import annotations
 
@@ -35,18 +32,8 @@ CLAIMS = "claims/"
 DECISION_AXES = ("decision", "decision_learned")
 
 
-def source_path(url: str) -> str:
-    """The Markdown file that MkDocs turns into this directory URL."""
-    return f"{url}index.md"
-
-
 def paper(key: str) -> str:
     return f"papers/{key}/"
-
-
-def author_anchor(name: str) -> str:
-    """An author's section on the authors index (stable across builds)."""
-    return "a-" + slug(name)
 
 
 def benchmark(bid: str) -> str:
@@ -54,17 +41,11 @@ def benchmark(bid: str) -> str:
     return f"benchmarks/{slug(bid)}/"
 
 
-def taxonomy_axis(axis: str) -> str | None:
-    """The taxonomy page an axis is described on (None for year)."""
-    if axis in DECISION_AXES:
-        return "decision"
-    if axis == "reward_type":
-        return "reward_family"
-    return None if axis == "year" else axis
-
-
 def axis_page(axis: str) -> str:
-    return f"taxonomy/{taxonomy_axis(axis)}/"
+    """The taxonomy page an axis is described on (decision_learned and reward_type share
+    one)."""
+    page = {"decision_learned": "decision", "reward_type": "reward_family"}.get(axis, axis)
+    return f"taxonomy/{page}/"
 
 
 def value(axis: str, value_id: object) -> str:
@@ -128,6 +109,11 @@ def value_label(ctx: Context, axis: str, value_id: object) -> str:
     if name in ("decision", "reward_family") and value_id != NA:
         return f"{value_id} {label}"
     return label
+
+
+def cell_label(ctx: Context, cross: Cross, row_value: object, col_value: object) -> str:
+    """A cell's two values, "row × column"."""
+    return f"{value_label(ctx, cross.rows, row_value)} × {value_label(ctx, cross.cols, col_value)}"
 
 
 def cross_title(ctx: Context, cross: Cross) -> str:

@@ -1,12 +1,6 @@
-"""The survey's view beside today's on the site: the claims page, the Since the survey
-page, the note on every page saying what date the pool covers, and the banner of a
-preview build.
-
-Everything is computed by :mod:`masrl_kb.query.views` (``pool_coverage``,
-``survey_view``, ``new_papers``, ``moved_cells``, ``claim_views``), the same
-functions the command line and a pandas user call; the templates
-``claims.md``, ``since_survey.md``, ``pool_note.md`` and ``preview.md`` lay it out.
-"""
+"""The survey's view beside today's: the claims page, the Since the survey page, the
+note on every page saying what date the pool covers and the banner of a preview build,
+all computed by :mod:`masrl_kb.query.views` (as the command line and pandas users do)."""
 
 from __future__ import annotations
 
@@ -20,60 +14,23 @@ DRAFTS_LISTED = 20  # drafts named in a preview banner; the rest are counted
 
 
 def claims_page(ctx: Context) -> Page:
-    page = Page(urls.CLAIMS, "Claims")
-    views = ctx.claim_views
-    return page.show(
-        "claims.md",
-        ctx=ctx,
-        views=views,
-        broken=sum(not v.survey.holds for v in views or []),
-        broken_today=sum(not v.today.holds for v in views or []),
-        baseline=ctx.baseline.isoformat(),
-        coverage=ctx.coverage.isoformat(),
-    )
+    return Page(urls.CLAIMS, "Claims").show("claims.md", ctx=ctx)
 
 
 # ---------------------------------------------------------------- since the survey
 
 
-def _new_paper_rows(ctx: Context) -> list[dict]:
-    frame = new_papers(ctx.papers, ctx.root, ctx.baseline)
-    return [
-        {"key": key, "added": added.date().isoformat(), "round": rnd}
-        for key, added, rnd in zip(frame.index, frame["added"], frame["round"], strict=True)
-    ]
-
-
-def changed_crosses(ctx: Context) -> list[tuple[str, str, list[dict]]]:
-    """(cross-tab slug, title, cells) of every cross-tab with a cell that moved."""
+def changed_crosses(ctx: Context) -> list[tuple[Cross, list[dict]]]:
+    """Every cross-tab with a cell that moved, and its moved cells (``moved_cells`` rows)."""
     crosses = all_crosses()
-    moved = moved_cells(
-        ctx.papers, ctx.root, ctx.baseline, [(c.rows, c.cols, c.strict) for c in crosses]
-    )
-    out = []
-    for cross in crosses:
-        mine = moved[
-            (moved["rows"] == cross.rows)
-            & (moved["cols"] == cross.cols)
-            & (moved["strict"] == cross.strict)
-        ]
-        cells = [_cell(ctx, cross, row) for row in mine.to_dict("records")]
-        if cells:
-            out.append((cross.slug, urls.cross_title(ctx, cross), cells))
-    return out
-
-
-def _cell(ctx: Context, cross: Cross, row: dict) -> dict:
-    rv, cv = row["row_value"], row["col_value"]
-    label = f"{urls.value_label(ctx, cross.rows, rv)} × {urls.value_label(ctx, cross.cols, cv)}"
-    return {
-        "label": label,
-        "href": urls.cell(cross, rv, cv) if (cross, rv, cv) in ctx.cells else None,
-        "before": row["survey"],
-        "after": row["today"],
-        "change": f"{row['change']:+d}",
-        "movers": [k for k in row["papers"] if k in ctx.rows],
-    }
+    specs = [(c.rows, c.cols, c.strict) for c in crosses]
+    moved = moved_cells(ctx.papers, ctx.root, ctx.baseline, specs)
+    by_cross = dict(list(moved.groupby(["rows", "cols", "strict"], sort=False)))
+    return [
+        (cross, by_cross[spec].to_dict("records"))
+        for cross, spec in zip(crosses, specs, strict=True)
+        if spec in by_cross
+    ]
 
 
 # Newest papers listed here; the rest are on What's new (every record by its day).
@@ -81,24 +38,14 @@ NEW_LISTED = 100
 
 
 def since_page(ctx: Context) -> Page:
-    survey_papers, survey_exclusions = ctx.survey
     page = Page(urls.SINCE, "Since the survey")
+    new = new_papers(ctx.papers, ctx.root, ctx.baseline)
     return page.show(
         "since_survey.md",
         ctx=ctx,
-        baseline=ctx.baseline.isoformat(),
-        coverage=ctx.coverage.isoformat(),
-        counts={
-            "baseline-papers": len(survey_papers),
-            "baseline-exclusions": len(survey_exclusions),
-            "current-papers": len(ctx.papers),
-            "current-exclusions": len(ctx.exclusions),
-        },
-        new=(new := _new_paper_rows(ctx))[:NEW_LISTED],
+        new=list(zip(new.index, new.to_dict("records"), strict=True))[:NEW_LISTED],
         more=len(new) - NEW_LISTED,
         crosses=changed_crosses(ctx),
-        has_claims=ctx.claim_views is not None,
-        claims=[v for v in ctx.claim_views or [] if v.moved],
     )
 
 
@@ -113,11 +60,5 @@ def with_view_notes(ctx: Context, page: Page) -> Page:
         drafts = ctx.drafts.to_dict("records")
         banner = render("preview.md", drafts=drafts[:DRAFTS_LISTED], total=len(drafts), **data)
         page.body.insert(0, banner.strip())
-    note = render(
-        "pool_note.md",
-        coverage=ctx.coverage.isoformat(),
-        baseline=ctx.baseline.isoformat(),
-        **data,
-    )
-    page.body.append(note.strip())
+    page.body.append(render("pool_note.md", **data).strip())
     return page
