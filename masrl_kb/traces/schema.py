@@ -127,8 +127,14 @@ def _object(node: dict) -> Check:
         if value.__class__ is not dict or not required <= value.keys():
             return False
         if extra is None:  # only the named properties have rules: check those present
-            return all(props[key](value[key]) for key in names & value.keys())
-        return all(props.get(key, extra)(item) for key, item in value.items())
+            for key in names & value.keys():
+                if not props[key](value[key]):
+                    return False
+            return True
+        for key, item in value.items():
+            if not props.get(key, extra)(item):
+                return False
+        return True
 
     return check
 

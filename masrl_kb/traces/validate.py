@@ -15,8 +15,8 @@ import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from itertools import compress, repeat
-from operator import itemgetter, le, lt
+from itertools import compress
+from operator import le
 from typing import Any
 
 from masrl_kb.traces.graph import adjacency, dependency_order, find_cycles, forward_order
@@ -29,7 +29,6 @@ MAX_MESSAGE = 300
 # C0 and C1 controls, line and paragraph separators, and bidirectional overrides.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _NUMBER_TYPES: frozenset[type[float]] = frozenset({int, float})
-_ID, _T, _SRC, _DST, _TYPE = map(itemgetter, ("id", "t", "src", "dst", "type"))
 _JSON_KINDS = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
 _JSON_KINDS |= dict.fromkeys([int, float], "a number")
 
@@ -202,37 +201,12 @@ class TraceGraph:
         return len(self.order) == len(self.events)
 
 
-def _fast_index(events: list) -> tuple[dict[str, int], list[float], list[float]] | None:
-    """The index, starts and ends of events that break no graph rule of theirs, read with
-    C-level maps; None at the first sign of anything else (the checked path then says what)."""
-    try:
-        ids = list(map(_ID, events))
-        starts = list(map(_T, events))
-        raw_ends = list(map(dict.get, events, repeat("t_end")))
-        index = dict(zip(ids, range(len(ids)), strict=True))
-    except (KeyError, TypeError):
-        return None
-    if len(index) != len(ids) or not set(map(type, ids)) <= {str}:
-        return None
-    if not set(map(type, starts)) <= _NUMBER_TYPES:
-        return None
-    if not set(map(type, raw_ends)) <= _NUMBER_TYPES | {type(None)}:
-        return None
-    ends = [t if end is None else end for end, t in zip(raw_ends, starts, strict=True)]
-    if any(map(lt, ends, starts)):
-        return None
-    return index, starts, ends
-
-
 def _index_events(events: list, log: ProblemLog) -> tuple[dict[str, int], list[float], list[float]]:
     """Event id -> position of its first occurrence, and each event's start and end (NaN if
     unknown).
 
     Logs duplicate ids and events that end before they start.
     """
-    plain = _fast_index(events)
-    if plain is not None:
-        return plain
     index: dict[str, int] = {}
     starts: list[float] = []
     ends: list[float] = []
@@ -258,24 +232,11 @@ def _index_events(events: list, log: ProblemLog) -> tuple[dict[str, int], list[f
     return index, starts, ends
 
 
-def _well_formed_arcs(
-    edges: list, index: dict[str, int]
-) -> tuple[list[int], list[int], list[object]] | None:
-    """Source and destination positions and types of all edges, or None if any edge is
-    malformed or dangling (then the slow path below says which)."""
-    try:
-        sources = list(map(index.__getitem__, map(_SRC, edges)))
-        targets = list(map(index.__getitem__, map(_DST, edges)))
-        kinds = list(map(_TYPE, edges))
-    except (KeyError, TypeError):
-        return None
-    return sources, targets, kinds
-
-
-def _checked_arcs(
+def _arcs(
     edges: list, index: dict[str, int], log: ProblemLog
 ) -> tuple[list[int], list[int], list[object]]:
-    """The arcs of the edges whose endpoints exist; logs the dangling endpoints."""
+    """The non-temporal edges whose endpoints exist, as arcs and their edge types; logs the
+    dangling endpoints (of temporal edges too)."""
     sources, targets, kinds = [], [], []
     for j, edge in enumerate(edges):
         if edge.__class__ is not dict:
@@ -288,9 +249,11 @@ def _checked_arcs(
                 if isinstance(ref, str) and pos is None:
                     log.add(f"$.edges[{j}].{key}", f"no event has id {ref!r}")
             continue
-        sources.append(src)
-        targets.append(dst)
-        kinds.append(edge.get("type"))
+        kind = edge.get("type")
+        if kind != "temporal":
+            sources.append(src)
+            targets.append(dst)
+            kinds.append(kind)
     return sources, targets, kinds
 
 
@@ -305,11 +268,7 @@ def _dependency_arcs(
     """
     edges = doc.get("edges")
     edges = edges if isinstance(edges, list) else []
-    sources, targets, kinds = _well_formed_arcs(edges, index) or _checked_arcs(edges, index, log)
-    if "temporal" in kinds:
-        keep = [kind != "temporal" for kind in kinds]
-        sources, targets = list(compress(sources, keep)), list(compress(targets, keep))
-        kinds = list(compress(kinds, keep))
+    sources, targets, kinds = _arcs(edges, index, log)
     # One pass finds the arcs that do not run forward in time: those that run backward are
     # errors; any of them means sorting by start is not a topological order.
     at = starts.__getitem__
