@@ -98,16 +98,12 @@ def _text_value(key: str, value: Any) -> str:
 
 def metrics_text(results: dict[str, dict]) -> str:
     """Plain-text listing of each file's metrics."""
-    from masrl_kb.traces.metrics import METRIC_KEYS
-
-    width = max(len(key) for key in METRIC_KEYS)
     blocks = []
     for file, metrics in results.items():
+        width = max(map(len, metrics))
         # Agent names and ids come from the trace: no control character reaches the terminal.
         lines = [printable(file)] + [
-            printable(f"  {k:<{width}}  {_text_value(k, metrics[k])}")
-            for k in METRIC_KEYS
-            if k in metrics
+            printable(f"  {k:<{width}}  {_text_value(k, v)}") for k, v in metrics.items()
         ]
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)

@@ -115,11 +115,6 @@ def forward_order(starts: list[float]) -> list[int] | None:
     return sorted(range(len(starts)), key=starts.__getitem__)
 
 
-def dependency_order(n: int, sources: list[int], targets: list[int]) -> list[int]:
-    """A topological order of nodes ``0..n-1`` (shorter than ``n`` when there is a cycle)."""
-    return topological_order(*adjacency(n, zip(sources, targets, strict=True)))
-
-
 def heaviest_path(
     order: list[int],
     sources: list[int],
@@ -168,13 +163,6 @@ def heaviest_path(
         path.append(top_node)
         top_node = back[top_node]
     return top, path[::-1]
-
-
-def longest_path(succ: list[list[int]], pred: list[list[int]], weight: list[float]) -> float:
-    """The largest sum of node weights along any path of an acyclic graph (0 if it is empty)."""
-    sources = [a for a, targets in enumerate(succ) for _ in targets]
-    targets = [b for bs in succ for b in bs]
-    return heaviest_path(topological_order(succ, pred), sources, targets, weight)[0]
 
 
 def depth(succ: list[list[int]], pred: list[list[int]]) -> int:

@@ -19,7 +19,7 @@ from itertools import compress
 from operator import le
 from typing import Any
 
-from masrl_kb.traces.graph import adjacency, dependency_order, find_cycles, forward_order
+from masrl_kb.traces.graph import adjacency, find_cycles, forward_order, topological_order
 from masrl_kb.traces.jsonfile import read_json
 from masrl_kb.traces.schema import ITEM_ARRAYS, compiled_checks, explainer
 
@@ -337,7 +337,7 @@ def check_graph(doc: dict, log: ProblemLog) -> TraceGraph:
     order = forward_order(starts) if forward else None
     if order is None:
         forward = False
-        order = dependency_order(len(events), sources, targets)
+        order = topological_order(*adjacency(len(events), zip(sources, targets, strict=True)))
     graph = TraceGraph(events, index, sources, targets, order, starts, ends, forward)
     _check_cycles(graph, log)
     _check_spawn_loops(events, log)
