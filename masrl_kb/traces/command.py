@@ -242,9 +242,9 @@ def _import_parser(sources: argparse._SubParsersAction, name: str, about: str) -
 
 def cmd_schema(args: argparse.Namespace) -> int:
     """Print the trace schema shipped with the package."""
-    from masrl_kb.traces.schema import schema_file
+    from masrl_kb.traces.schema import SCHEMA_FILE
 
-    sys.stdout.write(schema_file().read_text(encoding="utf-8"))
+    sys.stdout.write(SCHEMA_FILE.read_text(encoding="utf-8"))
     return 0
 
 
@@ -256,8 +256,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Orchestration traces: `masrl-kb trace schema` prints the format.",
     )
     commands = trace.add_subparsers(dest="trace_command", metavar="COMMAND", required=True)
-    limit = argparse.ArgumentParser(add_help=False)
-    limit.add_argument(
+    files = argparse.ArgumentParser(add_help=False)  # what validate and metrics share
+    files.add_argument("files", nargs="+", metavar="FILE")
+    files.add_argument(
         "--max-problems",
         type=_positive_int,
         default=DEFAULT_MAX_PROBLEMS,
@@ -266,13 +267,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
 
     validate = commands.add_parser(
-        "validate", parents=[limit], help="check trace files against the schema and graph rules"
+        "validate", parents=[files], help="check trace files against the schema and graph rules"
     )
-    validate.add_argument("files", nargs="+", metavar="FILE")
     validate.set_defaults(func=cmd_validate)
 
-    metrics = commands.add_parser("metrics", parents=[limit], help="print each trace's metrics")
-    metrics.add_argument("files", nargs="+", metavar="FILE")
+    metrics = commands.add_parser("metrics", parents=[files], help="print each trace's metrics")
     metrics.add_argument("--json", action="store_true", help="print JSON keyed by file")
     metrics.add_argument(
         "--html",

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 DATA_DIR = Path(__file__).parent / "data"
-SCHEMA_FILE = DATA_DIR / "trace.schema.json"
+SCHEMA_FILE = DATA_DIR / "trace.schema.json"  # the trace schema shipped with the package
 # The copy at the repository root that the docs link to; `masrl-kb trace schema` writes it.
 SCHEMA_PATH = Path("traces") / "trace.schema.json"
 ITEM_ARRAYS = ("events", "edges")
@@ -28,11 +28,6 @@ _ANNOTATIONS = frozenset(
     {"description", "title", "$comment", "enumDescriptions", "enumFields", "default"}
     | {"examples", "$schema", "$id"}
 )
-
-
-def schema_file() -> Path:
-    """The trace schema shipped with the package."""
-    return SCHEMA_FILE
 
 
 @lru_cache(maxsize=1)
