@@ -15,8 +15,6 @@ import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from itertools import compress
-from operator import le
 from typing import Any
 
 from masrl_kb.traces.graph import adjacency, find_cycles, forward_order, topological_order
@@ -232,13 +230,20 @@ def _index_events(events: list, log: ProblemLog) -> tuple[dict[str, int], list[f
     return index, starts, ends
 
 
-def _arcs(
-    edges: list, index: dict[str, int], log: ProblemLog
-) -> tuple[list[int], list[int], list[object]]:
-    """The non-temporal edges whose endpoints exist, as arcs and their edge types; logs the
-    dangling endpoints (of temporal edges too)."""
-    sources, targets, kinds = [], [], []
-    for j, edge in enumerate(edges):
+def _dependency_arcs(
+    doc: dict, events: list, index: dict[str, int], starts: list[float], log: ProblemLog
+) -> tuple[list[int], list[int], bool]:
+    """The non-temporal edges as arcs between event positions, and whether every arc ends at
+    a later start than it begins (then sorting by start is a topological order).
+
+    Logs dangling endpoints (of temporal edges too) and destinations that start before their
+    source (NaN starts, from malformed events, never compare).
+    """
+    edges = doc.get("edges")
+    sources: list[int] = []
+    targets: list[int] = []
+    forward = True
+    for j, edge in enumerate(edges if isinstance(edges, list) else []):
         if edge.__class__ is not dict:
             continue
         src_id, dst_id = edge.get("src"), edge.get("dst")
@@ -250,40 +255,18 @@ def _arcs(
                     log.add(f"$.edges[{j}].{key}", f"no event has id {ref!r}")
             continue
         kind = edge.get("type")
-        if kind != "temporal":
-            sources.append(src)
-            targets.append(dst)
-            kinds.append(kind)
-    return sources, targets, kinds
-
-
-def _dependency_arcs(
-    doc: dict, events: list, index: dict[str, int], starts: list[float], log: ProblemLog
-) -> tuple[list[int], list[int], bool]:
-    """The non-temporal edges as arcs between event positions, and whether every arc ends at
-    a later start than it begins.
-
-    Logs dangling endpoints and destinations that start before their source (NaN starts,
-    from malformed events, never compare).
-    """
-    edges = doc.get("edges")
-    edges = edges if isinstance(edges, list) else []
-    sources, targets, kinds = _arcs(edges, index, log)
-    # One pass finds the arcs that do not run forward in time: those that run backward are
-    # errors; any of them means sorting by start is not a topological order.
-    at = starts.__getitem__
-    flags = list(map(le, map(at, targets), map(at, sources)))
-    not_after = list(compress(range(len(flags)), flags)) if any(flags) else []
-    del flags
-    for j in not_after:
-        src, dst = sources[j], targets[j]
-        if starts[dst] < starts[src]:
-            log.add(
-                f"event {events[dst]['id']}",
-                f"starts at {starts[dst]} before its {kinds[j]} source {events[src]['id']} "
-                f"({starts[src]})",
-            )
-    forward = not not_after
+        if kind == "temporal":
+            continue
+        sources.append(src)
+        targets.append(dst)
+        if starts[dst] <= starts[src]:
+            forward = False
+            if starts[dst] < starts[src]:
+                log.add(
+                    f"event {events[dst]['id']}",
+                    f"starts at {starts[dst]} before its {kind} source {events[src]['id']} "
+                    f"({starts[src]})",
+                )
     return sources, targets, forward
 
 
