@@ -124,10 +124,8 @@ def _write(path: str, text: str) -> bool:
 
 
 def cmd_metrics(args: argparse.Namespace) -> int:
-    """Print the metrics of each valid trace; invalid ones are reported and give exit 1.
-
-    Each file is read and checked once; the metrics reuse the checked graph.
-    """
+    """Print the metrics of each valid trace (read and checked once, the metrics reuse the
+    checked graph); invalid ones are reported and give exit 1."""
     from masrl_kb.traces.metrics import trace_metrics
 
     results: dict[str, dict] = {}

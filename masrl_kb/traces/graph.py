@@ -85,10 +85,8 @@ def _cycle_in(start: int, pred: list[list[int]], component: list[int]) -> list[i
 
 def find_cycles(succ: list[list[int]], pred: list[list[int]]) -> list[list[int]]:
     """One cycle per strongly connected knot of the graph, by lowest node; [] if acyclic.
-
-    Only the nodes Kahn's order leaves out can be on a cycle, so the component search runs
-    on those alone, and only when there are any.
-    """
+    The component search runs only on the nodes Kahn's order leaves out (only they can be
+    on a cycle)."""
     placed = topological_order(succ, pred)
     if len(placed) == len(succ):
         return []

@@ -121,11 +121,8 @@ def tokens_by_agent(events: list[dict]) -> dict[str, float]:
 
 
 def trace_metrics(doc: dict, graph: TraceGraph | None = None) -> dict:
-    """The metrics of a trace that passed validation, in the order the listing shows them.
-
-    ``graph`` is the dependency graph the validator built (:func:`inspect_trace`); without
-    it the graph is built here.
-    """
+    """The metrics of a trace that passed validation, in the order the listing shows them;
+    ``graph`` is the one :func:`inspect_trace` built (else it is built here)."""
     events = doc["events"]
     graph = graph or check_graph(doc, ProblemLog("trace"))
     starts = graph.starts

@@ -331,10 +331,8 @@ def map_spans(
     task_id: str,
     topology: str | None = None,
 ) -> tuple[dict, list[str]]:
-    """The orchestration trace of a set of spans, and the mapping's warnings.
-
-    ``topology`` overrides the inferred one.
-    """
+    """The orchestration trace of a set of spans (``topology`` overrides the inferred one),
+    and the mapping's warnings."""
     warnings: list[str] = []
     by_id = _assign_agents(spans)
     _mark_usage(spans, by_id)

@@ -33,12 +33,8 @@ _JSON_KINDS |= dict.fromkeys([int, float], "a number")
 
 @dataclass(frozen=True)
 class Problem:
-    """One thing wrong with a trace file.
-
-    Not :class:`masrl_kb.kb.problem.Problem` (``path:line: field: message``): a trace is one
-    JSON document, often a single line of 100 MB, so a JSON path or an event places a problem
-    and a line number would not.
-    """
+    """One thing wrong with a trace file, placed by a JSON path or an event: a trace is one
+    JSON document, often one line of 100 MB, so ``path:line:`` would place nothing."""
 
     file: str
     where: str
@@ -201,10 +197,7 @@ class TraceGraph:
 
 def _index_events(events: list, log: ProblemLog) -> tuple[dict[str, int], list[float], list[float]]:
     """Event id -> position of its first occurrence, and each event's start and end (NaN if
-    unknown).
-
-    Logs duplicate ids and events that end before they start.
-    """
+    unknown); logs duplicate ids and events that end before they start."""
     index: dict[str, int] = {}
     starts: list[float] = []
     ends: list[float] = []
@@ -307,10 +300,8 @@ def _check_spawn_loops(events: list, log: ProblemLog) -> None:
 
 
 def check_graph(doc: dict, log: ProblemLog) -> TraceGraph:
-    """Log the rules a schema cannot express and return the graph (empty without events).
-
-    Malformed parts are skipped: the schema reports them.
-    """
+    """Log the rules a schema cannot express and return the graph (empty without events);
+    malformed parts are skipped: the schema reports them."""
     events = doc.get("events")
     if not isinstance(events, list):
         return TraceGraph([], {}, [], [], [], [], [], True)
