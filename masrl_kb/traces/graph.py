@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import repeat
 from operator import add
@@ -98,9 +99,7 @@ def find_cycles(succ: list[list[int]], pred: list[list[int]]) -> list[list[int]]
     lowest: dict[int, int] = {}
     for v in left:
         lowest.setdefault(component[v], v)
-    size: dict[int, int] = {}
-    for v in left:
-        size[component[v]] = size.get(component[v], 0) + 1
+    size = Counter(component[v] for v in left)
     knots = [v for label, v in lowest.items() if size[label] > 1 or v in succ[v]]
     return [_cycle_in(v, pred, component) for v in sorted(knots)]
 
