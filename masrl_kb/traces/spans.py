@@ -36,6 +36,7 @@ SPAN_ID_BYTES = 8
 SPANS_PREFIX = "resourceSpans.item.scopeSpans.item.spans.item"
 RESOURCE_PREFIX = "resourceSpans.item.resource"
 _HEX = re.compile(r"(?:0x)?([0-9a-fA-F]{2,64})")
+_PLAIN_HEX = re.compile(r"[0-9a-fA-F]+")
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -105,6 +106,8 @@ def hex_id(value: object, where: str, size: int) -> str:
     bytes; anything else is an error naming ``where``."""
     if not isinstance(value, str) or not value:
         raise OtelImportError(f"{where}: expected an id (hex or base64), got {_kind(value)}")
+    if len(value) == 2 * size and _PLAIN_HEX.fullmatch(value):
+        return value.lower()  # the common case, as OTLP/JSON writes ids
     match = _HEX.fullmatch(value)
     if match and len(match.group(1)) % 2 == 0:
         return match.group(1).lower()
@@ -131,6 +134,10 @@ def _quoted(value: object) -> str:
 
 def whole_number(value: object, where: str, high: int = 2**63 - 1) -> int:
     """An integer written as a JSON number or a decimal string (OTLP writes 64-bit ones so)."""
+    if value.__class__ is str and value.isascii() and value.isdigit() and len(value) <= 20:
+        number = int(value)  # the common case: a decimal string of nanoseconds
+        if number <= high:
+            return number
     if isinstance(value, int) and not isinstance(value, bool):
         text = str(value)
     elif isinstance(value, str):
@@ -198,6 +205,14 @@ def attributes(value: object, where: str, depth: int = 0) -> dict[str, Any]:
     """An OTLP ``attributes`` list as a mapping (a repeated key keeps the last value)."""
     result: dict[str, Any] = {}
     for i, item in enumerate(_list(value, where)):
+        # The common case first: {"key": "...", "value": {"stringValue": "..."}}.
+        if isinstance(item, dict) and len(item) == 2:
+            key, inner = item.get("key"), item.get("value")
+            if key.__class__ is str and isinstance(inner, dict) and len(inner) == 1:
+                text = inner.get("stringValue")
+                if text.__class__ is str:
+                    result[key] = text
+                    continue
         item = _dict(item, f"{where}[{i}]")
         key = item.get("key")
         if not isinstance(key, str):
