@@ -10,7 +10,7 @@ from jsonschema import Draft202012Validator
 
 from masrl_kb.kb.paths import find_root
 from masrl_kb.traces.metrics import trace_metrics
-from masrl_kb.traces.schema import SCHEMA_PATH, load_schema, schema_file
+from masrl_kb.traces.schema import SCHEMA_FILE, SCHEMA_PATH, load_schema
 from masrl_kb.traces.validate import validate_trace
 
 ROOT = find_root()
@@ -109,4 +109,4 @@ def test_every_field_the_survey_names_is_a_field_of_ours() -> None:
 def test_the_repository_copy_of_our_schema_matches_the_package_data() -> None:
     # `masrl-kb trace schema > traces/trace.schema.json` regenerates it.
     repo_copy = ROOT / SCHEMA_PATH
-    assert repo_copy.read_bytes() == schema_file().read_bytes()
+    assert repo_copy.read_bytes() == SCHEMA_FILE.read_bytes()

@@ -12,11 +12,11 @@ from jsonschema import Draft202012Validator
 
 from masrl_kb.kb.taxonomy import load_taxonomy
 from masrl_kb.traces.schema import (
+    SCHEMA_FILE,
     compile_check,
     compiled_checks,
     inline_refs,
     load_schema,
-    schema_file,
 )
 from masrl_kb.traces.validate import (
     check_file,
@@ -400,7 +400,7 @@ def test_schema_problems_and_file_names_in_check_file(tmp_path: Path) -> None:
 
 
 def test_schema_file_is_a_valid_draft_2020_12_schema() -> None:
-    schema = json.loads(schema_file().read_text(encoding="utf-8"))
+    schema = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     Draft202012Validator.check_schema(schema)
 

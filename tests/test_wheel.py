@@ -101,6 +101,7 @@ def test_wheel_carries_its_data(wheel: Path) -> None:
         schema = archive.read("masrl_kb/traces/data/trace.schema.json")
         licence = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
     assert schema == (REPO / "traces" / "trace.schema.json").read_bytes()
+    assert {"masrl_kb/traces/data/trace_page.md", "masrl_kb/traces/data/timeline.html"} <= names
     assert licence
     templates = REPO / "masrl_kb" / "site" / "templates"
     for path in templates.rglob("*") if templates.is_dir() else ():

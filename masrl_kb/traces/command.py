@@ -98,16 +98,12 @@ def _text_value(key: str, value: Any) -> str:
 
 def metrics_text(results: dict[str, dict]) -> str:
     """Plain-text listing of each file's metrics."""
-    from masrl_kb.traces.metrics import METRIC_KEYS
-
-    width = max(len(key) for key in METRIC_KEYS)
     blocks = []
     for file, metrics in results.items():
+        width = max(map(len, metrics))
         # Agent names and ids come from the trace: no control character reaches the terminal.
         lines = [printable(file)] + [
-            printable(f"  {k:<{width}}  {_text_value(k, metrics[k])}")
-            for k in METRIC_KEYS
-            if k in metrics
+            printable(f"  {k:<{width}}  {_text_value(k, v)}") for k, v in metrics.items()
         ]
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
@@ -128,10 +124,8 @@ def _write(path: str, text: str) -> bool:
 
 
 def cmd_metrics(args: argparse.Namespace) -> int:
-    """Print the metrics of each valid trace; invalid ones are reported and give exit 1.
-
-    Each file is read and checked once; the metrics reuse the checked graph.
-    """
+    """Print the metrics of each valid trace (read and checked once, the metrics reuse the
+    checked graph); invalid ones are reported and give exit 1."""
     from masrl_kb.traces.metrics import trace_metrics
 
     results: dict[str, dict] = {}
@@ -246,9 +240,9 @@ def _import_parser(sources: argparse._SubParsersAction, name: str, about: str) -
 
 def cmd_schema(args: argparse.Namespace) -> int:
     """Print the trace schema shipped with the package."""
-    from masrl_kb.traces.schema import schema_file
+    from masrl_kb.traces.schema import SCHEMA_FILE
 
-    sys.stdout.write(schema_file().read_text(encoding="utf-8"))
+    sys.stdout.write(SCHEMA_FILE.read_text(encoding="utf-8"))
     return 0
 
 
@@ -260,8 +254,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Orchestration traces: `masrl-kb trace schema` prints the format.",
     )
     commands = trace.add_subparsers(dest="trace_command", metavar="COMMAND", required=True)
-    limit = argparse.ArgumentParser(add_help=False)
-    limit.add_argument(
+    files = argparse.ArgumentParser(add_help=False)  # what validate and metrics share
+    files.add_argument("files", nargs="+", metavar="FILE")
+    files.add_argument(
         "--max-problems",
         type=_positive_int,
         default=DEFAULT_MAX_PROBLEMS,
@@ -270,13 +265,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
 
     validate = commands.add_parser(
-        "validate", parents=[limit], help="check trace files against the schema and graph rules"
+        "validate", parents=[files], help="check trace files against the schema and graph rules"
     )
-    validate.add_argument("files", nargs="+", metavar="FILE")
     validate.set_defaults(func=cmd_validate)
 
-    metrics = commands.add_parser("metrics", parents=[limit], help="print each trace's metrics")
-    metrics.add_argument("files", nargs="+", metavar="FILE")
+    metrics = commands.add_parser("metrics", parents=[files], help="print each trace's metrics")
     metrics.add_argument("--json", action="store_true", help="print JSON keyed by file")
     metrics.add_argument(
         "--html",

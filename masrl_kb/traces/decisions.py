@@ -1,22 +1,7 @@
 """Orchestration decisions (O1-O5) read off a tree of agent spans, and the team's topology.
 
-Each rule below names what in the spans it reads; every decision it makes carries the rule's
-id, so a reader can check each event against its span (docs/trace-decisions.md has the table).
-
-* ``child-agent-span`` (O1): an agent span started under another agent's span, the first
-  time that agent appears: the parent spawns it.
-* ``create-agent-span`` (O1): a ``create_agent`` span under an agent's span.
-* ``agent-span-of-existing-agent`` (O2): an agent span started under another agent's span
-  for an agent that already exists: the task is handed to it.
-* ``handoff-tool`` (O2): a tool call named ``transfer_to_<agent>`` (or ``handoff_to_``,
-  ``hand_off_to_``, ``delegate_to_``).
-* ``span-link`` (O3): a span that links to one span of another agent reads that agent's
-  message.
-* ``links-from-agents`` (O4): a span that links to spans of two or more other agents.
-* ``after-child-agents`` (O4): an agent's first step after two or more of the agents it
-  started have finished.
-* ``stop-tool`` (O5): a tool call named stop, finish, final_answer, terminate, end_run or done.
-* ``root-agent-end`` (O5): the end of a root agent's span, when no stop tool was called.
+Every decision carries the id of the rule that made it (:data:`RULES`), so a reader can check
+each event against its span; docs/trace-decisions.md says what each rule reads.
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import repeat
 from operator import add
@@ -85,10 +86,8 @@ def _cycle_in(start: int, pred: list[list[int]], component: list[int]) -> list[i
 
 def find_cycles(succ: list[list[int]], pred: list[list[int]]) -> list[list[int]]:
     """One cycle per strongly connected knot of the graph, by lowest node; [] if acyclic.
-
-    Only the nodes Kahn's order leaves out can be on a cycle, so the component search runs
-    on those alone, and only when there are any.
-    """
+    The component search runs only on the nodes Kahn's order leaves out (only they can be
+    on a cycle)."""
     placed = topological_order(succ, pred)
     if len(placed) == len(succ):
         return []
@@ -100,9 +99,7 @@ def find_cycles(succ: list[list[int]], pred: list[list[int]]) -> list[list[int]]
     lowest: dict[int, int] = {}
     for v in left:
         lowest.setdefault(component[v], v)
-    size: dict[int, int] = {}
-    for v in left:
-        size[component[v]] = size.get(component[v], 0) + 1
+    size = Counter(component[v] for v in left)
     knots = [v for label, v in lowest.items() if size[label] > 1 or v in succ[v]]
     return [_cycle_in(v, pred, component) for v in sorted(knots)]
 
@@ -113,11 +110,6 @@ def forward_order(starts: list[float]) -> list[int] | None:
     if any(math.isnan(t) for t in starts if t.__class__ is float):
         return None
     return sorted(range(len(starts)), key=starts.__getitem__)
-
-
-def dependency_order(n: int, sources: list[int], targets: list[int]) -> list[int]:
-    """A topological order of nodes ``0..n-1`` (shorter than ``n`` when there is a cycle)."""
-    return topological_order(*adjacency(n, zip(sources, targets, strict=True)))
 
 
 def heaviest_path(
@@ -168,13 +160,6 @@ def heaviest_path(
         path.append(top_node)
         top_node = back[top_node]
     return top, path[::-1]
-
-
-def longest_path(succ: list[list[int]], pred: list[list[int]], weight: list[float]) -> float:
-    """The largest sum of node weights along any path of an acyclic graph (0 if it is empty)."""
-    sources = [a for a, targets in enumerate(succ) for _ in targets]
-    targets = [b for bs in succ for b in bs]
-    return heaviest_path(topological_order(succ, pred), sources, targets, weight)[0]
 
 
 def depth(succ: list[list[int]], pred: list[list[int]]) -> int:

@@ -20,27 +20,6 @@ UNLABELLED = "unlabelled"
 # Events aimed at another agent: they make up the communication between agents.
 ADDRESSED = frozenset({"message", "spawn", "despawn", "return"})
 
-METRIC_KEYS = (
-    "events",
-    "agents",
-    "events_by_type",
-    "decisions",
-    "decision_latency",
-    "has_stop_decision",
-    "max_fanout",
-    "spawn_depth",
-    "total_work_s",
-    "critical_path_s",
-    "parallel_speedup",
-    "tokens",
-    "tokens_by_agent",
-    "wall_clock_s",
-    "critical_path",
-    "agent_time",
-    "communication",
-    "reported",
-)
-
 
 def spawn_depth(events: list[dict]) -> int:
     """Depth of the spawn tree: arcs run from the spawning agent to the spawned one."""
@@ -142,11 +121,8 @@ def tokens_by_agent(events: list[dict]) -> dict[str, float]:
 
 
 def trace_metrics(doc: dict, graph: TraceGraph | None = None) -> dict:
-    """The metrics of a trace that passed validation (keys in :data:`METRIC_KEYS` order).
-
-    ``graph`` is the dependency graph the validator built (:func:`inspect_trace`); without
-    it the graph is built here.
-    """
+    """The metrics of a trace that passed validation, in the order the listing shows them;
+    ``graph`` is the one :func:`inspect_trace` built (else it is built here)."""
     events = doc["events"]
     graph = graph or check_graph(doc, ProblemLog("trace"))
     starts = graph.starts

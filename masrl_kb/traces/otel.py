@@ -1,26 +1,9 @@
 """``masrl-kb trace import otel``: OpenTelemetry spans to an orchestration trace.
 
-The file is read by :mod:`masrl_kb.traces.spans` (OTLP JSON streamed, JSON lines, or the SDK
-console exporter's output); attributes of the GenAI semantic conventions or of OpenInference
-are read by :mod:`masrl_kb.traces.conventions`. The mapping:
-
-* an agent span (``invoke_agent``, or OpenInference kind ``AGENT``) is an agent; one nested
-  under another agent's span was started by it: a ``spawn`` event of the parent at the span's
-  start and a ``return`` event to the parent at its end;
-* a tool span (``execute_tool``, ``TOOL``) is a ``tool_call`` of the enclosing agent;
-* a model call (``chat``, ``text_completion``, ``generate_content``, ``LLM``) is a ``message``
-  event of the enclosing agent: the agent's turn; a later span that links to it names its
-  recipient;
-* token costs come from the usage attributes (each span counted unless a span below it
-  reports usage too), times from the span timestamps (seconds from the first span's start);
-* the orchestration decisions O1-O5 are read off the spans by :mod:`masrl_kb.traces.decisions`,
-  each an ``orchestrator_decision`` event that names its rule, and the topology from them.
-
-Edges: each event depends on the agent's previous finished event (``causal``), a spawned
-agent's first event on its spawn (``spawn``), the parent's next event on a return
-(``return``), and a span on the spans it links to (``message``). Spans that map to nothing
-are listed under ``meta.otel``, attributes the mapping does not read are kept in the event's
-``attrs.otel``, and both are counted in a warning.
+:mod:`~masrl_kb.traces.spans` reads the file, :mod:`~masrl_kb.traces.conventions` the GenAI or
+OpenInference attributes, :mod:`~masrl_kb.traces.decisions` the O1-O5 decisions. Agent spans
+become spawn and return events, tool spans tool calls, model calls messages; each event
+depends on its agent's previous finished one. docs/trace-decisions.md has the tables.
 """
 
 from __future__ import annotations
@@ -348,10 +331,8 @@ def map_spans(
     task_id: str,
     topology: str | None = None,
 ) -> tuple[dict, list[str]]:
-    """The orchestration trace of a set of spans, and the mapping's warnings.
-
-    ``topology`` overrides the inferred one.
-    """
+    """The orchestration trace of a set of spans (``topology`` overrides the inferred one),
+    and the mapping's warnings."""
     warnings: list[str] = []
     by_id = _assign_agents(spans)
     _mark_usage(spans, by_id)

@@ -2,6 +2,7 @@
 
 The names of the survey's reward families and decisions come from the knowledge base's
 taxonomy, which the caller passes in (:class:`Vocabulary`): the toolkit reads no taxonomy.
+The page's prose is the template ``data/trace_page.md``; its tables are computed here.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import html
 import os
 from pathlib import Path
+from string import Template
 from typing import Any, Protocol
 
 from masrl_kb.kb.paths import find_root
@@ -21,31 +23,7 @@ DIAGRAM_EXAMPLE = "hierarchical"
 # Trace reward channels that are named after a reward type of the taxonomy under another name.
 CHANNEL_ALIASES = {"team": "shared"}
 CHANNEL_EXAMPLES = ("team", "role", "process", "tool", "debate", "orchestration")
-# Metric, definition, and the reward family or decision it informs ({R7}: that id and label).
-METRIC_ROWS = (
-    ("events, events_by_type", "events, in all and per type", "{R4}: steps"),
-    ("agents", "distinct acting and spawned agents", "{R2}: who gets credit"),
-    (
-        "decisions",
-        "orchestrator_decision events per decision O1-O5, and those without one (unlabelled)",
-        "O1-O5",
-    ),
-    ("has_stop_decision", "whether the run logged an O5 decision", "{O5}"),
-    ("max_fanout", "most spawn events issued by one agent", "{O1}: breadth"),
-    ("spawn_depth", "depth of the agent -> spawned-agent tree", "{O1}: depth"),
-    ("total_work_s", "sum of event durations (t_end - t)", "{R7}: cost"),
-    ("critical_path_s", "heaviest path of non-temporal edges", "{R7}: latency"),
-    ("parallel_speedup", "total_work_s / critical_path_s", "{R7}"),
-    ("tokens, wall_clock_s", "copied from costs", "cost terms of any reward"),
-    ("critical_path", "the events of that heaviest path", "{R7}: latency"),
-    (
-        "agent_time",
-        "per agent: busy (union of its events) and idle time within its span",
-        "{R2}: who gets credit",
-    ),
-    ("communication", "events aimed at another agent, per sender and recipient", "{O3}"),
-    ("reported", "the trace's own metrics object, as written", "as the run defines"),
-)
+PAGE_TEMPLATE = Path(__file__).parent / "data" / "trace_page.md"
 
 
 class Vocabulary(Protocol):
@@ -127,36 +105,24 @@ def _enum_rows(definition: dict) -> list[list[str]]:
     ]
 
 
-def format_section(schema: dict) -> str:
-    """The format: trace, event and edge fields and the event and edge types."""
+def _format_fields(schema: dict) -> dict[str, str]:
+    """The format's tables and descriptions: trace, event and edge fields and types, costs."""
     defs = schema["$defs"]
     event_rows = [
         [kind, ", ".join(fields_by_type(schema, kind)), meaning]
         for kind, meaning in _enum_rows(defs["event_type"])
     ]
-    return "\n\n".join(
-        [
-            "## The format",
-            f"The format is a JSON Schema (draft 2020-12), `{SCHEMA_PATH.as_posix()}` "
-            "(`masrl-kb trace schema` prints it). " + schema["description"],
-            "### A trace",
-            fields_table(schema, defs),
-            "### Events",
-            defs["event"]["description"],
-            fields_table(defs["event"], defs),
-            "Event types and the fields each one names (id, t, type and agent are required; "
-            "the others are expected, and the tools skip an event that lacks them):",
-            table(["Type", "Fields", "Meaning"], event_rows),
-            "### Edges",
-            defs["edge"]["description"],
-            fields_table(defs["edge"], defs),
-            "Edge types:",
-            table(["Type", "Meaning"], _enum_rows(defs["edge_type"])),
-            "### Costs",
-            defs["costs"]["description"],
-            fields_table(defs["costs"], defs),
-        ]
-    )
+    fields = {
+        "schema_path": SCHEMA_PATH.as_posix(),
+        "schema_description": schema["description"],
+        "trace_fields": fields_table(schema, defs),
+        "event_types": table(["Type", "Fields", "Meaning"], event_rows),
+        "edge_types": table(["Type", "Meaning"], _enum_rows(defs["edge_type"])),
+    }
+    for part in ("event", "edge", "costs"):
+        fields[f"{part}_description"] = defs[part]["description"]
+        fields[f"{part}_fields"] = fields_table(defs[part], defs)
+    return fields
 
 
 # ----------------------------------------------------------------- diagram
@@ -193,20 +159,6 @@ def trace_mermaid(doc: dict) -> str:
     return "```mermaid\n" + "\n".join(lines) + "\n```"
 
 
-def example_section(name: str, doc: dict) -> str:
-    """One example trace drawn as a diagram."""
-    return "\n\n".join(
-        [
-            "## An example",
-            f"`{(EXAMPLES_DIR / (name + '.json')).as_posix()}` "
-            f"({cell(doc.get('topology', 'unknown'))} topology, task "
-            f"`{cell(doc['task_id'])}`), drawn from the file: one box per agent, "
-            "solid arrows for dependencies, dotted arrows for temporal order.",
-            trace_mermaid(doc),
-        ]
-    )
-
-
 # ----------------------------------------------------------------- metrics
 
 
@@ -215,7 +167,7 @@ def _number(value: float | None) -> str:
 
 
 def metrics_section(examples: dict[str, dict]) -> str:
-    """The metrics of every example, computed now."""
+    """The table of the metrics of every example, computed now."""
     header = ["Example", "Events", "Agents", "Max fan-out", "Spawn depth", "Work (s)"]
     header += ["Critical path (s)", "Speed-up", "Decisions", "Stop", "Tokens", "Wall clock (s)"]
     rows = []
@@ -228,63 +180,16 @@ def metrics_section(examples: dict[str, dict]) -> str:
             + [_number(m["parallel_speedup"]), decisions, "yes" if m["has_stop_decision"] else "no"]
             + [m["tokens"], _number(m["wall_clock_s"])]
         )
-    return "\n\n".join(
-        [
-            "## Metrics of the examples",
-            "Computed by `masrl-kb trace metrics` when this page was built.",
-            table(header, rows),
-        ]
-    )
+    return table(header, rows)
 
 
-def mapping_section(vocabulary: Vocabulary) -> str:
-    """How the metrics and reward channels map to reward families and decisions."""
-    axes = (vocabulary["reward_family"], vocabulary["decision"])
-    names = {v: f"{v} {axis.label_of(v)}" for axis in axes for v in axis.ids}
-    metric_rows = [[metric, meaning, use.format_map(names)] for metric, meaning, use in METRIC_ROWS]
-    channel_rows = []
+def _channel_table(vocabulary: Vocabulary, names: dict[str, str]) -> str:
+    """Each example reward channel, the reward type it is named after and its family."""
+    rows = []
     for channel in CHANNEL_EXAMPLES:
         reward_type = CHANNEL_ALIASES.get(channel, channel)
-        channel_rows.append([channel, reward_type, names[vocabulary.family_of(reward_type)]])
-    r7 = vocabulary["reward_family"].value("R7")
-    return "\n\n".join(
-        [
-            "## From traces to rewards and decisions",
-            f"The survey's orchestration reward family, {cell(names['R7'])}, is defined "
-            f"as: {cell(r7.definition)} A trace makes it measurable. `parallel_speedup` is the "
-            "parallelism speed-up: the work done divided by the time the longest chain of "
-            "dependencies needs. A team that runs independent work side by side scores above "
-            "1; a pipeline scores 1. Rewarding it (net of the token and time costs) credits "
-            f"the orchestrator's {cell(names['O1'])} and {cell(names['O4'])} decisions that "
-            "made the parallelism.",
-            f"Every orchestrator decision is an event, so credit can reach it: {cell(names['O3'])} "
-            "decisions show up as message events, and a stop is an `orchestrator_decision` "
-            f"event with decision O5 ({cell(names['O5'])}), not the mere end of the log, so "
-            "stopping early or late can be rewarded or penalised like any other decision.",
-            table(["Metric", "Definition", "Reward family or decision"], metric_rows),
-            "A trace's `rewards` holds one number per channel. Naming channels after the "
-            "survey's reward types keeps them comparable across systems:",
-            table(["Channel", "Reward type", "Reward family"], channel_rows),
-        ]
-    )
-
-
-def tools_section() -> str:
-    """The commands."""
-    return "\n\n".join(
-        [
-            "## Tools",
-            "```bash\n"
-            "masrl-kb trace validate FILE...          # schema + graph rules, exit 1 on error\n"
-            "masrl-kb trace metrics FILE... [--json] [--html OUT]  # the metrics above\n"
-            "masrl-kb trace import otel SPANS.json --out run.json  # OpenTelemetry GenAI spans\n"
-            "masrl-kb trace synth --agents 300 --steps 4000 --out big.json\n"
-            "```",
-            "Validation reports every problem as `file: JSON path or event: message`. "
-            "A synthetic trace has exactly the requested number of agents and of events "
-            "(one step is one event).",
-        ]
-    )
+        rows.append([channel, reward_type, names[vocabulary.family_of(reward_type)]])
+    return table(["Channel", "Reward type", "Reward family"], rows)
 
 
 def trace_page_markdown(vocabulary: Vocabulary, root: str | os.PathLike[str] | None = None) -> str:
@@ -292,19 +197,17 @@ def trace_page_markdown(vocabulary: Vocabulary, root: str | os.PathLike[str] | N
     naming reward families and decisions as ``vocabulary`` (the taxonomy) does."""
     examples = load_examples(root)
     name = DIAGRAM_EXAMPLE if DIAGRAM_EXAMPLE in examples else next(iter(examples))
-    intro = (
-        "The survey's unit of analysis is the orchestration trace: a time-ordered event "
-        "graph of one team run. Its advice to harness builders is to log every orchestration "
-        "event in a schema now, so the logs can become reward and credit signals later. This "
-        "page gives that schema, one example per topology, and the metrics the tools compute."
-    )
-    sections = [
-        "# Orchestration traces",
-        intro,
-        format_section(load_schema()),
-        example_section(name, examples[name]),
-        metrics_section(examples),
-        mapping_section(vocabulary),
-        tools_section(),
-    ]
-    return "\n\n".join(sections) + "\n"
+    doc = examples[name]
+    axes = (vocabulary["reward_family"], vocabulary["decision"])
+    names = {v: f"{v} {axis.label_of(v)}" for axis in axes for v in axis.ids}
+    fields = {key: cell(value) for key, value in names.items()} | _format_fields(load_schema())
+    fields |= {
+        "example_path": (EXAMPLES_DIR / (name + ".json")).as_posix(),
+        "example_topology": cell(doc.get("topology", "unknown")),
+        "example_task": cell(doc["task_id"]),
+        "example_diagram": trace_mermaid(doc),
+        "metrics_table": metrics_section(examples),
+        "r7_definition": cell(vocabulary["reward_family"].value("R7").definition),
+        "channel_table": _channel_table(vocabulary, names),
+    }
+    return Template(PAGE_TEMPLATE.read_text(encoding="utf-8")).substitute(fields)

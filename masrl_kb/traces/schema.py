@@ -1,16 +1,9 @@
 """The trace JSON Schema (package data) and the checks compiled from it once per process.
 
-Validation has two tiers that agree by construction:
-
-* a *compiled check* per part of a trace (the trace without its arrays, one event, one edge):
-  a plain Python predicate built from the schema's own keywords (``type``, ``minLength``,
-  ``minimum``, ``maximum``, ``enum``, ``const``, ``properties``, ``required``,
-  ``additionalProperties``, ``items``). It only answers "certainly valid" or "look closer",
-  and is conservative: whatever it cannot decide (NaN, a keyword it does not know) it sends on;
-* ``jsonschema`` (draft 2020-12), run only on the parts the compiled check did not pass, so
-  every message is jsonschema's own.
-
-A valid 1,000,000-event trace therefore never reaches jsonschema.
+A *compiled check* per part of a trace (the trace without its arrays, one event, one edge),
+built from the schema's own keywords, answers only "certainly valid" or "look closer";
+``jsonschema`` (draft 2020-12) runs only on the parts it did not pass, so every message is
+jsonschema's own and a valid 1,000,000-event trace never reaches jsonschema.
 """
 
 from __future__ import annotations
@@ -23,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 DATA_DIR = Path(__file__).parent / "data"
-SCHEMA_FILE = DATA_DIR / "trace.schema.json"
+SCHEMA_FILE = DATA_DIR / "trace.schema.json"  # the trace schema shipped with the package
 # The copy at the repository root that the docs link to; `masrl-kb trace schema` writes it.
 SCHEMA_PATH = Path("traces") / "trace.schema.json"
 ITEM_ARRAYS = ("events", "edges")
@@ -35,29 +28,6 @@ _ANNOTATIONS = frozenset(
     {"description", "title", "$comment", "enumDescriptions", "enumFields", "default"}
     | {"examples", "$schema", "$id"}
 )
-_COMPILED = frozenset(
-    {"type", "minLength", "minimum", "maximum", "enum", "const"}
-    | {"properties", "required", "additionalProperties", "items"}
-)
-# jsonschema's types: a boolean is no number, 1.0 is an integer.
-_TYPE_TESTS: dict[str, Check] = {
-    "string": lambda v: isinstance(v, str),
-    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
-    "integer": lambda v: (
-        (isinstance(v, int) and not isinstance(v, bool))
-        or (isinstance(v, float) and v.is_integer())
-    ),
-    "boolean": lambda v: isinstance(v, bool),
-    "object": lambda v: isinstance(v, dict),
-    "array": lambda v: isinstance(v, list),
-    "null": lambda v: v is None,
-}
-_is_number = _TYPE_TESTS["number"]
-
-
-def schema_file() -> Path:
-    """The trace schema shipped with the package."""
-    return SCHEMA_FILE
 
 
 @lru_cache(maxsize=1)
@@ -116,45 +86,32 @@ def _never(value: Any) -> bool:
     return False
 
 
-def _type_check(kind: str | list[str]) -> Check | None:
-    names = [kind] if isinstance(kind, str) else kind
-    if not set(names) <= _TYPE_TESTS.keys():
+def _number(node: dict) -> Check:
+    low, high = node.get("minimum", -math.inf), node.get("maximum", math.inf)
+    # A bool is no number; NaN fails both bounds and goes on to jsonschema.
+    return lambda v: (v.__class__ is int or v.__class__ is float) and low <= v <= high
+
+
+def _string(node: dict) -> Check:
+    n = node.get("minLength", 0)
+    return lambda v: v.__class__ is str and len(v) >= n
+
+
+def _enum(node: dict) -> Check | None:
+    allowed = frozenset(node["enum"])
+    if not all(isinstance(v, str) for v in allowed):
         return None
-    tests = [_TYPE_TESTS[name] for name in names]
-    return tests[0] if len(tests) == 1 else lambda v: any(test(v) for test in tests)
+    return lambda v: v.__class__ is str and v in allowed
 
 
-def _strings(values: list) -> frozenset[str] | None:
-    return frozenset(values) if all(isinstance(v, str) for v in values) else None
+def _array(node: dict) -> Check:
+    if "items" not in node:
+        return lambda v: v.__class__ is list
+    check_item = compile_check(node["items"])
+    return lambda v: v.__class__ is list and all(map(check_item, v))
 
 
-def _leaf_checks(node: dict) -> list[Check] | None:
-    """Checks of the scalar keywords, or None when one of them cannot be compiled exactly."""
-    checks: list[Check] = []
-    if "type" in node:
-        type_check = _type_check(node["type"])
-        if type_check is None:
-            return None
-        checks.append(type_check)
-    if "minLength" in node:
-        n = node["minLength"]
-        checks.append(lambda v: not isinstance(v, str) or len(v) >= n)
-    if "minimum" in node:
-        low = node["minimum"]
-        # `v >= low` is False for NaN, so NaN goes on to jsonschema (conservative).
-        checks.append(lambda v: not _is_number(v) or v >= low)
-    if "maximum" in node:
-        high = node["maximum"]
-        checks.append(lambda v: not _is_number(v) or v <= high)
-    if "enum" in node or "const" in node:
-        allowed = _strings(node["enum"] if "enum" in node else [node["const"]])
-        if allowed is None:
-            return None
-        checks.append(lambda v: isinstance(v, str) and v in allowed)
-    return checks
-
-
-def _object_check(node: dict, strict: bool) -> Check:
+def _object(node: dict) -> Check:
     props = {name: compile_check(sub) for name, sub in node.get("properties", {}).items()}
     required = frozenset(node.get("required", ()))
     extra_schema = node.get("additionalProperties", True)
@@ -162,29 +119,31 @@ def _object_check(node: dict, strict: bool) -> Check:
     names = props.keys()
 
     def check(value: Any) -> bool:
-        if value.__class__ is not dict:
-            return not strict and not isinstance(value, dict)
-        keys = value.keys()
-        if not required <= keys:
+        if value.__class__ is not dict or not required <= value.keys():
             return False
-        if extra is None:
-            # Only the named properties have rules: check those present.
-            for key in names & keys:
+        if extra is None:  # only the named properties have rules: check those present
+            for key in names & value.keys():
                 if not props[key](value[key]):
                     return False
             return True
         for key, item in value.items():
-            check_item = props.get(key, extra)
-            if not check_item(item):
+            if not props.get(key, extra)(item):
                 return False
         return True
 
     return check
 
 
-def _items_check(node: dict) -> Check:
-    check_item = compile_check(node["items"])
-    return lambda v: not isinstance(v, list) or all(map(check_item, v))
+# Per ``type``, the keywords compiled beside it and the check built from them. Exact-class
+# tests are conservative: a subclass of str or dict looks closer.
+_SHAPES: dict[str | None, tuple[frozenset[str], Callable[[dict], Check | None]]] = {
+    "number": (frozenset({"minimum", "maximum"}), _number),
+    "string": (frozenset({"minLength"}), _string),
+    "boolean": (frozenset(), lambda node: lambda v: v.__class__ is bool),
+    "array": (frozenset({"items"}), _array),
+    "object": (frozenset({"properties", "required", "additionalProperties"}), _object),
+    None: (frozenset({"enum"}), _enum),
+}
 
 
 def _validator(schema: Any) -> Any:
@@ -194,54 +153,19 @@ def _validator(schema: Any) -> Any:
     return Draft202012Validator(schema)
 
 
-def _fused_check(node: dict) -> Check | None:
-    """One closure for the common leaf shapes (a bounded number, a non-empty string, a
-    string enum), or None. Exact-class tests are conservative: a subclass looks closer."""
-    kind = node.get("type")
-    keys = node.keys() - _ANNOTATIONS
-    if kind == "number" and keys <= {"type", "minimum", "maximum"}:
-        low = node.get("minimum", -math.inf)
-        high = node.get("maximum", math.inf)
-        return lambda v: (v.__class__ is int or v.__class__ is float) and low <= v <= high
-    if kind == "string" and keys <= {"type", "minLength"}:
-        n = node.get("minLength", 0)
-        return lambda v: v.__class__ is str and len(v) >= n
-    if keys <= {"type", "enum"} and "enum" in node and kind in (None, "string"):
-        allowed = _strings(node["enum"])
-        if allowed is not None:
-            return lambda v: v.__class__ is str and v in allowed
-    return None
-
-
 def compile_check(node: Any) -> Check:
-    """A predicate that is True only for values ``node`` accepts (False means "look closer")."""
-    if node is True:
-        return _always
-    if node is False:
-        return _never
-    if not isinstance(node, dict) or not node.keys() <= _COMPILED | _ANNOTATIONS:
-        return _validator(node).is_valid
-    fused = _fused_check(node)
-    if fused is not None:
-        return fused
-    checks = _leaf_checks(node)
-    if checks is None:
-        return _validator(node).is_valid
-    if node.get("type") == "object":
-        # The object check tests the class itself: it replaces the type check.
-        checks = [*checks[1:], _object_check(node, strict=True)]
-    elif {"properties", "required", "additionalProperties"} & node.keys():
-        checks.append(_object_check(node, strict=False))
-    if "items" in node:
-        checks.append(_items_check(node))
-    if not checks:
-        return _always
-    if len(checks) == 1:
-        return checks[0]
-    if len(checks) == 2:
-        first, second = checks
-        return lambda v: first(v) and second(v)
-    return lambda v: all(check(v) for check in checks)
+    """A predicate that is True only for values ``node`` accepts (False means "look closer").
+
+    Shapes outside :data:`_SHAPES` are left to jsonschema's own ``is_valid``.
+    """
+    if isinstance(node, bool):
+        return _always if node else _never
+    kind = node.get("type") if isinstance(node, dict) else False
+    shape = _SHAPES.get(kind) if kind is None or isinstance(kind, str) else None
+    check = None
+    if shape is not None and node.keys() - _ANNOTATIONS - {"type"} <= shape[0]:
+        check = shape[1](node)
+    return check or _validator(node).is_valid
 
 
 # ------------------------------------------------------------------ validators

@@ -1,17 +1,9 @@
 """Reading OpenTelemetry spans from a file, whatever layout the exporter wrote.
 
-Three layouts are read, told apart by their first bytes and first keys:
-
-* OTLP JSON (``resourceSpans`` / ``scopeSpans`` / ``spans``), one document or several
-  concatenated, streamed with :mod:`ijson` so a million spans never sit in memory as raw JSON;
-* JSON lines: one OTLP document or one span per line (the collector's file exporter, or the
-  SDK's ``ConsoleSpanExporter`` with a one-line formatter), read a line at a time so each
-  error names its line;
-* the SDK's ``ConsoleSpanExporter`` default output: pretty-printed span objects one after the
-  other (``context.trace_id``, ``parent_id``, ISO 8601 times, plain attributes).
-
-Trace and span ids come out as lower-case hex whatever the file used (hex, ``0x`` hex, or the
-base64 that protobuf's generic JSON mapping writes for bytes).
+OTLP JSON (streamed with :mod:`ijson`), JSON lines (one OTLP document or span per line), or
+the SDK's ``ConsoleSpanExporter`` output, told apart by their first bytes and first keys
+(docs/trace-decisions.md). Trace and span ids come out as lower-case hex whatever the file
+used (hex, ``0x`` hex, or base64).
 """
 
 from __future__ import annotations

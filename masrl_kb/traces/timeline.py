@@ -10,6 +10,8 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Iterable
+from pathlib import Path
+from string import Template
 
 # A million bars would make a page no browser can draw; the critical path is always kept.
 MAX_BARS = 20_000
@@ -37,18 +39,9 @@ COLOURS = {
 CRITICAL = "#d63031"
 DECISION_NAMES = {"O1": "spawn", "O2": "delegate", "O3": "communicate", "O4": "aggregate"}
 DECISION_NAMES["O5"] = "stop"
-STYLE = """
-body { font: 14px/1.4 system-ui, sans-serif; margin: 2rem; color: #222; }
-h2 { margin-top: 2.5rem; }
-table { border-collapse: collapse; margin: .5rem 0 1rem; }
-td, th { border: 1px solid #ccc; padding: 2px 8px; text-align: left; }
-svg text { font: 11px system-ui, sans-serif; fill: #333; }
-svg text.bar { fill: #fff; pointer-events: none; }
-.lane { fill: #f4f4f4; }
-.crit { stroke: #000; stroke-width: 1; }
-.legend span { display: inline-block; margin-right: 1rem; }
-.legend i { display: inline-block; width: 12px; height: 12px; margin-right: 4px; }
-"""
+# The page around the timelines. Its Content-Security-Policy lets nothing load or run, even
+# if an escaping bug let markup through.
+PAGE_TEMPLATE = Path(__file__).parent / "data" / "timeline.html"
 
 
 def esc(text: object) -> str:
@@ -218,12 +211,5 @@ def timeline_page(docs: dict[str, dict], results: dict[str, dict]) -> str:
             f"{summary}{note}{svg}<h3>Decisions</h3>{decisions}"
             f"<h3>Agents: busy and idle time, tokens</h3>{agents}</section>"
         )
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        # Nothing may load or run, even if an escaping bug let markup through.
-        '<meta http-equiv="Content-Security-Policy" '
-        "content=\"default-src 'none'; style-src 'unsafe-inline'\">"
-        "<title>Orchestration trace timelines</title>"
-        f"<style>{STYLE}</style></head><body><h1>Orchestration trace timelines</h1>"
-        f"{_legend()}{''.join(sections)}</body></html>\n"
-    )
+    page = Template(PAGE_TEMPLATE.read_text(encoding="utf-8"))
+    return page.substitute(legend=_legend(), sections="".join(sections))

@@ -15,11 +15,9 @@ import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from itertools import compress, repeat
-from operator import itemgetter, le, lt
 from typing import Any
 
-from masrl_kb.traces.graph import adjacency, dependency_order, find_cycles, forward_order
+from masrl_kb.traces.graph import adjacency, find_cycles, forward_order, topological_order
 from masrl_kb.traces.jsonfile import read_json
 from masrl_kb.traces.schema import ITEM_ARRAYS, compiled_checks, explainer
 
@@ -29,19 +27,14 @@ MAX_MESSAGE = 300
 # C0 and C1 controls, line and paragraph separators, and bidirectional overrides.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _NUMBER_TYPES: frozenset[type[float]] = frozenset({int, float})
-_ID, _T, _SRC, _DST, _TYPE = map(itemgetter, ("id", "t", "src", "dst", "type"))
 _JSON_KINDS = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
 _JSON_KINDS |= dict.fromkeys([int, float], "a number")
 
 
 @dataclass(frozen=True)
 class Problem:
-    """One thing wrong with a trace file.
-
-    Not :class:`masrl_kb.kb.problem.Problem` (``path:line: field: message``): a trace is one
-    JSON document, often a single line of 100 MB, so a JSON path or an event places a problem
-    and a line number would not.
-    """
+    """One thing wrong with a trace file, placed by a JSON path or an event: a trace is one
+    JSON document, often one line of 100 MB, so ``path:line:`` would place nothing."""
 
     file: str
     where: str
@@ -202,37 +195,9 @@ class TraceGraph:
         return len(self.order) == len(self.events)
 
 
-def _fast_index(events: list) -> tuple[dict[str, int], list[float], list[float]] | None:
-    """The index, starts and ends of events that break no graph rule of theirs, read with
-    C-level maps; None at the first sign of anything else (the checked path then says what)."""
-    try:
-        ids = list(map(_ID, events))
-        starts = list(map(_T, events))
-        raw_ends = list(map(dict.get, events, repeat("t_end")))
-        index = dict(zip(ids, range(len(ids)), strict=True))
-    except (KeyError, TypeError):
-        return None
-    if len(index) != len(ids) or not set(map(type, ids)) <= {str}:
-        return None
-    if not set(map(type, starts)) <= _NUMBER_TYPES:
-        return None
-    if not set(map(type, raw_ends)) <= _NUMBER_TYPES | {type(None)}:
-        return None
-    ends = [t if end is None else end for end, t in zip(raw_ends, starts, strict=True)]
-    if any(map(lt, ends, starts)):
-        return None
-    return index, starts, ends
-
-
 def _index_events(events: list, log: ProblemLog) -> tuple[dict[str, int], list[float], list[float]]:
     """Event id -> position of its first occurrence, and each event's start and end (NaN if
-    unknown).
-
-    Logs duplicate ids and events that end before they start.
-    """
-    plain = _fast_index(events)
-    if plain is not None:
-        return plain
+    unknown); logs duplicate ids and events that end before they start."""
     index: dict[str, int] = {}
     starts: list[float] = []
     ends: list[float] = []
@@ -258,26 +223,20 @@ def _index_events(events: list, log: ProblemLog) -> tuple[dict[str, int], list[f
     return index, starts, ends
 
 
-def _well_formed_arcs(
-    edges: list, index: dict[str, int]
-) -> tuple[list[int], list[int], list[object]] | None:
-    """Source and destination positions and types of all edges, or None if any edge is
-    malformed or dangling (then the slow path below says which)."""
-    try:
-        sources = list(map(index.__getitem__, map(_SRC, edges)))
-        targets = list(map(index.__getitem__, map(_DST, edges)))
-        kinds = list(map(_TYPE, edges))
-    except (KeyError, TypeError):
-        return None
-    return sources, targets, kinds
+def _dependency_arcs(
+    doc: dict, events: list, index: dict[str, int], starts: list[float], log: ProblemLog
+) -> tuple[list[int], list[int], bool]:
+    """The non-temporal edges as arcs between event positions, and whether every arc ends at
+    a later start than it begins (then sorting by start is a topological order).
 
-
-def _checked_arcs(
-    edges: list, index: dict[str, int], log: ProblemLog
-) -> tuple[list[int], list[int], list[object]]:
-    """The arcs of the edges whose endpoints exist; logs the dangling endpoints."""
-    sources, targets, kinds = [], [], []
-    for j, edge in enumerate(edges):
+    Logs dangling endpoints (of temporal edges too) and destinations that start before their
+    source (NaN starts, from malformed events, never compare).
+    """
+    edges = doc.get("edges")
+    sources: list[int] = []
+    targets: list[int] = []
+    forward = True
+    for j, edge in enumerate(edges if isinstance(edges, list) else []):
         if edge.__class__ is not dict:
             continue
         src_id, dst_id = edge.get("src"), edge.get("dst")
@@ -288,43 +247,19 @@ def _checked_arcs(
                 if isinstance(ref, str) and pos is None:
                     log.add(f"$.edges[{j}].{key}", f"no event has id {ref!r}")
             continue
+        kind = edge.get("type")
+        if kind == "temporal":
+            continue
         sources.append(src)
         targets.append(dst)
-        kinds.append(edge.get("type"))
-    return sources, targets, kinds
-
-
-def _dependency_arcs(
-    doc: dict, events: list, index: dict[str, int], starts: list[float], log: ProblemLog
-) -> tuple[list[int], list[int], bool]:
-    """The non-temporal edges as arcs between event positions, and whether every arc ends at
-    a later start than it begins.
-
-    Logs dangling endpoints and destinations that start before their source (NaN starts,
-    from malformed events, never compare).
-    """
-    edges = doc.get("edges")
-    edges = edges if isinstance(edges, list) else []
-    sources, targets, kinds = _well_formed_arcs(edges, index) or _checked_arcs(edges, index, log)
-    if "temporal" in kinds:
-        keep = [kind != "temporal" for kind in kinds]
-        sources, targets = list(compress(sources, keep)), list(compress(targets, keep))
-        kinds = list(compress(kinds, keep))
-    # One pass finds the arcs that do not run forward in time: those that run backward are
-    # errors; any of them means sorting by start is not a topological order.
-    at = starts.__getitem__
-    flags = list(map(le, map(at, targets), map(at, sources)))
-    not_after = list(compress(range(len(flags)), flags)) if any(flags) else []
-    del flags
-    for j in not_after:
-        src, dst = sources[j], targets[j]
-        if starts[dst] < starts[src]:
-            log.add(
-                f"event {events[dst]['id']}",
-                f"starts at {starts[dst]} before its {kinds[j]} source {events[src]['id']} "
-                f"({starts[src]})",
-            )
-    forward = not not_after
+        if starts[dst] <= starts[src]:
+            forward = False
+            if starts[dst] < starts[src]:
+                log.add(
+                    f"event {events[dst]['id']}",
+                    f"starts at {starts[dst]} before its {kind} source {events[src]['id']} "
+                    f"({starts[src]})",
+                )
     return sources, targets, forward
 
 
@@ -365,10 +300,8 @@ def _check_spawn_loops(events: list, log: ProblemLog) -> None:
 
 
 def check_graph(doc: dict, log: ProblemLog) -> TraceGraph:
-    """Log the rules a schema cannot express and return the graph (empty without events).
-
-    Malformed parts are skipped: the schema reports them.
-    """
+    """Log the rules a schema cannot express and return the graph (empty without events);
+    malformed parts are skipped: the schema reports them."""
     events = doc.get("events")
     if not isinstance(events, list):
         return TraceGraph([], {}, [], [], [], [], [], True)
@@ -378,7 +311,7 @@ def check_graph(doc: dict, log: ProblemLog) -> TraceGraph:
     order = forward_order(starts) if forward else None
     if order is None:
         forward = False
-        order = dependency_order(len(events), sources, targets)
+        order = topological_order(*adjacency(len(events), zip(sources, targets, strict=True)))
     graph = TraceGraph(events, index, sources, targets, order, starts, ends, forward)
     _check_cycles(graph, log)
     _check_spawn_loops(events, log)
