@@ -20,8 +20,8 @@ from urllib.parse import urlencode
 
 from masrl_kb.contrib.sources.http import (
     FetchError,
-    HttpStatusError,
     Limits,
+    StatusError,
     env_seconds,
     http_request,
 )
@@ -207,7 +207,7 @@ def _get(url: str, params: dict[str, object], limits: Limits, what: str) -> list
     """The feed entries of the API's answer to ``params``; :class:`ArxivError` naming ``what``."""
     try:
         body = http_request(f"{url}{'&' if '?' in url else '?'}{urlencode(params)}", limits)
-    except HttpStatusError as err:
+    except StatusError as err:
         if err.status == 400 and "id_list" in params:
             raise ArxivError(f"arXiv rejected {what!r} as a malformed id (HTTP 400)") from None
         raise ArxivError(
