@@ -9,16 +9,14 @@ atomically, never through a symbolic link.
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
-import io
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from masrl_kb.contrib.arxiv_import import family_given
-from masrl_kb.contrib.export.csv_io import guard_cell
+from masrl_kb.contrib.export.csv_io import csv_text
 from masrl_kb.contrib.screen.entries import (
     known_id,
     or_empty,
@@ -74,7 +72,8 @@ class Candidate:
         """The id ``screen import`` will give this row (empty: named by its title)."""
         return known_id(self.arxiv_id, self.doi, self.openreview_id)
 
-    def cells(self) -> list[str]:
+    def cells(self) -> dict[str, str]:
+        """The row under :data:`COLUMNS` (guarded when written)."""
         values = (
             self.id,
             self.title,
@@ -86,7 +85,7 @@ class Candidate:
             self.arxiv_id,
             self.openreview_id,
         )
-        return [guard_cell(v) for v in values]
+        return dict(zip(COLUMNS, values, strict=True))
 
 
 def candidate(
@@ -146,14 +145,6 @@ def unique(rows: Iterable[Candidate]) -> list[Candidate]:
     return sorted(first.values(), key=lambda r: (r.date or dt.date.min, r.id, r.title))
 
 
-def csv_text(rows: list[Candidate]) -> str:
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    writer.writerows(row.cells() for row in rows)
-    return buf.getvalue()
-
-
 def write_csv(path: Path, rows: list[Candidate]) -> None:
     """Write the rows atomically; refuse a link, a folder or any non-regular file at ``path``."""
     if os.path.islink(path):
@@ -162,7 +153,7 @@ def write_csv(path: Path, rows: list[Candidate]) -> None:
         raise SourceError(f"{path}: exists and is not a regular file")
     if not path.parent.is_dir():
         raise SourceError(f"{path.parent}: no such folder")
-    write_atomic(path, csv_text(rows), newline="")
+    write_atomic(path, csv_text(COLUMNS, [r.cells() for r in rows]), newline="")
 
 
 @dataclass(frozen=True)
