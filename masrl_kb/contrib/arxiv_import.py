@@ -189,7 +189,7 @@ def refuse_existing(
 
 
 @contextmanager
-def _terminate_as_exit() -> Iterator[None]:
+def terminate_as_exit() -> Iterator[None]:
     """Turn SIGTERM/SIGHUP into SystemExit while writing, so ``finally`` still runs."""
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -213,7 +213,7 @@ def write_new_file(path: Path, text: str) -> None:
     if path.exists():
         raise ArxivImportError(f"{path} already exists: refusing to overwrite it")
     path.parent.mkdir(parents=True, exist_ok=True)
-    with _terminate_as_exit():
+    with terminate_as_exit():
         write_atomic(path, text)
 
 

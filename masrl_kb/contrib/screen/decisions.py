@@ -38,7 +38,6 @@ from masrl_kb.contrib.screen.entries import (
     title_id,
 )
 from masrl_kb.contrib.screen.import_files import (
-    ImportFileError,
     Problems,
     csv_rows,
     read_text,
@@ -119,17 +118,12 @@ def read_decisions(path: Path, vocab: _Vocab, candidates: Iterable[str]) -> list
     The extension says the format and the first line must agree; entries ASReview has not
     labelled are skipped; every problem is raised at once as :class:`DecisionFileError`.
     """
-    problems = Problems(path.name)
-    try:
-        text = read_text(path, problems, MAX_DECISION_BYTES)
-    except ImportFileError:
-        raise DecisionFileError(problems.lines) from None
+    problems = Problems(path.name, DecisionFileError)
+    text = read_text(path, problems, MAX_DECISION_BYTES)
     suffix = path.suffix.lower()
     wanted = set(candidates)
     if suffix not in (".ris", ".csv"):
-        raise DecisionFileError(
-            [f"{path.name}:1: file: unknown extension {path.suffix!r}; allowed: .csv, .ris"]
-        )
+        problems.fail(1, "file", f"unknown extension {path.suffix!r}; allowed: .csv, .ris")
     items = (_ris_items if suffix == ".ris" else _csv_items)(text, problems, wanted)
     found = [d for d in (_checked(item, vocab, wanted, problems) for item in items) if d]
     return _unique(found, problems)
@@ -194,8 +188,7 @@ def _unique(found: list[Decision], problems: Problems) -> list[Decision]:
         other = keys.setdefault(d.key, d) if d.key else d
         if other is not d and other.id != d.id:
             problems.add(d.line, "key", f"{d.key} is also given on line {other.line}")
-    if problems.lines:
-        raise DecisionFileError(problems.lines)
+    problems.raise_any()
     return list(seen.values())
 
 

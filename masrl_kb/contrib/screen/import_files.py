@@ -77,10 +77,12 @@ class _Raw:
 
 
 class Problems:
-    """The ``path:line: field: message`` lines of one file, each terminal-safe."""
+    """The ``path:line: field: message`` lines of one file, each terminal-safe, raised
+    at once as ``error``."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, error: type[ValueError] = ImportFileError) -> None:
         self.name = name
+        self.error = error
         self.lines: list[str] = []
 
     def add(self, line: int, field: str, message: str) -> None:
@@ -88,11 +90,11 @@ class Problems:
 
     def raise_any(self) -> None:
         if self.lines:
-            raise ImportFileError(self.lines)
+            raise self.error(self.lines)
 
     def fail(self, line: int, field: str, message: str) -> NoReturn:
         self.add(line, field, message)
-        raise ImportFileError(self.lines)
+        raise self.error(self.lines)
 
 
 def read_candidates(path: Path, source: str, today: dt.date, empty_ok: bool = False) -> list[Entry]:
