@@ -28,7 +28,7 @@ from masrl_kb.contrib.sources.arxiv import (
     fetch_paper,
     parse_arxiv_id,
 )
-from masrl_kb.contrib.text import MAX_ABSTRACT, MAX_AUTHOR, MAX_TITLE, clean_text
+from masrl_kb.contrib.text import MAX_ABSTRACT, MAX_TITLE, clean_names, clean_text
 from masrl_kb.kb.atomic import write_atomic
 from masrl_kb.kb.crossrules import identities, normalise_title, normalise_url
 from masrl_kb.kb.fields import (
@@ -92,7 +92,7 @@ def checked_paper(paper: ArxivPaper) -> ArxivPaper:
     return replace(
         paper,
         title=clean_text(paper.title, MAX_TITLE),
-        authors=tuple(a for a in (clean_text(x, MAX_AUTHOR) for x in paper.authors) if a),
+        authors=tuple(clean_names(paper.authors, None)),
         primary_category=category,
         abstract=clean_text(paper.abstract, MAX_ABSTRACT),
     )

@@ -31,10 +31,9 @@ from masrl_kb.contrib.screen.entries import (
 from masrl_kb.contrib.sources.arxiv import arxiv_in, arxiv_or_none
 from masrl_kb.contrib.text import (
     MAX_ABSTRACT,
-    MAX_AUTHOR,
-    MAX_AUTHORS,
     MAX_TITLE,
     MAX_URL,
+    clean_names,
     clean_text,
 )
 from masrl_kb.kb.rules import is_http_url
@@ -413,11 +412,10 @@ def _entry(raw: _Raw, source: str, today: dt.date, problems: Problems) -> Entry 
         needs = "empty; a candidate without an arXiv id, DOI or OpenReview id needs one"
         problems.add(raw.line, "url", needs)
         return None
-    authors = [clean_text(a, MAX_AUTHOR) for a in raw.authors]
     return Entry(
         arxiv_id=ids[0],
         title=title,
-        authors=[a for a in authors if a][:MAX_AUTHORS],
+        authors=clean_names(raw.authors),
         submitted=day,
         primary_category="",
         abstract=clean_text(raw.abstract, MAX_ABSTRACT),

@@ -28,10 +28,9 @@ from masrl_kb.contrib.screen.import_files import COLUMNS
 from masrl_kb.contrib.sources.http import SourceError
 from masrl_kb.contrib.text import (
     MAX_ABSTRACT,
-    MAX_AUTHOR,
-    MAX_AUTHORS,
     MAX_TITLE,
     MAX_URL,
+    clean_names,
     clean_text,
 )
 from masrl_kb.kb.atomic import write_atomic
@@ -103,8 +102,7 @@ def candidate(
     text = clean_text(title, MAX_TITLE)
     if not text:
         return None
-    cleaned = (family_given(clean_text(a, MAX_AUTHOR)) for a in authors)
-    names = tuple(n for n in cleaned if n)[:MAX_AUTHORS]
+    names = tuple(family_given(n) for n in clean_names(authors))
     link = clean_text(url, MAX_URL)
     return Candidate(
         title=text,
