@@ -302,17 +302,13 @@ def _bibtex_raws(text: str, problems: Problems) -> Iterator[_Raw]:
         problems.add(1, "bibtex", f"cannot read the file ({str(err)[:120]})")
         return
     for block in library.failed_blocks:
-        problems.add((block.start_line or 0) + 1, "bibtex", _bibtex_failure(block))
+        message = "malformed or truncated entry"
+        if "Duplicate" in type(block).__name__:
+            message = f"entry key {getattr(block, 'key', '?')!r} appears twice"
+        problems.add((block.start_line or 0) + 1, "bibtex", message)
     for entry in library.entries:
         fields = {k.lower(): _bib_text(f.value) for k, f in entry.fields_dict.items()}
         yield _raw_from_bibtex(fields, (entry.start_line or 0) + 1)
-
-
-def _bibtex_failure(block: object) -> str:
-    kind = type(block).__name__
-    if "Duplicate" in kind:
-        return f"entry key {getattr(block, 'key', '?')!r} appears twice"
-    return "malformed or truncated entry"
 
 
 def _bib_text(value: object) -> str:
