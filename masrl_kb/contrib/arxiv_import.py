@@ -217,6 +217,16 @@ def write_new_file(path: Path, text: str) -> None:
         write_atomic(path, text)
 
 
+def _check_record(kind: str, rel: str, text: str, tax: Taxonomy) -> None:
+    """Refuse a would-be record that breaks a record rule (placeholders aside)."""
+    problems = record_text_problems(kind, rel, text, tax)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise ArxivImportError(
+            f"refusing to write a record that fails validation: {problems[0]}{more}"
+        )
+
+
 @dataclass
 class Written:
     """What ``add`` or ``exclude`` wrote."""
@@ -239,12 +249,7 @@ def _write(
     }
     comments = (f"# {c}" for c in given.get("comments", ()))
     text = "\n".join((schema_comment(kind), *comments, dump_record(record)))
-    problems = record_text_problems(kind, rel, text, load_taxonomy(records.root))
-    if problems:  # placeholders aside, the would-be record must pass every rule
-        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        raise ArxivImportError(
-            f"refusing to write a record that fails validation: {problems[0]}{more}"
-        )
+    _check_record(kind, rel, text, load_taxonomy(records.root))
     write_new_file(records.root / rel, text)
     unfinished = [name for name, value in record.items() if value == PLACEHOLDER]
     return Written(records.root / rel, record, paper, unfinished)
