@@ -22,13 +22,11 @@ from masrl_kb.contrib.arxiv_import import family_given
 from masrl_kb.contrib.export.csv_io import unguard_cell
 from masrl_kb.contrib.screen.entries import (
     Entry,
-    EntryError,
     or_empty,
-    parse_arxiv,
     parse_doi,
     parse_openreview,
 )
-from masrl_kb.contrib.sources.arxiv import arxiv_in, arxiv_or_none
+from masrl_kb.contrib.sources.arxiv import arxiv_in, arxiv_or_none, parse_arxiv_id
 from masrl_kb.contrib.text import (
     MAX_ABSTRACT,
     MAX_TITLE,
@@ -373,13 +371,13 @@ def _ids(raw: _Raw, problems: Problems) -> tuple[str, str, str] | None:
     """(arXiv id, DOI, OpenReview id) from the explicit columns, then the id and URL."""
     out = {}
     explicit = {"arxiv_id": raw.arxiv_id, "doi": raw.doi, "openreview_id": raw.openreview_id}
-    parsers = {"arxiv_id": parse_arxiv, "doi": parse_doi, "openreview_id": parse_openreview}
+    parsers = {"arxiv_id": parse_arxiv_id, "doi": parse_doi, "openreview_id": parse_openreview}
     for name, value in explicit.items():
         if not value:
             continue
         try:
             out[name] = parsers[name](value)
-        except EntryError as err:
+        except ValueError as err:  # an EntryError, ArxivError or a URL urlsplit refuses
             problems.add(raw.line, name, str(err))
             return None
     for text in (raw.id, raw.url):

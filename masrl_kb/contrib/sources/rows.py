@@ -20,11 +20,11 @@ from masrl_kb.contrib.export.csv_io import csv_text
 from masrl_kb.contrib.screen.entries import (
     known_id,
     or_empty,
-    parse_arxiv,
     parse_doi,
     parse_openreview,
 )
 from masrl_kb.contrib.screen.import_files import COLUMNS
+from masrl_kb.contrib.sources.arxiv import parse_arxiv_id
 from masrl_kb.contrib.sources.http import SourceError
 from masrl_kb.contrib.text import (
     MAX_ABSTRACT,
@@ -111,7 +111,7 @@ def candidate(
         url=link if link.startswith(("https://", "http://")) else "",
         abstract=clean_text(abstract, MAX_ABSTRACT),
         doi=doi_of(doi),
-        arxiv_id=or_empty(parse_arxiv, arxiv_id),
+        arxiv_id=or_empty(parse_arxiv_id, arxiv_id),
         openreview_id=or_empty(parse_openreview, openreview_id),
     )
 
