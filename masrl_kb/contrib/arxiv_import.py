@@ -376,11 +376,17 @@ def next_exclusion_id(records: RecordSet) -> str:
     return f"E{max(numbers) + 1:0{width}d}"
 
 
-def check_choice(tax: Taxonomy, axis: str, value: str | None, option: str) -> str:
-    """``value`` when it is an id of ``axis``; else a clear error naming the option."""
+def check_choice(
+    tax: Taxonomy,
+    axis: str,
+    value: str | None,
+    option: str,
+    error: type[ValueError] = ArxivImportError,
+) -> str:
+    """``value`` when it is an id of ``axis``; else ``error`` naming the option."""
     ids = tax[axis].ids
     if value is None or value not in ids:
-        raise ArxivImportError(
+        raise error(
             f"{option}: unknown value {value!r}; allowed ({axis} in taxonomy.yaml): "
             + ", ".join(ids)
         )

@@ -26,6 +26,7 @@ from masrl_kb.contrib.arxiv_import import (
     ArxivImportError,
     add_other_paper,
     add_paper,
+    check_choice,
     exclude_record,
 )
 from masrl_kb.contrib.screen.entries import (
@@ -286,14 +287,10 @@ def decide_round(
     base = find_root(root)
     tax = load_taxonomy(base)
     protocol = load_protocol(base)
-    reasons = tax[protocol.reason_axis].ids
-    stages = tax[protocol.stage_axis].ids
-    if stage not in stages:
-        raise ScreeningError(f"--stage: unknown value {stage!r}; allowed: {', '.join(stages)}")
-    if default_reason is not None and default_reason not in reasons:
-        raise ScreeningError(
-            f"--reason: unknown code {default_reason!r}; allowed: {', '.join(reasons)}"
-        )
+    check_choice(tax, protocol.stage_axis, stage, "--stage", ScreeningError)
+    if default_reason is not None:
+        check_choice(tax, protocol.reason_axis, default_reason, "--reason", ScreeningError)
+    reasons, stages = tax[protocol.reason_axis].ids, tax[protocol.stage_axis].ids
     with round_lock(base, rid):
         rnd = load_round(base, rid)
         entries = read_entries(base, rid)
