@@ -1,13 +1,10 @@
 """``masrl-kb import-upstream``: compare a newer release of the survey's CSV files
 with the records, and with ``apply=True`` update the differing facts and tags.
 
-Only the survey's facts and tags are compared; our own text and judgements are
-never touched. Curation wins: a field backed by a ``sources`` entry, or a fact the
-release would replace by less (unknown, a team name for a named author, fewer
-links), is listed as *kept (curated)*. Applying is all or nothing: bad rows are
-refused first, each edited record (only the changed fields' lines) is re-read and
-the would-be pool validated before files are swapped, and a failure puts back
-every file already swapped.
+Only the survey's facts and tags are compared; our own text and judgements are never
+touched, and curated values are *kept (curated)* (:func:`_curated` says when). Applying
+is all or nothing: each edited record is re-read and the would-be pool validated before
+files are swapped, and a failure puts back every file already swapped.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """``masrl-kb screen decide``: a round's screening decisions become records.
 
 The decisions file is an ASReview LAB export (CSV with an ``included`` column, or RIS with
-``ASReview_relevant``/``_irrelevant`` notes) or a plain CSV with the columns ``id``
-(a candidate id of ``candidates.csv``, or an arXiv/DOI/OpenReview URL), ``decision``
-(include or exclude) and optionally ``reason`` (an exclusion reason code, or the inclusion
-rule I1..I5 an inclusion meets), ``note`` (the record's note), ``key`` (an inclusion's paper
-key) and ``stage`` (the exclusion's screening stage, default ``--stage``).
-
-An inclusion writes ``papers/<key>.yaml`` (facts filled in, judgement fields TODO), an
-exclusion the next ``exclusions/E<nnn>.yaml``. The round's lock is held throughout; running
-the same file twice changes nothing.
+``ASReview_relevant``/``_irrelevant`` notes) or a plain CSV ``id,decision[,reason,note,key,
+stage]`` (CONTRIBUTING.md describes the columns). The round's lock is held throughout;
+running the same file twice changes nothing.
 """
 
 from __future__ import annotations

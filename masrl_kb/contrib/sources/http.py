@@ -1,15 +1,10 @@
 """The bounded HTTP transport of every network call (arXiv, scholarly indexes).
 
-The network is hostile: one overall deadline covers connecting, every retry and
-every byte read; the body is capped on the wire and after gzip (a gzip "bomb" is
-refused after a few megabytes); 5xx answers and dropped connections are retried a
-few times, a 429 after the wait its Retry-After asks, within the deadline. Neither
-``requests`` nor the ``arxiv`` package offers these bounds, hence this module.
-
-For the JSON APIs, :class:`Client` adds a minimum interval between requests to one
-service, strict JSON (UTF-8, bounded nesting, no NaN) and shape checks
-(:func:`field`) naming the path in the answer. ``MASRL_KB_<SERVICE>_URL`` replaces
-a base URL, ``MASRL_KB_SOURCES_DEADLINE``/``_DELAY`` the deadline and interval.
+One overall deadline covers connecting, every retry and every byte read; the body is
+capped on the wire and after gzip; 5xx, 429 (after its Retry-After) and dropped
+connections are retried within the deadline. Neither ``requests`` nor the ``arxiv``
+package offers these bounds, hence this module. :class:`Client` adds, for the JSON APIs,
+a minimum interval between requests, strict JSON and shape checks (:func:`field`).
 """
 
 from __future__ import annotations
