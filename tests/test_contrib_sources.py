@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from masrl_kb.cli.main import main
+from masrl_kb.contrib.export.csv_io import csv_text
 from masrl_kb.contrib.sources.http import SourceError, retry_after_seconds
 from masrl_kb.contrib.sources.rows import COLUMNS, candidate, write_csv
 from masrl_kb.kb.synthetic import write_synthetic_root
@@ -371,7 +372,8 @@ def test_the_csv_is_never_written_through_a_link(tmp_path: Path) -> None:
 def test_cleaning_drops_controls_and_quotes_formulas() -> None:
     row_ = candidate("\x1b+Red\u202e title\n", ["  A\x07 B  "], None, url="javascript:x")
     assert row_ is not None
-    assert row_.cells()[1:3] == ["'+Red title", "B, A"]
+    assert list(row_.cells().values())[1:3] == ["+Red title", "B, A"]
+    assert '\'+Red title,"B, A"' in csv_text(COLUMNS, [row_.cells()])
     assert row_.url == ""
     assert candidate("\x00\x01", [], None) is None
 

@@ -432,3 +432,12 @@ def test_a_candidate_matching_no_family_takes_the_family_its_search_used(tmp_pat
         listed, "web_search", *window, "credit assignment in LLM teams", root, dt.date(2026, 12, 1)
     )
     assert [e.families for e in result.candidates] == [["credit_assignment"]]
+
+
+def test_an_id_urlsplit_refuses_is_a_problem_line(tmp_path: Path) -> None:
+    from masrl_kb.contrib.screen.import_files import ImportFileError, read_candidates
+
+    bad = tmp_path / "bad.csv"
+    bad.write_text("id,title,date,openreview_id\nx,A title,2026-11-02,http://[x\n")
+    with pytest.raises(ImportFileError, match=r"bad\.csv:2: openreview_id: Invalid IPv6 URL"):
+        read_candidates(bad, "web_search", dt.date(2026, 12, 1))

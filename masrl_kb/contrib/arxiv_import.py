@@ -28,7 +28,7 @@ from masrl_kb.contrib.sources.arxiv import (
     fetch_paper,
     parse_arxiv_id,
 )
-from masrl_kb.contrib.text import MAX_ABSTRACT, MAX_AUTHOR, MAX_TITLE, clean_text
+from masrl_kb.contrib.text import MAX_ABSTRACT, MAX_TITLE, clean_names, clean_text
 from masrl_kb.kb.atomic import write_atomic
 from masrl_kb.kb.crossrules import identities, normalise_title, normalise_url
 from masrl_kb.kb.fields import (
@@ -92,7 +92,7 @@ def checked_paper(paper: ArxivPaper) -> ArxivPaper:
     return replace(
         paper,
         title=clean_text(paper.title, MAX_TITLE),
-        authors=tuple(a for a in (clean_text(x, MAX_AUTHOR) for x in paper.authors) if a),
+        authors=tuple(clean_names(paper.authors, None)),
         primary_category=category,
         abstract=clean_text(paper.abstract, MAX_ABSTRACT),
     )
@@ -189,7 +189,7 @@ def refuse_existing(
 
 
 @contextmanager
-def _terminate_as_exit() -> Iterator[None]:
+def terminate_as_exit() -> Iterator[None]:
     """Turn SIGTERM/SIGHUP into SystemExit while writing, so ``finally`` still runs."""
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -213,7 +213,7 @@ def write_new_file(path: Path, text: str) -> None:
     if path.exists():
         raise ArxivImportError(f"{path} already exists: refusing to overwrite it")
     path.parent.mkdir(parents=True, exist_ok=True)
-    with _terminate_as_exit():
+    with terminate_as_exit():
         write_atomic(path, text)
 
 
@@ -376,11 +376,17 @@ def next_exclusion_id(records: RecordSet) -> str:
     return f"E{max(numbers) + 1:0{width}d}"
 
 
-def check_choice(tax: Taxonomy, axis: str, value: str | None, option: str) -> str:
-    """``value`` when it is an id of ``axis``; else a clear error naming the option."""
+def check_choice(
+    tax: Taxonomy,
+    axis: str,
+    value: str | None,
+    option: str,
+    error: type[ValueError] = ArxivImportError,
+) -> str:
+    """``value`` when it is an id of ``axis``; else ``error`` naming the option."""
     ids = tax[axis].ids
     if value is None or value not in ids:
-        raise ArxivImportError(
+        raise error(
             f"{option}: unknown value {value!r}; allowed ({axis} in taxonomy.yaml): "
             + ", ".join(ids)
         )

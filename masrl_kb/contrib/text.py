@@ -7,6 +7,7 @@ through :func:`clean_text`, with one of the bounds below.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterable
 
 # Bounds on hostile text, per field.
 MAX_TITLE = 500
@@ -34,3 +35,9 @@ def clean_text(value: object, limit: int = MAX_LINE) -> str:
         )
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def clean_names(names: Iterable[object], most: int | None = MAX_AUTHORS) -> list[str]:
+    """Author names through :func:`clean_text` (:data:`MAX_AUTHOR` each), the empty ones
+    dropped, the first ``most`` kept."""
+    return [n for n in (clean_text(a, MAX_AUTHOR) for a in names) if n][:most]

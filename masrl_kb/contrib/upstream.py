@@ -1,31 +1,27 @@
 """``masrl-kb import-upstream``: compare a newer release of the survey's CSV files
 with the records, and with ``apply=True`` update the differing facts and tags.
 
-Only the survey's facts and tags are compared; our own text and judgements are
-never touched. Curation wins: a field backed by a ``sources`` entry, or a fact the
-release would replace by less (unknown, a team name for a named author, fewer
-links), is listed as *kept (curated)*. Applying is all or nothing: bad rows are
-refused first, each edited record (only the changed fields' lines) is re-read and
-the would-be pool validated before files are swapped, and a failure puts back
-every file already swapped.
+Only the survey's facts and tags are compared; our own text and judgements are never
+touched, and curated values are *kept (curated)* (:func:`_curated` says when). Applying
+is all or nothing: each edited record is re-read and the would-be pool validated before
+files are swapped, and a failure puts back every file already swapped.
 """
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import datetime as dt
 import io
 import os
 import re
-import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from masrl_kb.contrib.arxiv_import import terminate_as_exit
 from masrl_kb.contrib.export.csv_io import unguard_cell
 from masrl_kb.contrib.export.survey_csv import (
     EXCLUDED_COLUMNS,
@@ -429,27 +425,12 @@ def _new_problems(records: RecordSet, edits: list[_Edit], tax: Taxonomy) -> list
     ]
 
 
-@contextlib.contextmanager
-def _signals_held() -> Iterator[None]:
-    """Hold SIGINT and SIGTERM while files are swapped (delivered right after)."""
-    held = {signal.SIGINT, signal.SIGTERM}
-    try:
-        old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    except (AttributeError, ValueError, OSError):  # no sigmask on this platform
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
-
-
 def swap_files(edits: list[_Edit]) -> list[str]:
     """Write every edit, all or none: each file is replaced atomically, and any
-    failure or interrupt puts back the files already replaced."""
+    failure, interrupt or SIGTERM/SIGHUP puts back the files already replaced."""
     done: list[_Edit] = []
     try:
-        with _signals_held():
+        with terminate_as_exit():
             for e in edits:
                 write_atomic(e.path, e.new)
                 done.append(e)

@@ -72,6 +72,25 @@ def unguard_cell(text: str) -> str:
     return text[1:] if _GUARDED.match(text) else text
 
 
+def csv_text(
+    columns: list[str] | tuple[str, ...], rows: list[dict], quote_all: bool = False
+) -> str:
+    """The rows as CSV text, formula-like cells guarded (:func:`guard_cell`). The csv
+    module quotes a cell for ``\\n`` but not for a bare ``\\r``, which other readers
+    take as a line end: a row holding one is quoted whole (``quote_all``: every row)."""
+    out = io.StringIO(newline="")
+    minimal, every = (
+        csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n", quoting=q)
+        for q in (csv.QUOTE_MINIMAL, csv.QUOTE_ALL)
+    )
+    (every if quote_all else minimal).writeheader()
+    for row in rows:
+        guarded = {k: guard_cell(v) for k, v in row.items()}
+        quoted = quote_all or any("\r" in v for v in guarded.values())
+        (every if quoted else minimal).writerow(guarded)
+    return out.getvalue()
+
+
 def unguard_row(row: dict[str, Any]) -> dict[str, Any]:
     """A row read back; a missing cell (None) or extra cells (a list) stay as they are."""
     return {k: unguard_cell(v) if isinstance(v, str) else v for k, v in row.items()}

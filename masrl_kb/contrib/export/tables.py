@@ -7,15 +7,13 @@ Output is deterministic: rows in index order, columns in API order.
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
-import io
 import json
 import math
 
 import pandas as pd
 
-from masrl_kb.contrib.export.csv_io import guard_cell
+from masrl_kb.contrib.export.csv_io import csv_text
 
 
 def json_value(value: object) -> object:
@@ -63,25 +61,6 @@ def records_json(records: list[dict], compact: bool = False) -> str:
         lines = (json.dumps(r, ensure_ascii=False, separators=(",", ":")) for r in records)
         return "[\n" + ",\n".join(lines) + "\n]\n" if records else "[]\n"
     return json.dumps(records, indent=2, ensure_ascii=False) + "\n"
-
-
-def csv_text(
-    columns: list[str] | tuple[str, ...], rows: list[dict], quote_all: bool = False
-) -> str:
-    """The rows as CSV text, formula-like cells guarded (:func:`guard_cell`). The csv
-    module quotes a cell for ``\\n`` but not for a bare ``\\r``, which other readers
-    take as a line end: a row holding one is quoted whole (``quote_all``: every row)."""
-    out = io.StringIO(newline="")
-    minimal, every = (
-        csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n", quoting=q)
-        for q in (csv.QUOTE_MINIMAL, csv.QUOTE_ALL)
-    )
-    (every if quote_all else minimal).writeheader()
-    for row in rows:
-        guarded = {k: guard_cell(v) for k, v in row.items()}
-        quoted = quote_all or any("\r" in v for v in guarded.values())
-        (every if quoted else minimal).writerow(guarded)
-    return out.getvalue()
 
 
 def records_csv(records: list[dict]) -> str:

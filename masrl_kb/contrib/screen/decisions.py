@@ -1,15 +1,9 @@
 """``masrl-kb screen decide``: a round's screening decisions become records.
 
 The decisions file is an ASReview LAB export (CSV with an ``included`` column, or RIS with
-``ASReview_relevant``/``_irrelevant`` notes) or a plain CSV with the columns ``id``
-(a candidate id of ``candidates.csv``, or an arXiv/DOI/OpenReview URL), ``decision``
-(include or exclude) and optionally ``reason`` (an exclusion reason code, or the inclusion
-rule I1..I5 an inclusion meets), ``note`` (the record's note), ``key`` (an inclusion's paper
-key) and ``stage`` (the exclusion's screening stage, default ``--stage``).
-
-An inclusion writes ``papers/<key>.yaml`` (facts filled in, judgement fields TODO), an
-exclusion the next ``exclusions/E<nnn>.yaml``. The round's lock is held throughout; running
-the same file twice changes nothing.
+``ASReview_relevant``/``_irrelevant`` notes) or a plain CSV ``id,decision[,reason,note,key,
+stage]`` (CONTRIBUTING.md describes the columns). The round's lock is held throughout;
+running the same file twice changes nothing.
 """
 
 from __future__ import annotations
@@ -26,19 +20,18 @@ from masrl_kb.contrib.arxiv_import import (
     ArxivImportError,
     add_other_paper,
     add_paper,
+    check_choice,
     exclude_record,
 )
 from masrl_kb.contrib.screen.entries import (
     Entry,
     or_empty,
-    parse_arxiv,
     parse_doi,
     parse_openreview,
     read_entries,
     title_id,
 )
 from masrl_kb.contrib.screen.import_files import (
-    ImportFileError,
     Problems,
     csv_rows,
     read_text,
@@ -46,6 +39,7 @@ from masrl_kb.contrib.screen.import_files import (
 )
 from masrl_kb.contrib.screen.round_files import round_yaml
 from masrl_kb.contrib.screen.store import ScreeningError, replace_file, round_lock
+from masrl_kb.contrib.sources.arxiv import parse_arxiv_id
 from masrl_kb.contrib.text import clean_text
 from masrl_kb.kb.fields import KEY_PATTERN
 from masrl_kb.kb.paths import find_root
@@ -107,7 +101,7 @@ def candidate_of(values: Iterable[object], wanted: set[str]) -> str | None:
         text = value.strip() if isinstance(value, str) else ""
         for part in [text, *re.findall(r"[^\s'\"\[\],]+", text)] if text else []:
             found += [part] if part.startswith(("doi:", "openreview:", "title:")) else []
-            typed = [("", parse_arxiv), ("doi:", parse_doi)]
+            typed = [("", parse_arxiv_id), ("doi:", parse_doi)]
             typed += [("openreview:", parse_openreview)] if "openreview" in part.lower() else []
             found += [prefix + got for prefix, parse in typed if (got := or_empty(parse, part))]
     return next((f for f in found if f in wanted), found[0] if found else None)
@@ -119,17 +113,12 @@ def read_decisions(path: Path, vocab: _Vocab, candidates: Iterable[str]) -> list
     The extension says the format and the first line must agree; entries ASReview has not
     labelled are skipped; every problem is raised at once as :class:`DecisionFileError`.
     """
-    problems = Problems(path.name)
-    try:
-        text = read_text(path, problems, MAX_DECISION_BYTES)
-    except ImportFileError:
-        raise DecisionFileError(problems.lines) from None
+    problems = Problems(path.name, DecisionFileError)
+    text = read_text(path, problems, MAX_DECISION_BYTES)
     suffix = path.suffix.lower()
     wanted = set(candidates)
     if suffix not in (".ris", ".csv"):
-        raise DecisionFileError(
-            [f"{path.name}:1: file: unknown extension {path.suffix!r}; allowed: .csv, .ris"]
-        )
+        problems.fail(1, "file", f"unknown extension {path.suffix!r}; allowed: .csv, .ris")
     items = (_ris_items if suffix == ".ris" else _csv_items)(text, problems, wanted)
     found = [d for d in (_checked(item, vocab, wanted, problems) for item in items) if d]
     return _unique(found, problems)
@@ -194,8 +183,7 @@ def _unique(found: list[Decision], problems: Problems) -> list[Decision]:
         other = keys.setdefault(d.key, d) if d.key else d
         if other is not d and other.id != d.id:
             problems.add(d.line, "key", f"{d.key} is also given on line {other.line}")
-    if problems.lines:
-        raise DecisionFileError(problems.lines)
+    problems.raise_any()
     return list(seen.values())
 
 
@@ -293,14 +281,10 @@ def decide_round(
     base = find_root(root)
     tax = load_taxonomy(base)
     protocol = load_protocol(base)
-    reasons = tax[protocol.reason_axis].ids
-    stages = tax[protocol.stage_axis].ids
-    if stage not in stages:
-        raise ScreeningError(f"--stage: unknown value {stage!r}; allowed: {', '.join(stages)}")
-    if default_reason is not None and default_reason not in reasons:
-        raise ScreeningError(
-            f"--reason: unknown code {default_reason!r}; allowed: {', '.join(reasons)}"
-        )
+    check_choice(tax, protocol.stage_axis, stage, "--stage", ScreeningError)
+    if default_reason is not None:
+        check_choice(tax, protocol.reason_axis, default_reason, "--reason", ScreeningError)
+    reasons, stages = tax[protocol.reason_axis].ids, tax[protocol.stage_axis].ids
     with round_lock(base, rid):
         rnd = load_round(base, rid)
         entries = read_entries(base, rid)

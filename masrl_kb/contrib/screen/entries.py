@@ -19,7 +19,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from masrl_kb.contrib.screen.store import StoreError
-from masrl_kb.contrib.sources.arxiv import ArxivPaper, arxiv_or_none
+from masrl_kb.contrib.sources.arxiv import ArxivPaper
 from masrl_kb.contrib.text import MAX_AUTHORS
 from masrl_kb.kb.crossrules import normalise_title
 from masrl_kb.kb.protocol import QueryFamily
@@ -68,19 +68,12 @@ def parse_doi(text: str) -> str:
     return doi
 
 
-def parse_arxiv(text: str) -> str:
-    """A bare arXiv id from an id or arxiv.org URL; :class:`EntryError` otherwise."""
-    found = arxiv_or_none(text)
-    if found is None:
-        raise EntryError(f"malformed arXiv id {text.strip()[:80]!r}: expected e.g. 2505.19591")
-    return found
-
-
 def or_empty(parse: Callable[[str], str], value: object) -> str:
-    """``parse(value)``, or "" when ``value`` is not text or ``parse`` refuses it."""
+    """``parse(value)``, or "" when ``value`` is not text or ``parse`` refuses it (any
+    ValueError: an :class:`EntryError`, an ``ArxivError``, a URL ``urlsplit`` refuses)."""
     try:
         return parse(value) if isinstance(value, str) and value else ""
-    except EntryError:
+    except ValueError:
         return ""
 
 

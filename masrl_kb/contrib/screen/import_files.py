@@ -22,19 +22,16 @@ from masrl_kb.contrib.arxiv_import import family_given
 from masrl_kb.contrib.export.csv_io import unguard_cell
 from masrl_kb.contrib.screen.entries import (
     Entry,
-    EntryError,
     or_empty,
-    parse_arxiv,
     parse_doi,
     parse_openreview,
 )
-from masrl_kb.contrib.sources.arxiv import arxiv_in, arxiv_or_none
+from masrl_kb.contrib.sources.arxiv import arxiv_in, arxiv_or_none, parse_arxiv_id
 from masrl_kb.contrib.text import (
     MAX_ABSTRACT,
-    MAX_AUTHOR,
-    MAX_AUTHORS,
     MAX_TITLE,
     MAX_URL,
+    clean_names,
     clean_text,
 )
 from masrl_kb.kb.rules import is_http_url
@@ -77,10 +74,12 @@ class _Raw:
 
 
 class Problems:
-    """The ``path:line: field: message`` lines of one file, each terminal-safe."""
+    """The ``path:line: field: message`` lines of one file, each terminal-safe, raised
+    at once as ``error``."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, error: type[ValueError] = ImportFileError) -> None:
         self.name = name
+        self.error = error
         self.lines: list[str] = []
 
     def add(self, line: int, field: str, message: str) -> None:
@@ -88,11 +87,11 @@ class Problems:
 
     def raise_any(self) -> None:
         if self.lines:
-            raise ImportFileError(self.lines)
+            raise self.error(self.lines)
 
     def fail(self, line: int, field: str, message: str) -> NoReturn:
         self.add(line, field, message)
-        raise ImportFileError(self.lines)
+        raise self.error(self.lines)
 
 
 def read_candidates(path: Path, source: str, today: dt.date, empty_ok: bool = False) -> list[Entry]:
@@ -301,17 +300,13 @@ def _bibtex_raws(text: str, problems: Problems) -> Iterator[_Raw]:
         problems.add(1, "bibtex", f"cannot read the file ({str(err)[:120]})")
         return
     for block in library.failed_blocks:
-        problems.add((block.start_line or 0) + 1, "bibtex", _bibtex_failure(block))
+        message = "malformed or truncated entry"
+        if "Duplicate" in type(block).__name__:
+            message = f"entry key {getattr(block, 'key', '?')!r} appears twice"
+        problems.add((block.start_line or 0) + 1, "bibtex", message)
     for entry in library.entries:
         fields = {k.lower(): _bib_text(f.value) for k, f in entry.fields_dict.items()}
         yield _raw_from_bibtex(fields, (entry.start_line or 0) + 1)
-
-
-def _bibtex_failure(block: object) -> str:
-    kind = type(block).__name__
-    if "Duplicate" in kind:
-        return f"entry key {getattr(block, 'key', '?')!r} appears twice"
-    return "malformed or truncated entry"
 
 
 def _bib_text(value: object) -> str:
@@ -376,13 +371,13 @@ def _ids(raw: _Raw, problems: Problems) -> tuple[str, str, str] | None:
     """(arXiv id, DOI, OpenReview id) from the explicit columns, then the id and URL."""
     out = {}
     explicit = {"arxiv_id": raw.arxiv_id, "doi": raw.doi, "openreview_id": raw.openreview_id}
-    parsers = {"arxiv_id": parse_arxiv, "doi": parse_doi, "openreview_id": parse_openreview}
+    parsers = {"arxiv_id": parse_arxiv_id, "doi": parse_doi, "openreview_id": parse_openreview}
     for name, value in explicit.items():
         if not value:
             continue
         try:
             out[name] = parsers[name](value)
-        except EntryError as err:
+        except ValueError as err:  # an EntryError, ArxivError or a URL urlsplit refuses
             problems.add(raw.line, name, str(err))
             return None
     for text in (raw.id, raw.url):
@@ -411,11 +406,10 @@ def _entry(raw: _Raw, source: str, today: dt.date, problems: Problems) -> Entry 
         needs = "empty; a candidate without an arXiv id, DOI or OpenReview id needs one"
         problems.add(raw.line, "url", needs)
         return None
-    authors = [clean_text(a, MAX_AUTHOR) for a in raw.authors]
     return Entry(
         arxiv_id=ids[0],
         title=title,
-        authors=[a for a in authors if a][:MAX_AUTHORS],
+        authors=clean_names(raw.authors),
         submitted=day,
         primary_category="",
         abstract=clean_text(raw.abstract, MAX_ABSTRACT),

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from masrl_kb.contrib.export.csv_io import guard_cell
+from masrl_kb.contrib.export.csv_io import csv_text, unguard_cell
 from masrl_kb.contrib.screen.entries import (
     CANDIDATES_CSV,
     CANDIDATES_RIS,
@@ -40,21 +40,18 @@ CSV_COLUMNS = (
 
 def candidates_csv(entries: list[Entry], kept: Sequence[list[str]] = ()) -> str:
     """The candidates, then removed duplicates; ``kept``: earlier batches' duplicate rows."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
+    rows = []
     for e in entries:
         score = "" if e.score is None else f"{e.score:.4f}"
         cells = [e.id, e.title, "; ".join(e.authors), e.submitted.isoformat()]
-        cells += [";".join(e.families), score, e.duplicate_of, e.source, e.link]
-        writer.writerow([guard_cell(c) for c in cells])
-    writer.writerows(kept)
-    return out.getvalue()
+        rows.append(cells + [";".join(e.families), score, e.duplicate_of, e.source, e.link])
+    rows += kept
+    return csv_text(CSV_COLUMNS, [dict(zip(CSV_COLUMNS, r, strict=False)) for r in rows])
 
 
 def old_duplicate_rows(folder: Path) -> list[list[str]]:
-    """The duplicates rows of a round's ``candidates.csv``, as written (kept when a
-    batch is added: their entries are not stored anywhere else)."""
+    """The duplicates rows of a round's ``candidates.csv``, unguarded (kept when a batch
+    is added: their entries are not stored anywhere else)."""
     path = folder / CANDIDATES_CSV
     if path.is_symlink():
         raise StoreError(f"{path}: a symbolic link; refused")
@@ -63,7 +60,8 @@ def old_duplicate_rows(folder: Path) -> list[list[str]]:
     rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))[1:]
     width, dup = len(CSV_COLUMNS), CSV_COLUMNS.index("duplicate_of")
     # rounds written before source batches had no source and url columns
-    return [(r + ["arxiv", ""])[:width] for r in rows if len(r) > dup and r[dup]]
+    kept = [(r + ["arxiv", ""])[:width] for r in rows if len(r) > dup and r[dup]]
+    return [[unguard_cell(c) for c in r] for r in kept]
 
 
 def _ris_ref(e: Entry, source_label: str) -> dict[str, Any]:

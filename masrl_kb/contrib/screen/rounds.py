@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from masrl_kb.contrib.arxiv_import import check_choice
 from masrl_kb.contrib.screen.dedup import Known, add_round, known_records, mark_duplicates
 from masrl_kb.contrib.screen.entries import Entry, query_families, read_entries
 from masrl_kb.contrib.screen.import_files import EARLIEST as EARLIEST_IMPORT
@@ -210,12 +211,7 @@ def import_round(
     base = find_root(root)
     today = today or dt.date.today()
     check_window(since, until, today, EARLIEST_IMPORT)
-    sources = load_taxonomy(base)["exclusion_source"].ids
-    if source not in sources:
-        raise ScreeningError(
-            f"--source: unknown value {source!r}; allowed (exclusion_source in taxonomy.yaml): "
-            + ", ".join(sources)
-        )
+    check_choice(load_taxonomy(base), "exclusion_source", source, "--source", ScreeningError)
     query = clean_text(query, MAX_QUERY)
     protocol = load_protocol(base)
     path = Path(path)

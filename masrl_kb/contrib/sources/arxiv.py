@@ -20,12 +20,12 @@ from urllib.parse import urlencode
 
 from masrl_kb.contrib.sources.http import (
     FetchError,
-    HttpStatusError,
     Limits,
+    StatusError,
     env_seconds,
     http_request,
 )
-from masrl_kb.contrib.text import MAX_ABSTRACT, MAX_AUTHOR, MAX_CATEGORY, MAX_TITLE, clean_text
+from masrl_kb.contrib.text import MAX_ABSTRACT, MAX_CATEGORY, MAX_TITLE, clean_names, clean_text
 from masrl_kb.kb.fields import ARXIV_ID_PATTERN
 from masrl_kb.kb.protocol import QueryFamily
 
@@ -186,15 +186,12 @@ def paper_from_atom(entry: ET.Element) -> ArxivPaper:
         raise ArxivError(f"entry {arxiv_id} has a malformed <published> date {shown!r}") from None
     if not EARLIEST <= published <= dt.date.today() + dt.timedelta(days=2):
         raise ArxivError(f"entry {arxiv_id} has an impossible <published> date {published}")
-    names = (
-        clean_text(a.findtext(f"{ATOM}name", ""), MAX_AUTHOR)
-        for a in entry.findall(f"{ATOM}author")
-    )
+    names = (a.findtext(f"{ATOM}name", "") for a in entry.findall(f"{ATOM}author"))
     category = entry.find(f"{ARXIV}primary_category")
     return ArxivPaper(
         arxiv_id=arxiv_id,
         title=title,
-        authors=tuple(a for a in names if a),
+        authors=tuple(clean_names(names, None)),
         published=published,
         primary_category=clean_text(
             category.get("term", "") if category is not None else "", MAX_CATEGORY
@@ -207,7 +204,7 @@ def _get(url: str, params: dict[str, object], limits: Limits, what: str) -> list
     """The feed entries of the API's answer to ``params``; :class:`ArxivError` naming ``what``."""
     try:
         body = http_request(f"{url}{'&' if '?' in url else '?'}{urlencode(params)}", limits)
-    except HttpStatusError as err:
+    except StatusError as err:
         if err.status == 400 and "id_list" in params:
             raise ArxivError(f"arXiv rejected {what!r} as a malformed id (HTTP 400)") from None
         raise ArxivError(
@@ -258,23 +255,6 @@ def family_query(family: QueryFamily, since: dt.date, until: dt.date) -> str:
     return f"({terms}) AND {window}"
 
 
-def _search_page(url: str, family: QueryFamily, query: str, start: int, size: int, paging: Paging):
-    params = {
-        "search_query": query,
-        "start": start,
-        "max_results": size,
-        "sortBy": "submittedDate",
-        "sortOrder": "descending",
-    }
-    entries = _get(url, params, paging.limits(), f"family {family.id}")
-    try:
-        return [paper_from_atom(a) for a in entries[:size]]
-    except ArxivError as err:
-        raise ArxivError(
-            f"the arXiv API at {url} answered a malformed feed for family {family.id}: {err}"
-        ) from None
-
-
 def search_family(
     family: QueryFamily,
     since: dt.date,
@@ -293,7 +273,20 @@ def search_family(
         size = min(paging.page_size, paging.max_per_family - len(papers))
         if papers:
             time.sleep(paging.delay_seconds)
-        page = _search_page(url, family, query, len(papers), size, paging)
+        params = {
+            "search_query": query,
+            "start": len(papers),
+            "max_results": size,
+            "sortBy": "submittedDate",
+            "sortOrder": "descending",
+        }
+        entries = _get(url, params, paging.limits(), f"family {family.id}")
+        try:
+            page = [paper_from_atom(a) for a in entries[:size]]
+        except ArxivError as err:
+            raise ArxivError(
+                f"the arXiv API at {url} answered a malformed feed for family {family.id}: {err}"
+            ) from None
         papers += page
         if len(page) < size:
             break

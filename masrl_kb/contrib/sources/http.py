@@ -1,15 +1,10 @@
 """The bounded HTTP transport of every network call (arXiv, scholarly indexes).
 
-The network is hostile: one overall deadline covers connecting, every retry and
-every byte read; the body is capped on the wire and after gzip (a gzip "bomb" is
-refused after a few megabytes); 5xx answers and dropped connections are retried a
-few times, a 429 after the wait its Retry-After asks, within the deadline. Neither
-``requests`` nor the ``arxiv`` package offers these bounds, hence this module.
-
-For the JSON APIs, :class:`Client` adds a minimum interval between requests to one
-service, strict JSON (UTF-8, bounded nesting, no NaN) and shape checks
-(:func:`field`) naming the path in the answer. ``MASRL_KB_<SERVICE>_URL`` replaces
-a base URL, ``MASRL_KB_SOURCES_DEADLINE``/``_DELAY`` the deadline and interval.
+One overall deadline covers connecting, every retry and every byte read; the body is
+capped on the wire and after gzip; 5xx, 429 (after its Retry-After) and dropped
+connections are retried within the deadline. Neither ``requests`` nor the ``arxiv``
+package offers these bounds, hence this module. :class:`Client` adds, for the JSON APIs,
+a minimum interval between requests, strict JSON and shape checks (:func:`field`).
 """
 
 from __future__ import annotations
@@ -29,16 +24,29 @@ _CHUNK = 1 << 14
 USER_AGENT = "masrl-kb (https://github.com/; a curated paper list)"
 
 
-class FetchError(Exception):
-    """A one-line reason why no usable answer came back."""
+class SourceError(Exception):
+    """A one-line reason why a source gave nothing usable: the request or the answer was
+    unusable (exit 2), or for a :class:`FetchError` the service could not be reached."""
+
+    network = False
 
 
-class HttpStatusError(FetchError):
-    """The server answered with an error status."""
+class FetchError(SourceError):
+    """No usable answer came back (exit 1)."""
 
-    def __init__(self, status: int, message: str) -> None:
-        self.status = status
+    network = True
+
+
+class StatusError(FetchError):
+    """The service answered an error status (``status``)."""
+
+    def __init__(self, message: str, status: int) -> None:
         super().__init__(message)
+        self.status = status
+
+
+class ShapeError(SourceError):
+    """The answer is JSON but not shaped as the service documents it."""
 
 
 @dataclass(frozen=True)
@@ -192,7 +200,7 @@ def http_request(
     body: bytes | None = None,
 ) -> bytes:
     """The body of a 200 answer to ``method url``, within the limits: 5xx, 429 and dropped
-    connections are retried (see the module); :class:`HttpStatusError` for other statuses,
+    connections are retried (see the module); :class:`StatusError` for other statuses,
     :class:`FetchError` for everything else, each with a one-line reason."""
     lim = limits or Limits()
     dl = _Deadline(lim.deadline)
@@ -213,7 +221,7 @@ def http_request(
             raise FetchError(_os_reason(err)) from None
         if answer.status == 200:
             return answer.body
-        last = HttpStatusError(answer.status, f"HTTP {answer.status}")
+        last = StatusError(f"HTTP {answer.status}", answer.status)
         if answer.status != 429 and not 500 <= answer.status < 600:
             break
     raise last or FetchError(f"no complete answer within {lim.deadline:g} s")
@@ -230,28 +238,6 @@ ENV_DEADLINE = "MASRL_KB_SOURCES_DEADLINE"
 ENV_DELAY = "MASRL_KB_SOURCES_DELAY"
 MAX_DEPTH = 64
 SOURCES_USER_AGENT = "masrl-kb (living-review screening of scholarly indexes)"
-
-
-class SourceError(Exception):
-    """A one-line reason why an adapter wrote nothing; ``network``: the service could not
-    be reached or answered an error status (exit 1), else the request or answer was
-    unusable (exit 2)."""
-
-    def __init__(self, message: str, network: bool = False) -> None:
-        super().__init__(message)
-        self.network = network
-
-
-class ShapeError(SourceError):
-    """The answer is JSON but not shaped as the service documents it."""
-
-
-class StatusError(SourceError):
-    """The service answered an error status (``status``)."""
-
-    def __init__(self, message: str, status: int) -> None:
-        super().__init__(message, network=True)
-        self.status = status
 
 
 @dataclass(frozen=True)
@@ -283,31 +269,26 @@ class Client:
         )
         self._next = 0.0
 
-    def get_json(self, path: str, params: dict[str, object] | None = None) -> object:
-        return self.call("GET", path, params)
-
-    def post_json(
-        self, path: str, payload: object, params: dict[str, object], headers: dict[str, str]
-    ) -> object:
-        body = json.dumps(payload).encode("utf-8")
-        return self.call(
-            "POST", path, params, body, {"Content-Type": "application/json", **headers}
-        )
-
-    def call(self, method, path, params, body: bytes | None = None, headers=None) -> object:
-        """The JSON answer to one request, after waiting out the service's interval."""
+    def answer(self, path: str, params=None, payload: object = None, headers=None) -> object:
+        """The JSON answer to a GET (a POST of ``payload`` when given), after waiting out
+        the service's interval."""
         wait = self._next - time.monotonic()
         if wait > 0:
             time.sleep(wait)
         self._next = time.monotonic() + self.delay
         url = f"{self.base}{path}{f'?{urlencode(params)}' if params else ''}"
         sent = {"Accept": "application/json", "User-Agent": SOURCES_USER_AGENT, **(headers or {})}
+        body = None if payload is None else json.dumps(payload).encode("utf-8")
+        if body is not None:
+            sent["Content-Type"] = "application/json"
         try:
-            raw = http_request(url, self.limits, method=method, headers=sent, body=body)
-        except HttpStatusError as err:
+            raw = http_request(
+                url, self.limits, method="GET" if body is None else "POST", headers=sent, body=body
+            )
+        except StatusError as err:
             raise StatusError(f"{self.name}: the server answered {err}", err.status) from None
         except FetchError as err:
-            raise SourceError(f"{self.name}: {err}", True) from None
+            raise FetchError(f"{self.name}: {err}") from None
         return parse_json(raw, self.name)
 
 

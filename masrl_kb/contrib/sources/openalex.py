@@ -133,7 +133,7 @@ def _collect(client: Client, params: dict[str, object], since, until) -> tuple[l
     the number of works read."""
     cursor, cursors, rows, seen = "*", set(), [], 0
     for _ in range(MAX_PAGES):
-        answer = client.get_json("/works", {**params, "cursor": cursor})
+        answer = client.answer("/works", {**params, "cursor": cursor})
         try:
             results = field(answer, "results", list, "answer")
             meta = field(answer, "meta", dict, "answer")
@@ -195,7 +195,7 @@ def _by_title(client: Client, seed: Seed, auth: dict) -> str | None:
     if not words:
         return None
     params = {"filter": f"title.search:{words}", "per_page": 5, "select": "id,title", **auth}
-    answer = client.get_json("/works", params)
+    answer = client.answer("/works", params)
     want = title_skeleton(seed.title)
     for i, work in enumerate(field(answer, "results", list, "answer")):
         if title_skeleton(field(work, "title", str, f"answer.results[{i}]", True) or "") == want:
@@ -209,7 +209,7 @@ def resolve(client: Client, seed: Seed, auth: dict) -> str | None:
     try:
         if doi:
             try:
-                return _work_id(client.get_json(f"/works/doi:{doi}", auth), "answer")
+                return _work_id(client.answer(f"/works/doi:{doi}", auth), "answer")
             except StatusError as err:
                 # 404: unknown DOI; 3xx: a merged work (redirects are not followed).
                 if err.status != 404 and not 300 <= err.status < 400:

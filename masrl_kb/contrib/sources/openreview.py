@@ -108,7 +108,7 @@ def fetch(
     seen = 0
     for page in range(MAX_PAGES):
         params = {_param(venue): venue, "limit": page_size, "offset": page * page_size}
-        answer = client.get_json("/notes", params)
+        answer = client.answer("/notes", params)
         try:
             notes = field(answer, "notes", list, "answer")
             found = [note_row(n, f"answer.notes[{i}]") for i, n in enumerate(notes)]

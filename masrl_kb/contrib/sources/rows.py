@@ -9,31 +9,28 @@ atomically, never through a symbolic link.
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
-import io
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from masrl_kb.contrib.arxiv_import import family_given
-from masrl_kb.contrib.export.csv_io import guard_cell
+from masrl_kb.contrib.export.csv_io import csv_text
 from masrl_kb.contrib.screen.entries import (
     known_id,
     or_empty,
-    parse_arxiv,
     parse_doi,
     parse_openreview,
 )
 from masrl_kb.contrib.screen.import_files import COLUMNS
+from masrl_kb.contrib.sources.arxiv import parse_arxiv_id
 from masrl_kb.contrib.sources.http import SourceError
 from masrl_kb.contrib.text import (
     MAX_ABSTRACT,
-    MAX_AUTHOR,
-    MAX_AUTHORS,
     MAX_TITLE,
     MAX_URL,
+    clean_names,
     clean_text,
 )
 from masrl_kb.kb.atomic import write_atomic
@@ -74,7 +71,8 @@ class Candidate:
         """The id ``screen import`` will give this row (empty: named by its title)."""
         return known_id(self.arxiv_id, self.doi, self.openreview_id)
 
-    def cells(self) -> list[str]:
+    def cells(self) -> dict[str, str]:
+        """The row under :data:`COLUMNS` (guarded when written)."""
         values = (
             self.id,
             self.title,
@@ -86,7 +84,7 @@ class Candidate:
             self.arxiv_id,
             self.openreview_id,
         )
-        return [guard_cell(v) for v in values]
+        return dict(zip(COLUMNS, values, strict=True))
 
 
 def candidate(
@@ -104,8 +102,7 @@ def candidate(
     text = clean_text(title, MAX_TITLE)
     if not text:
         return None
-    cleaned = (family_given(clean_text(a, MAX_AUTHOR)) for a in authors)
-    names = tuple(n for n in cleaned if n)[:MAX_AUTHORS]
+    names = tuple(family_given(n) for n in clean_names(authors))
     link = clean_text(url, MAX_URL)
     return Candidate(
         title=text,
@@ -114,7 +111,7 @@ def candidate(
         url=link if link.startswith(("https://", "http://")) else "",
         abstract=clean_text(abstract, MAX_ABSTRACT),
         doi=doi_of(doi),
-        arxiv_id=or_empty(parse_arxiv, arxiv_id),
+        arxiv_id=or_empty(parse_arxiv_id, arxiv_id),
         openreview_id=or_empty(parse_openreview, openreview_id),
     )
 
@@ -146,14 +143,6 @@ def unique(rows: Iterable[Candidate]) -> list[Candidate]:
     return sorted(first.values(), key=lambda r: (r.date or dt.date.min, r.id, r.title))
 
 
-def csv_text(rows: list[Candidate]) -> str:
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    writer.writerows(row.cells() for row in rows)
-    return buf.getvalue()
-
-
 def write_csv(path: Path, rows: list[Candidate]) -> None:
     """Write the rows atomically; refuse a link, a folder or any non-regular file at ``path``."""
     if os.path.islink(path):
@@ -162,7 +151,7 @@ def write_csv(path: Path, rows: list[Candidate]) -> None:
         raise SourceError(f"{path}: exists and is not a regular file")
     if not path.parent.is_dir():
         raise SourceError(f"{path.parent}: no such folder")
-    write_atomic(path, csv_text(rows), newline="")
+    write_atomic(path, csv_text(COLUMNS, [r.cells() for r in rows]), newline="")
 
 
 @dataclass(frozen=True)

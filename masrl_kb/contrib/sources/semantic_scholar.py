@@ -93,7 +93,7 @@ def recommend(
     client = client or Client(SERVICE_KEYED if key else SERVICE_SHARED)
     body = {"positivePaperIds": positive, "negativePaperIds": negative}
     headers = {"x-api-key": key} if key else {}
-    answer = client.post_json("/papers", body, {"fields": FIELDS, "limit": LIMIT}, headers)
+    answer = client.answer("/papers", {"fields": FIELDS, "limit": LIMIT}, body, headers)
     try:
         papers = field(answer, "recommendedPapers", list, "answer")
         rows = (paper_row(p, f"answer.recommendedPapers[{i}]") for i, p in enumerate(papers))
