@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from masrl_kb.cli.screen import command, err, iso_date  # light: argparse and datetime only
+from masrl_kb.cli.main import command, err, iso_date
 from masrl_kb.kb.paths import find_root
 
 if TYPE_CHECKING:

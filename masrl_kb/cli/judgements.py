@@ -7,7 +7,7 @@ import json
 import math
 from typing import Any
 
-from masrl_kb.cli.screen import command
+from masrl_kb.cli.main import command
 
 
 def _number(value: float) -> float | None:

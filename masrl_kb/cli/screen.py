@@ -5,12 +5,13 @@
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import functools
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from masrl_kb.cli.main import command, err, iso_date, subcommands
 
 if TYPE_CHECKING:
     from masrl_kb.contrib.screen.rounds import RunResult
@@ -18,27 +19,6 @@ if TYPE_CHECKING:
 Handler = Callable[[argparse.Namespace], int]
 EXIT_FAILED = 1
 EXIT_USAGE = 2
-
-
-def err(message: str) -> None:
-    print(f"masrl-kb: {message}", file=sys.stderr)
-
-
-def command(
-    sub: argparse._SubParsersAction, name: str, func: Callable, about: str
-) -> argparse.ArgumentParser:
-    """The sub-command ``name`` running ``func``, whose docstring (if any) describes it."""
-    p = sub.add_parser(name, help=about, description=func.__doc__)
-    p.set_defaults(func=func)
-    return p
-
-
-def iso_date(text: str) -> dt.date:
-    """An argparse type: a YYYY-MM-DD date."""
-    try:
-        return dt.date.fromisoformat(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a date YYYY-MM-DD") from None
 
 
 def positive_int(text: str) -> int:
@@ -244,8 +224,3 @@ def register(sub: argparse._SubParsersAction) -> None:
         p = command(formats, "survey-csv", cmd_export_survey_csv, about)
         p.add_argument("-o", "--output", required=True, help="folder to write the two files to")
         p.add_argument("--as-of", type=iso_date, help="the pool as it stood on YYYY-MM-DD")
-
-
-def subcommands(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:
-    """The sub-parsers action of a parser (argparse keeps no public handle)."""
-    return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))

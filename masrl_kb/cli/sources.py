@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from masrl_kb.cli.screen import command, iso_date, subcommands
+from masrl_kb.cli.main import command, iso_date, subcommands
 
 EXIT_NETWORK = 1
 EXIT_USAGE = 2
