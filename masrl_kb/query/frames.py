@@ -176,19 +176,15 @@ def _paper_row(record: object) -> dict[str, Any]:
 
 def _tag_columns(frame: pd.DataFrame, tax: Taxonomy) -> None:
     """Every tag, decision and evidence column as an ordered categorical."""
-    for name in (*TAG_FIELDS, "reward_family", "entry_type"):
-        frame[name] = _categorical(frame[name], tax[name].ids)
-    status = tax["decision_status"].ids
+    axes = {name: name for name in (*TAG_FIELDS, "reward_family", "entry_type")}
+    axes |= {"credit_source": "evidence_source", "credit_mechanism": "credit_mechanism"}
     for did in tax["decision"].ids:
-        statuses = frame[did] if did in frame else pd.Series([None] * len(frame))
-        frame[did] = _categorical(statuses.fillna("absent"), status)
-        for suffix, axis in (("mechanism", "decision_mechanism"), ("source", "evidence_source")):
-            name = f"{did}_{suffix}"
-            frame[name] = _categorical(
-                frame[name] if name in frame else [None] * len(frame), tax[axis].ids
-            )
-    frame["credit_source"] = _categorical(frame["credit_source"], tax["evidence_source"].ids)
-    frame["credit_mechanism"] = _categorical(frame["credit_mechanism"], tax["credit_mechanism"].ids)
+        statuses = frame.get(did, [None] * len(frame))
+        frame[did] = [s if isinstance(s, str) else "absent" for s in statuses]
+        axes[did] = "decision_status"
+        axes |= {f"{did}_mechanism": "decision_mechanism", f"{did}_source": "evidence_source"}
+    for name, axis in axes.items():
+        frame[name] = _categorical(frame.get(name, [None] * len(frame)), tax[axis].ids)
 
 
 def _papers_table(records: RecordSet, tax: Taxonomy) -> pd.DataFrame:
