@@ -35,14 +35,7 @@ def _default_axis_ids() -> dict[str, list[str]]:
 
     try:
         axes = load_yaml_file(find_root() / "taxonomy.yaml").data["axes"]
-        return {
-            name: [
-                v["id"]
-                for v in axis["values"]
-                if isinstance(v, dict) and isinstance(v.get("id"), str)
-            ]
-            for name, axis in axes.items()
-        }
+        return {name: [str(v["id"]) for v in axis["values"]] for name, axis in axes.items()}
     except Exception:  # noqa: BLE001 - help text must never break the parser
         return {}
 

@@ -1,10 +1,7 @@
-"""The ``masrl-kb`` command line, and its one error path.
-
-Every command group registers its sub-commands on the parser built here, and
-:func:`main` turns an error into one line on standard error: a user error (bad
-arguments or ``--root``, an unreadable file, invalid records, a bad query, any
-error class this package defines) exits 2; anything else is a bug, exit 70, with
-the traceback only under ``--debug``. Commands import what they need when they run.
+"""The ``masrl-kb`` command line, and its one error path (:func:`main`): a user error
+(any error class this package defines, an OSError, bad arguments or ``--root``) is one
+line and exit 2; anything else is a bug, exit 70 (its traceback under ``--debug``).
+Commands import what they need when they run.
 """
 
 from __future__ import annotations
@@ -370,7 +367,3 @@ def main(argv: list[str] | None = None) -> int:
         hint = "" if args.debug else f"; rerun with {PROG} --debug ... for the traceback"
         err(f"unexpected error (a bug): {type(error).__name__}: {_one_line(error)}{hint}")
         return EXIT_BUG
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,9 +1,6 @@
-"""``masrl-kb screen fetch SOURCE``: candidate lists from scholarly indexes, as CSV.
-
-Each fetch writes one CSV file and prints the ``screen import`` command to run
-(the source named by its ``exclusion_source`` id). A network failure exits 1, a
-bad argument or an unusable answer 2; either way no file is written.
-"""
+"""``masrl-kb screen fetch SOURCE``: a candidate CSV from a scholarly index, and the
+``screen import`` command to run. A network failure exits 1, a bad argument or an
+unusable answer 2; either way no file is written."""
 
 from __future__ import annotations
 

@@ -150,25 +150,22 @@ def _without_lines(value: Any) -> Any:
 
 
 def _paper_row(record: object) -> dict[str, Any]:
-    data = _without_lines(record)
-    row = {k: v for k, v in data.items() if k != "citation"}
-    citation = data["citation"]
+    row = _without_lines(record)
+    citation, artifacts = row["citation"], row.get("artifacts") or {}
     row.update(bibtex_key=citation["bibtex_key"], entry_type=citation["entry_type"])
-    row["citation"] = citation
-    row.update(decision_statuses(data["decisions"]))
-    for d in data["decisions"]:
+    row.update(decision_statuses(row["decisions"]))
+    for d in row["decisions"]:
         row[f"{d['id']}_mechanism"] = d.get("mechanism")
         row[f"{d['id']}_source"] = (d.get("evidence") or {}).get("source")
-    row["credit_source"] = (data.get("credit_evidence") or {}).get("source")
-    artifacts = data.get("artifacts") or {}
+    row["credit_source"] = (row.get("credit_evidence") or {}).get("source")
     for kind in ARTIFACT_KINDS:
         url = artifacts.get(kind)
         row[f"has_{kind}"] = isinstance(url, str)
         row[f"{kind}_url"] = url if isinstance(url, str) else None
     row["license"] = artifacts.get("license")
-    evaluations = data.get("evaluated_on") or []
+    evaluations = row.get("evaluated_on") or []
     # None when the record has no evaluated_on; [] when it says "checked, none".
-    row["evaluated_on"] = evaluations if "evaluated_on" in data else None
+    row["evaluated_on"] = evaluations if "evaluated_on" in row else None
     row["n_benchmarks"] = len(evaluations)
     row["ma_native_eval"] = any(e.get("multi_agent_native") for e in evaluations)
     return row

@@ -1,25 +1,11 @@
 """The query language of ``select()``, ``claims.yaml`` and ``export --where``.
 
-A query is a Python-looking boolean expression over a table's columns::
-
-    credit_unit == "message" and credit_strict
-    O1 == "learned" or O2 == "learned"
-    year >= 2024 and topology not in ["debate", "swarm"]
-    not (reward_family == "R5")
-
-What it may contain, and nothing else:
-
-- comparisons ``==  !=  <  <=  >  >=`` between one column and one literal
-  (either side; chains such as ``2020 <= year < 2025`` too);
-- ``column in [...]`` and ``column not in [...]`` with a list of literals;
-- ``and``, ``or``, ``not`` and parentheses;
-- a boolean column on its own (``credit_strict``);
-- literals: strings, numbers, ``True``/``False``.
-
-The text is parsed with :mod:`ast`, every node checked against that whitelist,
-and the masks built with plain pandas comparisons (never ``query`` or ``eval``),
-so nothing can reach Python. A misspelt column or value is an error listing the
-allowed ones, not an empty result.
+A Python-looking boolean expression over a table's columns, e.g.
+``year >= 2024 and topology not in ["debate", "swarm"]``: comparisons of one column
+with one literal (chains too), ``in``/``not in`` a list of literals, ``and``/``or``/``not``,
+parentheses and boolean columns alone. The text is parsed with :mod:`ast`, every node
+checked against that whitelist and the masks built with plain pandas comparisons (never
+``query`` or ``eval``); a misspelt column or value is an error listing the allowed ones.
 """
 
 from __future__ import annotations

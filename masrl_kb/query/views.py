@@ -91,9 +91,8 @@ def new_papers(
     frame["round"] = pd.Series(
         [rounds.get(k) for k in frame.index], index=frame.index, dtype=object
     )
-    stamps = frame["added"].to_numpy().view("int64")
-    order = sorted(range(len(frame)), key=lambda i: (-stamps[i], frame.index[i]))
-    return frame.iloc[order][NEW_PAPER_COLUMNS]
+    newest = frame.sort_index().sort_values("added", ascending=False, kind="stable")
+    return newest[NEW_PAPER_COLUMNS]
 
 
 def moved_cells(
