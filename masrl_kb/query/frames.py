@@ -7,6 +7,7 @@ listing the allowed names. A paper is named by its ``key`` everywhere.
 
 from __future__ import annotations
 
+import collections
 import datetime as dt
 import os
 from collections.abc import Iterable, Sequence
@@ -205,13 +206,13 @@ def _papers_table(records: RecordSet, tax: Taxonomy) -> pd.DataFrame:
 
 def _benchmark_use(frame: pd.DataFrame) -> list[int]:
     """For each record, how many RL methods report results on it (0 for non-benchmarks)."""
-    uses: dict[str, int] = {}
-    for category, evaluations in zip(frame["category"], frame["evaluated_on"], strict=True):
-        if category != "rl_method":
-            continue
-        for key in {e.get("benchmark") for e in evaluations or []} - {None}:
-            uses[key] = uses.get(key, 0) + 1
-    return [uses.get(key, 0) for key in frame["key"]]
+    uses = collections.Counter(
+        key
+        for category, evaluations in zip(frame["category"], frame["evaluated_on"], strict=True)
+        if category == "rl_method"
+        for key in {e.get("benchmark") for e in evaluations or []} - {None}
+    )
+    return [uses[key] for key in frame["key"]]
 
 
 def _paper_columns(tax: Taxonomy) -> list[str]:
@@ -477,11 +478,7 @@ def benchmark_matrix(
     counts = table[~table["pooled"]].groupby("benchmark")["key"].nunique()
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0]).casefold()))
     columns = pooled + [name for name, _ in ranked[:outside]]
-    matrix = pd.DataFrame(
-        0, index=pd.Index(sorted(table["key"].unique()), name="key"), columns=columns
-    )
-    for paper, bench in zip(table["key"], table["benchmark"], strict=True):
-        if bench in matrix.columns:
-            matrix.at[paper, bench] = 1
+    reported = pd.crosstab(table["key"], table["benchmark"]).clip(upper=1)
+    matrix = reported.reindex(columns=columns, fill_value=0)
     matrix.columns.name = "benchmark"
     return matrix
