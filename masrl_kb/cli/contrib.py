@@ -161,6 +161,14 @@ def _relative(path: Path, root: Path) -> str:
         return str(path)
 
 
+def cmd_export_survey_csv(args: argparse.Namespace) -> int:
+    from masrl_kb.contrib.export.survey_csv import write_survey_csv
+
+    for path in write_survey_csv(Path(args.output), root=args.root, as_of=args.as_of):
+        print(f"wrote {path}")
+    return 0
+
+
 def cmd_schema(args: argparse.Namespace) -> int:
     from masrl_kb.kb.schema import stale_schema_files, write_schemas
 
@@ -280,3 +288,7 @@ def _register_export(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--where", help=where_help)
     p.add_argument("--file", help="Markdown file holding the marked block (default: AWESOME.md)")
     p.add_argument("--check", action="store_true", help="exit 1 when the block is stale")
+    about = "papers.csv and excluded.csv in the survey's format"
+    p = command(formats, "survey-csv", cmd_export_survey_csv, about)
+    p.add_argument("-o", "--output", required=True, help="folder to write the two files to")
+    p.add_argument("--as-of", type=iso_date, help="the pool as it stood on YYYY-MM-DD")

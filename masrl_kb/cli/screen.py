@@ -1,6 +1,5 @@
-"""Living-review commands: ``screen run|import|decide``, ``export survey-csv`` and
-``import-upstream``. A user error prints its problems and exits 2, a network failure 1.
-"""
+"""Living-review commands: ``screen run|import|decide`` and ``import-upstream``.
+A user error prints its problems and exits 2, a network failure 1."""
 
 from __future__ import annotations
 
@@ -8,10 +7,9 @@ import argparse
 import functools
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from masrl_kb.cli.main import command, err, iso_date, subcommands
+from masrl_kb.cli.main import command, err, iso_date
 
 if TYPE_CHECKING:
     from masrl_kb.contrib.screen.rounds import RunResult
@@ -154,14 +152,6 @@ def cmd_screen_decide(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_export_survey_csv(args: argparse.Namespace) -> int:
-    from masrl_kb.contrib.export.survey_csv import write_survey_csv
-
-    for path in write_survey_csv(Path(args.output), root=args.root, as_of=args.as_of):
-        print(f"wrote {path}")
-    return 0
-
-
 def cmd_import_upstream(args: argparse.Namespace) -> int:
     """Print every difference in facts and survey tags between the survey's papers.csv
     (and excluded.csv) and the records; --apply writes those fields only."""
@@ -218,9 +208,3 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("papers", help="the release's papers.csv")
     p.add_argument("excluded", nargs="?", help="the release's excluded.csv")
     p.add_argument("--apply", action="store_true", help="update the differing fields")
-    if "export" in sub.choices:  # registered by masrl_kb.cli.contrib: add survey-csv
-        formats = subcommands(sub.choices["export"])
-        about = "papers.csv and excluded.csv in the survey's format"
-        p = command(formats, "survey-csv", cmd_export_survey_csv, about)
-        p.add_argument("-o", "--output", required=True, help="folder to write the two files to")
-        p.add_argument("--as-of", type=iso_date, help="the pool as it stood on YYYY-MM-DD")
