@@ -238,12 +238,9 @@ def _paper_columns(tax: Taxonomy) -> list[str]:
 
 
 def _exclusions_table(records: RecordSet, tax: Taxonomy) -> pd.DataFrame:
-    rows = []
-    for rec in records.exclusions:
-        row = _without_lines(rec.data)
-        ids = sorted(arxiv_ids_of(row))
-        row["arxiv_id"] = ids[0] if ids else None
-        rows.append(row)
+    rows = [_without_lines(rec.data) for rec in records.exclusions]
+    for row in rows:
+        row["arxiv_id"] = min(arxiv_ids_of(row), default=None)
     frame = pd.DataFrame(rows, columns=[*(f.name for f in EXCLUSION_FIELDS), "arxiv_id"])
     for column, axis in EXCLUSION_TAGS.items():
         frame[column] = _categorical(frame[column], tax[axis].ids)
