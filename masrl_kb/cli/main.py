@@ -71,20 +71,15 @@ def iso_date(text: str) -> dt.date:
 # ---------------------------------------------------------------- commands
 
 
-def _print_problem_annotations(problems) -> None:
-    """GitHub Actions turns these lines into inline annotations on the diff."""
-    for p in problems:
-        print(f"::error file={p.path},line={p.line}::{p.field}: {p.message}")
-
-
 def cmd_validate(args: argparse.Namespace) -> int:
     from masrl_kb.query.datafiles import validate
 
     report = validate(args.root)
     for problem in report.problems:
         print(problem)
-    if os.environ.get("GITHUB_ACTIONS") and report.problems:
-        _print_problem_annotations(report.problems)
+    if os.environ.get("GITHUB_ACTIONS"):  # inline annotations on the pull request's diff
+        for p in report.problems:
+            print(f"::error file={p.path},line={p.line}::{p.field}: {p.message}")
     print(report.summary(), file=sys.stderr if report.problems else sys.stdout)
     if report.problems:
         _print_unfinished(args.root)
