@@ -55,11 +55,6 @@ def command(
     return p
 
 
-def subcommands(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:
-    """The sub-parsers action of a parser (argparse keeps no public handle)."""
-    return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-
-
 def iso_date(text: str) -> dt.date:
     """An argparse type: a YYYY-MM-DD date."""
     try:
@@ -256,14 +251,12 @@ def _register_groups(sub) -> None:
     from masrl_kb.cli.contrib import register as register_contrib
     from masrl_kb.cli.judgements import register as register_judgements
     from masrl_kb.cli.screen import register as register_screen
-    from masrl_kb.cli.sources import register as register_sources
     from masrl_kb.traces.command import register as register_traces
 
     register_contrib(sub)
     register_judgements(sub)
     register_traces(sub)
     register_screen(sub)
-    register_sources(sub)  # adds `screen fetch` under the screen command
 
 
 # ---------------------------------------------------------------- the error path

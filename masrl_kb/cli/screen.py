@@ -201,8 +201,12 @@ def _register_steps(steps: argparse._SubParsersAction) -> None:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the living-review commands to the main parser's sub-parsers."""
+    from masrl_kb.cli.sources import register as register_fetch
+
     screen = sub.add_parser("screen", help="living-review screening rounds against arXiv")
-    _register_steps(screen.add_subparsers(dest="step", required=True, metavar="STEP"))
+    steps = screen.add_subparsers(dest="step", required=True, metavar="STEP")
+    _register_steps(steps)
+    register_fetch(steps)  # screen fetch SOURCE
     about = "compare a newer release of the survey's CSV files with the records"
     p = command(sub, "import-upstream", cmd_import_upstream, about)
     p.add_argument("papers", help="the release's papers.csv")

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from masrl_kb.cli.main import command, iso_date, subcommands
+from masrl_kb.cli.main import command, iso_date
 
 EXIT_NETWORK = 1
 EXIT_USAGE = 2
@@ -109,9 +109,8 @@ def _common(p: argparse.ArgumentParser, window_required: bool) -> None:
     p.add_argument("-o", "--output", required=True, help="CSV file to write")
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    """Add ``screen fetch openreview|openalex|semantic-scholar`` (after ``screen``)."""
-    steps = subcommands(sub.choices["screen"])
+def register(steps: argparse._SubParsersAction) -> None:
+    """Add ``screen fetch openreview|openalex|semantic-scholar`` to the ``screen`` steps."""
     fetch = steps.add_parser(
         "fetch",
         help="write a candidate CSV from OpenReview, OpenAlex or Semantic Scholar",
