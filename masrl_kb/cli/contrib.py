@@ -14,16 +14,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from masrl_kb.cli.main import command, err, iso_date
+from masrl_kb.cli.main import EXIT_FAILED, EXIT_USER_ERROR, command, err, iso_date
 from masrl_kb.kb.paths import find_root
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from masrl_kb.contrib.arxiv_import import Written
-
-EXIT_FAILED = 1  # a check failed or nothing was written
-EXIT_USAGE = 2
 
 
 @functools.cache
@@ -114,7 +111,7 @@ def _export(render: str) -> Callable[[argparse.Namespace], int]:
         module, name = render.rsplit(".", 1)
         papers = _selected(args)
         if papers is None:
-            return EXIT_USAGE
+            return EXIT_USER_ERROR
         text = getattr(importlib.import_module(f"masrl_kb.contrib.export.{module}"), name)(papers)
         if args.output:
             Path(args.output).write_text(text, encoding="utf-8")
@@ -136,7 +133,7 @@ def cmd_export_markdown(args: argparse.Namespace) -> int:
 
     papers = _selected(args)
     if papers is None:
-        return EXIT_USAGE
+        return EXIT_USER_ERROR
     root = args.root
     path = Path(args.file) if args.file else root / DEFAULT_FILE
     block = render_block(papers, load_taxonomy(root), where=args.where)

@@ -15,6 +15,7 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
+EXIT_FAILED = 1  # a check failed, nothing was written, or the network failed
 EXIT_USER_ERROR = 2
 EXIT_BUG = 70  # EX_SOFTWARE from sysexits.h
 EXIT_INTERRUPTED = 130

@@ -9,14 +9,12 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from masrl_kb.cli.main import command, err, iso_date
+from masrl_kb.cli.main import EXIT_FAILED, EXIT_USER_ERROR, command, err, iso_date
 
 if TYPE_CHECKING:
     from masrl_kb.contrib.screen.rounds import RunResult
 
 Handler = Callable[[argparse.Namespace], int]
-EXIT_FAILED = 1
-EXIT_USAGE = 2
 
 
 def positive_int(text: str) -> int:
@@ -66,7 +64,7 @@ def _screening(run: Handler) -> Handler:
         except (ScreeningError, RoundError) as error:
             lines = str(error).splitlines() or [""]
             err(lines[0] + (f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""))
-        return EXIT_USAGE
+        return EXIT_USER_ERROR
 
     return handler
 
@@ -163,7 +161,7 @@ def cmd_import_upstream(args: argparse.Namespace) -> int:
         for line in error.problems:
             print(line, file=sys.stderr)
         err(str(error))
-        return EXIT_USAGE
+        return EXIT_USER_ERROR
     for line in report.lines():
         print(line)
     return 0

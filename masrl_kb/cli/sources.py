@@ -12,10 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from masrl_kb.cli.main import command, iso_date
+from masrl_kb.cli.main import EXIT_FAILED, EXIT_USER_ERROR, command, iso_date
 
-EXIT_NETWORK = 1
-EXIT_USAGE = 2
 MAX_MESSAGE = 400
 
 
@@ -53,7 +51,7 @@ def _guarded(fetch: Callable[[argparse.Namespace], int]) -> Callable[[argparse.N
             return fetch(args)
         except SourceError as err:
             _err(str(err))
-            return EXIT_NETWORK if err.network else EXIT_USAGE
+            return EXIT_FAILED if err.network else EXIT_USER_ERROR
 
     return handler
 
