@@ -152,10 +152,8 @@ def cmd_export_markdown(args: argparse.Namespace) -> int:
 
 
 def _relative(path: Path, root: Path) -> str:
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return str(path)
+    full, base = path.resolve(), root.resolve()
+    return full.relative_to(base).as_posix() if full.is_relative_to(base) else str(path)
 
 
 def cmd_export_survey_csv(args: argparse.Namespace) -> int:

@@ -187,9 +187,8 @@ def _tag_columns(frame: pd.DataFrame, tax: Taxonomy) -> None:
 
 def _papers_table(records: RecordSet, tax: Taxonomy) -> pd.DataFrame:
     frame = pd.DataFrame([_paper_row(r.data) for r in records.papers])
-    for f in PAPER_FIELDS:  # an optional field no record uses is still a column
-        if f.name not in frame:
-            frame[f.name] = None
+    # an optional field no record uses is still a column
+    frame = frame.assign(**{f.name: None for f in PAPER_FIELDS if f.name not in frame})
     frame["sources"] = [s if isinstance(s, list) else [] for s in frame["sources"]]
     frame["authors_truncated"] = frame["authors_truncated"].fillna(False).astype(bool)
     frame["extra_urls"] = [u if isinstance(u, list) else [] for u in frame["extra_urls"]]
