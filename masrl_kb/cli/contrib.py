@@ -236,9 +236,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help=_axis_help("exclusion_source", "where it was found (default: from the URL)"),
     )
     p.add_argument(
-        "--query-family",
-        dest="query_family",
-        help=_axis_help("query_family", "query family (default: TODO)"),
+        "--query-family", help=_axis_help("query_family", "query family (default: TODO)")
     )
     p.add_argument("--note", help="why it is excluded, in your own words (default: TODO)")
     p.add_argument("--title", help="title (required for non-arXiv URLs)")
