@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from masrl_kb.cli.trace import register
 from masrl_kb.kb.paths import find_root
+from masrl_kb.traces.command import register
 from masrl_kb.traces.validate import check_file
 
 EXAMPLES = sorted((find_root() / "traces" / "examples").glob("*.json"))

@@ -14,16 +14,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from masrl_kb.cli.screen import command, err, iso_date  # light: argparse and datetime only
+from masrl_kb.cli.main import EXIT_FAILED, EXIT_USER_ERROR, command, err, iso_date
 from masrl_kb.kb.paths import find_root
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from masrl_kb.contrib.arxiv_import import Written
-
-EXIT_FAILED = 1  # a check failed or nothing was written
-EXIT_USAGE = 2
 
 
 @functools.cache
@@ -35,14 +32,7 @@ def _default_axis_ids() -> dict[str, list[str]]:
 
     try:
         axes = load_yaml_file(find_root() / "taxonomy.yaml").data["axes"]
-        return {
-            name: [
-                v["id"]
-                for v in axis["values"]
-                if isinstance(v, dict) and isinstance(v.get("id"), str)
-            ]
-            for name, axis in axes.items()
-        }
+        return {name: [str(v["id"]) for v in axis["values"]] for name, axis in axes.items()}
     except Exception:  # noqa: BLE001 - help text must never break the parser
         return {}
 
@@ -121,7 +111,7 @@ def _export(render: str) -> Callable[[argparse.Namespace], int]:
         module, name = render.rsplit(".", 1)
         papers = _selected(args)
         if papers is None:
-            return EXIT_USAGE
+            return EXIT_USER_ERROR
         text = getattr(importlib.import_module(f"masrl_kb.contrib.export.{module}"), name)(papers)
         if args.output:
             Path(args.output).write_text(text, encoding="utf-8")
@@ -143,7 +133,7 @@ def cmd_export_markdown(args: argparse.Namespace) -> int:
 
     papers = _selected(args)
     if papers is None:
-        return EXIT_USAGE
+        return EXIT_USER_ERROR
     root = args.root
     path = Path(args.file) if args.file else root / DEFAULT_FILE
     block = render_block(papers, load_taxonomy(root), where=args.where)
@@ -162,10 +152,16 @@ def cmd_export_markdown(args: argparse.Namespace) -> int:
 
 
 def _relative(path: Path, root: Path) -> str:
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return str(path)
+    full, base = path.resolve(), root.resolve()
+    return full.relative_to(base).as_posix() if full.is_relative_to(base) else str(path)
+
+
+def cmd_export_survey_csv(args: argparse.Namespace) -> int:
+    from masrl_kb.contrib.export.survey_csv import write_survey_csv
+
+    for path in write_survey_csv(Path(args.output), root=args.root, as_of=args.as_of):
+        print(f"wrote {path}")
+    return 0
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
@@ -240,9 +236,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help=_axis_help("exclusion_source", "where it was found (default: from the URL)"),
     )
     p.add_argument(
-        "--query-family",
-        dest="query_family",
-        help=_axis_help("query_family", "query family (default: TODO)"),
+        "--query-family", help=_axis_help("query_family", "query family (default: TODO)")
     )
     p.add_argument("--note", help="why it is excluded, in your own words (default: TODO)")
     p.add_argument("--title", help="title (required for non-arXiv URLs)")
@@ -287,3 +281,7 @@ def _register_export(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--where", help=where_help)
     p.add_argument("--file", help="Markdown file holding the marked block (default: AWESOME.md)")
     p.add_argument("--check", action="store_true", help="exit 1 when the block is stale")
+    about = "papers.csv and excluded.csv in the survey's format"
+    p = command(formats, "survey-csv", cmd_export_survey_csv, about)
+    p.add_argument("-o", "--output", required=True, help="folder to write the two files to")
+    p.add_argument("--as-of", type=iso_date, help="the pool as it stood on YYYY-MM-DD")

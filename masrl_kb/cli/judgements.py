@@ -7,7 +7,7 @@ import json
 import math
 from typing import Any
 
-from masrl_kb.cli.screen import command
+from masrl_kb.cli.main import command
 
 
 def _number(value: float) -> float | None:
@@ -27,9 +27,7 @@ def _json_rows(table: list[dict], differ: list[dict]) -> list[dict[str, Any]]:
             "readers": row["readers"].split(" / "),
             "axis": row["axis"],
             "n": int(row["n"]),
-            "agreement": _number(row["agreement"]),
-            "kappa": _number(row["kappa"]),
-            "alpha": _number(row["alpha"]),
+            **{name: _number(row[name]) for name in ("agreement", "kappa", "alpha")},
             "disagreements": [
                 {"key": d["key"], "values": [json_value(d["first"]), json_value(d["second"])]}
                 for d in differ

@@ -1,21 +1,21 @@
-"""The ``masrl-kb`` command line, and its one error path.
-
-Every command group registers its sub-commands on the parser built here, and
-:func:`main` turns an error into one line on standard error: a user error (bad
-arguments or ``--root``, an unreadable file, invalid records, a bad query, any
-error class this package defines) exits 2; anything else is a bug, exit 70, with
-the traceback only under ``--debug``. Commands import what they need when they run.
+"""The ``masrl-kb`` command line, and its one error path (:func:`main`): a user error
+(any error class this package defines, an OSError, bad arguments or ``--root``) is one
+line and exit 2; anything else is a bug, exit 70 (its traceback under ``--debug``).
+Commands import what they need when they run.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import os
 import re
 import sys
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 
+EXIT_FAILED = 1  # a check failed, nothing was written, or the network failed
 EXIT_USER_ERROR = 2
 EXIT_BUG = 70  # EX_SOFTWARE from sysexits.h
 EXIT_INTERRUPTED = 130
@@ -43,13 +43,28 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(EXIT_USER_ERROR, f"{self.prog}: error: {message} ({usage})\n")
 
 
+def err(message: str) -> None:
+    print(f"{PROG}: {message}", file=sys.stderr)
+
+
+def command(
+    sub: argparse._SubParsersAction, name: str, func: Callable, about: str
+) -> argparse.ArgumentParser:
+    """The sub-command ``name`` running ``func``, whose docstring (if any) describes it."""
+    p = sub.add_parser(name, help=about, description=func.__doc__)
+    p.set_defaults(func=func)
+    return p
+
+
+def iso_date(text: str) -> dt.date:
+    """An argparse type: a YYYY-MM-DD date."""
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date YYYY-MM-DD") from None
+
+
 # ---------------------------------------------------------------- commands
-
-
-def _print_problem_annotations(problems) -> None:
-    """GitHub Actions turns these lines into inline annotations on the diff."""
-    for p in problems:
-        print(f"::error file={p.path},line={p.line}::{p.field}: {p.message}")
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -58,8 +73,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
     report = validate(args.root)
     for problem in report.problems:
         print(problem)
-    if os.environ.get("GITHUB_ACTIONS") and report.problems:
-        _print_problem_annotations(report.problems)
+    if os.environ.get("GITHUB_ACTIONS"):  # inline annotations on the pull request's diff
+        for p in report.problems:
+            print(f"::error file={p.path},line={p.line}::{p.field}: {p.message}")
     print(report.summary(), file=sys.stderr if report.problems else sys.stdout)
     if report.problems:
         _print_unfinished(args.root)
@@ -209,26 +225,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("validate", help="check every record against the taxonomy")
-    p.set_defaults(func=cmd_validate)
-
-    p = sub.add_parser("stats", help="headline counts and the main cross-tabs")
-    from masrl_kb.cli.screen import iso_date  # light: argparse and datetime only
-
+    command(sub, "validate", cmd_validate, "check every record against the taxonomy")
+    p = command(sub, "stats", cmd_stats, "headline counts and the main cross-tabs")
     p.add_argument("--as-of", type=iso_date, help="the pool as it stood on YYYY-MM-DD")
-    p.set_defaults(func=cmd_stats)
-
-    p = sub.add_parser(
-        "claims", help="re-check the survey's claims in the survey's pool, today's value beside"
-    )
+    about = "re-check the survey's claims in the survey's pool, today's value beside"
+    p = command(sub, "claims", cmd_claims, about)
     p.add_argument(
         "--check",
         action="store_true",
         help="exit 1 when a claim does not hold in the survey's pool (its baseline)",
     )
-    p.set_defaults(func=cmd_claims)
-
-    p = sub.add_parser("build", help="validate, then build the site with mkdocs --strict")
+    p = command(sub, "build", cmd_build, "validate, then build the site with mkdocs --strict")
     p.add_argument("--site-dir", default=None, help="output folder (default: site/)")
     p.add_argument("--no-strict", action="store_true", help="let MkDocs warnings pass")
     p.add_argument(
@@ -236,8 +243,6 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="build on the finished records, drafts (TODO fields) left out under a banner",
     )
-    p.set_defaults(func=cmd_build)
-
     _register_groups(sub)
     return parser
 
@@ -247,14 +252,12 @@ def _register_groups(sub) -> None:
     from masrl_kb.cli.contrib import register as register_contrib
     from masrl_kb.cli.judgements import register as register_judgements
     from masrl_kb.cli.screen import register as register_screen
-    from masrl_kb.cli.sources import register as register_sources
-    from masrl_kb.cli.trace import register as register_traces
+    from masrl_kb.traces.command import register as register_traces
 
     register_contrib(sub)
     register_judgements(sub)
     register_traces(sub)
     register_screen(sub)
-    register_sources(sub)  # adds `screen fetch` under the screen command
 
 
 # ---------------------------------------------------------------- the error path
@@ -332,10 +335,6 @@ def _one_line(err: BaseException) -> str:
     return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "..."
 
 
-def _fail(message: str) -> None:
-    print(f"{PROG}: {message}", file=sys.stderr)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run one command; every failure ends as one line on standard error and an exit code."""
     args = build_parser().parse_args(argv)
@@ -343,21 +342,17 @@ def main(argv: list[str] | None = None) -> int:
         _check_root(args)
         return args.func(args)
     except KeyboardInterrupt:
-        _fail("interrupted")
+        err("interrupted")
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader went away (``| head``): nothing left to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except Exception as err:  # noqa: BLE001 - the one place errors become exit codes
+    except Exception as error:  # noqa: BLE001 - the one place errors become exit codes
         if args.debug:
             traceback.print_exc()
-        if _is_user_error(err):
-            _fail(_one_line(err))
+        if _is_user_error(error):
+            err(_one_line(error))
             return EXIT_USER_ERROR
         hint = "" if args.debug else f"; rerun with {PROG} --debug ... for the traceback"
-        _fail(f"unexpected error (a bug): {type(err).__name__}: {_one_line(err)}{hint}")
+        err(f"unexpected error (a bug): {type(error).__name__}: {_one_line(error)}{hint}")
         return EXIT_BUG
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,44 +1,20 @@
-"""Living-review commands: ``screen run|import|decide``, ``export survey-csv`` and
-``import-upstream``. A user error prints its problems and exits 2, a network failure 1.
-"""
+"""Living-review commands: ``screen run|import|decide`` and ``import-upstream``.
+A user error prints its problems and exits 2, a network failure 1."""
 
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import functools
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
+
+from masrl_kb.cli.main import EXIT_FAILED, EXIT_USER_ERROR, command, err, iso_date
 
 if TYPE_CHECKING:
     from masrl_kb.contrib.screen.rounds import RunResult
 
 Handler = Callable[[argparse.Namespace], int]
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-
-
-def err(message: str) -> None:
-    print(f"masrl-kb: {message}", file=sys.stderr)
-
-
-def command(
-    sub: argparse._SubParsersAction, name: str, func: Callable, about: str
-) -> argparse.ArgumentParser:
-    """The sub-command ``name`` running ``func``, whose docstring (if any) describes it."""
-    p = sub.add_parser(name, help=about, description=func.__doc__)
-    p.set_defaults(func=func)
-    return p
-
-
-def iso_date(text: str) -> dt.date:
-    """An argparse type: a YYYY-MM-DD date."""
-    try:
-        return dt.date.fromisoformat(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a date YYYY-MM-DD") from None
 
 
 def positive_int(text: str) -> int:
@@ -88,7 +64,7 @@ def _screening(run: Handler) -> Handler:
         except (ScreeningError, RoundError) as error:
             lines = str(error).splitlines() or [""]
             err(lines[0] + (f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""))
-        return EXIT_USAGE
+        return EXIT_USER_ERROR
 
     return handler
 
@@ -174,14 +150,6 @@ def cmd_screen_decide(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_export_survey_csv(args: argparse.Namespace) -> int:
-    from masrl_kb.contrib.export.survey_csv import write_survey_csv
-
-    for path in write_survey_csv(Path(args.output), root=args.root, as_of=args.as_of):
-        print(f"wrote {path}")
-    return 0
-
-
 def cmd_import_upstream(args: argparse.Namespace) -> int:
     """Print every difference in facts and survey tags between the survey's papers.csv
     (and excluded.csv) and the records; --apply writes those fields only."""
@@ -193,7 +161,7 @@ def cmd_import_upstream(args: argparse.Namespace) -> int:
         for line in error.problems:
             print(line, file=sys.stderr)
         err(str(error))
-        return EXIT_USAGE
+        return EXIT_USER_ERROR
     for line in report.lines():
         print(line)
     return 0
@@ -231,21 +199,14 @@ def _register_steps(steps: argparse._SubParsersAction) -> None:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the living-review commands to the main parser's sub-parsers."""
+    from masrl_kb.cli.sources import register as register_fetch
+
     screen = sub.add_parser("screen", help="living-review screening rounds against arXiv")
-    _register_steps(screen.add_subparsers(dest="step", required=True, metavar="STEP"))
+    steps = screen.add_subparsers(dest="step", required=True, metavar="STEP")
+    _register_steps(steps)
+    register_fetch(steps)  # screen fetch SOURCE
     about = "compare a newer release of the survey's CSV files with the records"
     p = command(sub, "import-upstream", cmd_import_upstream, about)
     p.add_argument("papers", help="the release's papers.csv")
     p.add_argument("excluded", nargs="?", help="the release's excluded.csv")
     p.add_argument("--apply", action="store_true", help="update the differing fields")
-    if "export" in sub.choices:  # registered by masrl_kb.cli.contrib: add survey-csv
-        formats = subcommands(sub.choices["export"])
-        about = "papers.csv and excluded.csv in the survey's format"
-        p = command(formats, "survey-csv", cmd_export_survey_csv, about)
-        p.add_argument("-o", "--output", required=True, help="folder to write the two files to")
-        p.add_argument("--as-of", type=iso_date, help="the pool as it stood on YYYY-MM-DD")
-
-
-def subcommands(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:
-    """The sub-parsers action of a parser (argparse keeps no public handle)."""
-    return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))

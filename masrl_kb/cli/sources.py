@@ -1,9 +1,6 @@
-"""``masrl-kb screen fetch SOURCE``: candidate lists from scholarly indexes, as CSV.
-
-Each fetch writes one CSV file and prints the ``screen import`` command to run
-(the source named by its ``exclusion_source`` id). A network failure exits 1, a
-bad argument or an unusable answer 2; either way no file is written.
-"""
+"""``masrl-kb screen fetch SOURCE``: a candidate CSV from a scholarly index, and the
+``screen import`` command to run. A network failure exits 1, a bad argument or an
+unusable answer 2; either way no file is written."""
 
 from __future__ import annotations
 
@@ -15,10 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from masrl_kb.cli.screen import command, iso_date, subcommands
+from masrl_kb.cli.main import EXIT_FAILED, EXIT_USER_ERROR, command, iso_date
 
-EXIT_NETWORK = 1
-EXIT_USAGE = 2
 MAX_MESSAGE = 400
 
 
@@ -56,7 +51,7 @@ def _guarded(fetch: Callable[[argparse.Namespace], int]) -> Callable[[argparse.N
             return fetch(args)
         except SourceError as err:
             _err(str(err))
-            return EXIT_NETWORK if err.network else EXIT_USAGE
+            return EXIT_FAILED if err.network else EXIT_USER_ERROR
 
     return handler
 
@@ -112,9 +107,8 @@ def _common(p: argparse.ArgumentParser, window_required: bool) -> None:
     p.add_argument("-o", "--output", required=True, help="CSV file to write")
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    """Add ``screen fetch openreview|openalex|semantic-scholar`` (after ``screen``)."""
-    steps = subcommands(sub.choices["screen"])
+def register(steps: argparse._SubParsersAction) -> None:
+    """Add ``screen fetch openreview|openalex|semantic-scholar`` to the ``screen`` steps."""
     fetch = steps.add_parser(
         "fetch",
         help="write a candidate CSV from OpenReview, OpenAlex or Semantic Scholar",

@@ -53,8 +53,9 @@ def _matching(
     try:
         return select_rows(table, where).index
     except QueryError as err:
-        name, line = ("where", claim.where_line) if where == claim.where else ("of", claim.of_line)
-        raise claim_error(CLAIMS_FILE, line, name, f"claim {claim.id}: {err}") from None
+        name = "where" if where == claim.where else "of"
+        message = f"claim {claim.id}: {err}"
+        raise claim_error(CLAIMS_FILE, claim.line_of(name), name, message) from None
 
 
 def evaluate_claims(

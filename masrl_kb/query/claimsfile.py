@@ -84,7 +84,7 @@ class Claim(KbModel):
     of: Maybe[Query] = optional("The denominator's query: the value reads 'N of M'.")
     group: Maybe[Text] = optional("Claims read together (one headline).")
     label: Maybe[Text] = optional("A short name for the reading, shown beside its count.")
-    _lines: tuple[int, int] = PrivateAttr((0, 0))
+    _lines: dict[str, int] = PrivateAttr(default_factory=dict)
 
     @model_validator(mode="after")
     def _all_needs_of(self) -> Self:
@@ -92,14 +92,9 @@ class Claim(KbModel):
             report([Finding(("expected",), '"all" needs an `of` query')])
         return self
 
-    @property
-    def where_line(self) -> int:
-        """The line of ``where`` in claims.yaml (the claim's own line without one)."""
-        return self._lines[0]
-
-    @property
-    def of_line(self) -> int:
-        return self._lines[1]
+    def line_of(self, query: str) -> int:
+        """The line of ``where`` or ``of`` in claims.yaml (the claim's own line without it)."""
+        return self._lines[query]
 
 
 def _unique(claims: list[Claim], raws: list[LineDict]) -> list[Problem]:
@@ -132,7 +127,7 @@ def load_claims(root: str | os.PathLike[str] | None = None) -> list[Claim]:
         claim, found = base.validate_mapping(Claim, raw, CLAIMS_FILE)
         problems += found
         if claim:  # the lines of queries checked later, on a table
-            claim._lines = (raw.line_of("where"), raw.line_of("of"))
+            claim._lines = {name: raw.line_of(name) for name in ("where", "of")}
             claims.append(claim)
     if not problems:
         problems = _unique(claims, raws)

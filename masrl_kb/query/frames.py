@@ -7,6 +7,7 @@ listing the allowed names. A paper is named by its ``key`` everywhere.
 
 from __future__ import annotations
 
+import collections
 import datetime as dt
 import os
 from collections.abc import Iterable, Sequence
@@ -150,25 +151,22 @@ def _without_lines(value: Any) -> Any:
 
 
 def _paper_row(record: object) -> dict[str, Any]:
-    data = _without_lines(record)
-    row = {k: v for k, v in data.items() if k != "citation"}
-    citation = data["citation"]
+    row = _without_lines(record)
+    citation, artifacts = row["citation"], row.get("artifacts") or {}
     row.update(bibtex_key=citation["bibtex_key"], entry_type=citation["entry_type"])
-    row["citation"] = citation
-    row.update(decision_statuses(data["decisions"]))
-    for d in data["decisions"]:
+    row.update(decision_statuses(row["decisions"]))
+    for d in row["decisions"]:
         row[f"{d['id']}_mechanism"] = d.get("mechanism")
         row[f"{d['id']}_source"] = (d.get("evidence") or {}).get("source")
-    row["credit_source"] = (data.get("credit_evidence") or {}).get("source")
-    artifacts = data.get("artifacts") or {}
+    row["credit_source"] = (row.get("credit_evidence") or {}).get("source")
     for kind in ARTIFACT_KINDS:
         url = artifacts.get(kind)
         row[f"has_{kind}"] = isinstance(url, str)
         row[f"{kind}_url"] = url if isinstance(url, str) else None
     row["license"] = artifacts.get("license")
-    evaluations = data.get("evaluated_on") or []
+    evaluations = row.get("evaluated_on") or []
     # None when the record has no evaluated_on; [] when it says "checked, none".
-    row["evaluated_on"] = evaluations if "evaluated_on" in data else None
+    row["evaluated_on"] = evaluations if "evaluated_on" in row else None
     row["n_benchmarks"] = len(evaluations)
     row["ma_native_eval"] = any(e.get("multi_agent_native") for e in evaluations)
     return row
@@ -176,26 +174,21 @@ def _paper_row(record: object) -> dict[str, Any]:
 
 def _tag_columns(frame: pd.DataFrame, tax: Taxonomy) -> None:
     """Every tag, decision and evidence column as an ordered categorical."""
-    for name in (*TAG_FIELDS, "reward_family", "entry_type"):
-        frame[name] = _categorical(frame[name], tax[name].ids)
-    status = tax["decision_status"].ids
+    axes = {name: name for name in (*TAG_FIELDS, "reward_family", "entry_type")}
+    axes |= {"credit_source": "evidence_source", "credit_mechanism": "credit_mechanism"}
     for did in tax["decision"].ids:
-        statuses = frame[did] if did in frame else pd.Series([None] * len(frame))
-        frame[did] = _categorical(statuses.fillna("absent"), status)
-        for suffix, axis in (("mechanism", "decision_mechanism"), ("source", "evidence_source")):
-            name = f"{did}_{suffix}"
-            frame[name] = _categorical(
-                frame[name] if name in frame else [None] * len(frame), tax[axis].ids
-            )
-    frame["credit_source"] = _categorical(frame["credit_source"], tax["evidence_source"].ids)
-    frame["credit_mechanism"] = _categorical(frame["credit_mechanism"], tax["credit_mechanism"].ids)
+        statuses = frame.get(did, [None] * len(frame))
+        frame[did] = [s if isinstance(s, str) else "absent" for s in statuses]
+        axes[did] = "decision_status"
+        axes |= {f"{did}_mechanism": "decision_mechanism", f"{did}_source": "evidence_source"}
+    for name, axis in axes.items():
+        frame[name] = _categorical(frame.get(name, [None] * len(frame)), tax[axis].ids)
 
 
 def _papers_table(records: RecordSet, tax: Taxonomy) -> pd.DataFrame:
     frame = pd.DataFrame([_paper_row(r.data) for r in records.papers])
-    for f in PAPER_FIELDS:  # an optional field no record uses is still a column
-        if f.name not in frame:
-            frame[f.name] = None
+    # an optional field no record uses is still a column
+    frame = frame.assign(**{f.name: None for f in PAPER_FIELDS if f.name not in frame})
     frame["sources"] = [s if isinstance(s, list) else [] for s in frame["sources"]]
     frame["authors_truncated"] = frame["authors_truncated"].fillna(False).astype(bool)
     frame["extra_urls"] = [u if isinstance(u, list) else [] for u in frame["extra_urls"]]
@@ -212,13 +205,13 @@ def _papers_table(records: RecordSet, tax: Taxonomy) -> pd.DataFrame:
 
 def _benchmark_use(frame: pd.DataFrame) -> list[int]:
     """For each record, how many RL methods report results on it (0 for non-benchmarks)."""
-    uses: dict[str, int] = {}
-    for category, evaluations in zip(frame["category"], frame["evaluated_on"], strict=True):
-        if category != "rl_method":
-            continue
-        for key in {e.get("benchmark") for e in evaluations or []} - {None}:
-            uses[key] = uses.get(key, 0) + 1
-    return [uses.get(key, 0) for key in frame["key"]]
+    uses = collections.Counter(
+        key
+        for category, evaluations in zip(frame["category"], frame["evaluated_on"], strict=True)
+        if category == "rl_method"
+        for key in {e.get("benchmark") for e in evaluations or []} - {None}
+    )
+    return [uses[key] for key in frame["key"]]
 
 
 def _paper_columns(tax: Taxonomy) -> list[str]:
@@ -244,12 +237,9 @@ def _paper_columns(tax: Taxonomy) -> list[str]:
 
 
 def _exclusions_table(records: RecordSet, tax: Taxonomy) -> pd.DataFrame:
-    rows = []
-    for rec in records.exclusions:
-        row = _without_lines(rec.data)
-        ids = sorted(arxiv_ids_of(row))
-        row["arxiv_id"] = ids[0] if ids else None
-        rows.append(row)
+    rows = [_without_lines(rec.data) for rec in records.exclusions]
+    for row in rows:
+        row["arxiv_id"] = min(arxiv_ids_of(row), default=None)
     frame = pd.DataFrame(rows, columns=[*(f.name for f in EXCLUSION_FIELDS), "arxiv_id"])
     for column, axis in EXCLUSION_TAGS.items():
         frame[column] = _categorical(frame[column], tax[axis].ids)
@@ -484,11 +474,7 @@ def benchmark_matrix(
     counts = table[~table["pooled"]].groupby("benchmark")["key"].nunique()
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0]).casefold()))
     columns = pooled + [name for name, _ in ranked[:outside]]
-    matrix = pd.DataFrame(
-        0, index=pd.Index(sorted(table["key"].unique()), name="key"), columns=columns
-    )
-    for paper, bench in zip(table["key"], table["benchmark"], strict=True):
-        if bench in matrix.columns:
-            matrix.at[paper, bench] = 1
+    reported = pd.crosstab(table["key"], table["benchmark"]).clip(upper=1)
+    matrix = reported.reindex(columns=columns, fill_value=0)
     matrix.columns.name = "benchmark"
     return matrix

@@ -1,25 +1,11 @@
 """The query language of ``select()``, ``claims.yaml`` and ``export --where``.
 
-A query is a Python-looking boolean expression over a table's columns::
-
-    credit_unit == "message" and credit_strict
-    O1 == "learned" or O2 == "learned"
-    year >= 2024 and topology not in ["debate", "swarm"]
-    not (reward_family == "R5")
-
-What it may contain, and nothing else:
-
-- comparisons ``==  !=  <  <=  >  >=`` between one column and one literal
-  (either side; chains such as ``2020 <= year < 2025`` too);
-- ``column in [...]`` and ``column not in [...]`` with a list of literals;
-- ``and``, ``or``, ``not`` and parentheses;
-- a boolean column on its own (``credit_strict``);
-- literals: strings, numbers, ``True``/``False``.
-
-The text is parsed with :mod:`ast`, every node checked against that whitelist,
-and the masks built with plain pandas comparisons (never ``query`` or ``eval``),
-so nothing can reach Python. A misspelt column or value is an error listing the
-allowed ones, not an empty result.
+A Python-looking boolean expression over a table's columns, e.g.
+``year >= 2024 and topology not in ["debate", "swarm"]``: comparisons of one column
+with one literal (chains too), ``in``/``not in`` a list of literals, ``and``/``or``/``not``,
+parentheses and boolean columns alone. The text is parsed with :mod:`ast`, every node
+checked against that whitelist and the masks built with plain pandas comparisons (never
+``query`` or ``eval``); a misspelt column or value is an error listing the allowed ones.
 """
 
 from __future__ import annotations
@@ -29,7 +15,6 @@ import functools
 import io
 import operator
 import tokenize
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 if TYPE_CHECKING:  # pandas is imported when a query is evaluated, not when parsed
@@ -76,46 +61,11 @@ def unknown_name(what: str, name: object, allowed: list[Any], label: str) -> Unk
     return UnknownNameError(f"{what}{hint}; {label}: {', '.join(texts) or 'none'}")
 
 
-# ---------------------------------------------------------------- the parsed form
-
-
-@dataclass(frozen=True)
-class Compare:
-    """``column op value``; ``in`` and ``not in`` compare with a tuple of values."""
-
-    column: str
-    op: str
-    value: Literal | tuple[Literal, ...]
-
-
-@dataclass(frozen=True)
-class Flag:
-    """A boolean column on its own."""
-
-    column: str
-
-
-@dataclass(frozen=True)
-class Not:
-    item: Node
-
-
-@dataclass(frozen=True)
-class Logic:
-    """The items joined by ``op``: ``and`` or ``or``."""
-
-    op: str
-    items: tuple[Node, ...]
-
-
-Node = Compare | Flag | Not | Logic
-
-
 # ---------------------------------------------------------------- parsing
 
 
-def parse(text: str) -> Node:
-    """The parsed query; raises :class:`QueryError` for anything outside the language."""
+def parse(text: str) -> ast.expr:
+    """The checked syntax tree; raises :class:`QueryError` for anything outside the language."""
     if not isinstance(text, str):
         raise QueryError(f"a query must be text, not {type(text).__name__}")
     if len(text) > MAX_LENGTH:
@@ -126,7 +76,8 @@ def parse(text: str) -> Node:
     _check_tokens(source)
     tree = _syntax_tree(source)
     _check_size(tree)
-    return _node(tree.body)
+    _mask(None, tree.body)
+    return tree.body
 
 
 def _syntax_tree(source: str) -> ast.Expression:
@@ -185,20 +136,27 @@ def _refuse(node: ast.AST, what: str) -> QueryError:
     )
 
 
-def _node(node: ast.AST) -> Node:
+def _mask(frame: pd.DataFrame | None, node: ast.AST) -> Any:
+    """Which rows of ``frame`` match ``node``; with no frame, only check it is in the language."""
     if isinstance(node, ast.BoolOp):
-        return Logic(
-            "and" if isinstance(node.op, ast.And) else "or", tuple(map(_node, node.values))
-        )
+        join = operator.and_ if isinstance(node.op, ast.And) else operator.or_
+        return _joined(join, [_mask(frame, item) for item in node.values])
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        return Not(_node(node.operand))
+        inner = _mask(frame, node.operand)
+        return None if frame is None else ~inner
     if isinstance(node, ast.Compare):
-        return _comparison(node)
+        operands = [node.left, *node.comparators]
+        pairs = zip(operands, node.ops, operands[1:], strict=False)
+        return _joined(operator.and_, [_pair(frame, *pair, node) for pair in pairs])
     if isinstance(node, ast.Name):
-        return Flag(node.id)
+        return None if frame is None else _flag(frame, node.id)
     if isinstance(node, ast.Constant):
         raise QueryError(f"a value alone is not a condition{_where(node)}: {node.value!r}")
     raise _refuse(node, _describe(node))
+
+
+def _joined(join: Any, masks: list[Any]) -> Any:
+    return None if masks[0] is None else functools.reduce(join, masks)
 
 
 DESCRIBED = {
@@ -219,29 +177,33 @@ def _describe(node: ast.AST) -> str:
     return DESCRIBED.get(type(node), type(node).__name__)
 
 
-def _comparison(node: ast.Compare) -> Node:
-    operands = [node.left, *node.comparators]
-    pairs = zip(operands, node.ops, operands[1:], strict=False)
-    parts = tuple(_pair(left, op, right, node) for left, op, right in pairs)
-    return parts[0] if len(parts) == 1 else Logic("and", parts)
-
-
-def _pair(left: ast.AST, op: ast.cmpop, right: ast.AST, whole: ast.AST) -> Node:
+def _pair(
+    frame: pd.DataFrame | None, left: ast.AST, op: ast.cmpop, right: ast.AST, whole: ast.AST
+) -> Any:
     if isinstance(op, ast.In | ast.NotIn):
         if not isinstance(left, ast.Name):
             raise QueryError(f"`in` needs a column name on its left{_where(whole)}")
         if not isinstance(right, ast.List | ast.Tuple):
             raise QueryError(f'`in` needs a list of values such as ["a", "b"]{_where(right)}')
-        values = tuple(_literal(item) for item in right.elts)
-        return Compare(left.id, "not in" if isinstance(op, ast.NotIn) else "in", values)
+        values = [_literal(item) for item in right.elts]
+        if frame is None:
+            return None
+        column = _column(frame, left.id)
+        found = column.isin([_value(left.id, column, v, "in") for v in values])
+        return ~found if isinstance(op, ast.NotIn) else found
     if type(op) not in COMPARISONS:
         raise _refuse(whole, f"the operator `{type(op).__name__}`")
     symbol = COMPARISONS[type(op)][0]
     if isinstance(left, ast.Name) and not isinstance(right, ast.Name):
-        return Compare(left.id, symbol, _literal(right))
-    if isinstance(right, ast.Name) and not isinstance(left, ast.Name):
-        return Compare(right.id, MIRRORED[symbol], _literal(left))
-    raise QueryError(f"a comparison needs one column and one value{_where(whole)}")
+        name, value = left.id, _literal(right)
+    elif isinstance(right, ast.Name) and not isinstance(left, ast.Name):
+        name, value, symbol = right.id, _literal(left), MIRRORED[symbol]
+    else:
+        raise QueryError(f"a comparison needs one column and one value{_where(whole)}")
+    if frame is None:
+        return None
+    column = _column(frame, name)
+    return OPERATORS[symbol](column, _value(name, column, value, symbol))
 
 
 def _literal(node: ast.AST) -> Literal:
@@ -263,32 +225,25 @@ def _is_number(value: object) -> TypeGuard[int | float]:
 # ---------------------------------------------------------------- evaluation
 
 
-def mask(frame: pd.DataFrame, query: str | Node) -> pd.Series:
+def mask(frame: pd.DataFrame, query: str) -> pd.Series:
     """Boolean Series over ``frame``'s rows: which match ``query``.
 
     The frame's index name counts as a column (``key`` for papers, ``id`` for
     exclusions). Raises :class:`QueryError` naming an unknown column or value.
     """
+    return _mask(frame, parse(query))
+
+
+def _flag(frame: pd.DataFrame, name: str) -> pd.Series:
+    """A boolean column on its own."""
     import pandas as pd
 
-    node = parse(query) if isinstance(query, str) else query
-    if isinstance(node, Logic):
-        masks = [mask(frame, item) for item in node.items]
-        return functools.reduce(operator.and_ if node.op == "and" else operator.or_, masks)
-    if isinstance(node, Not):
-        return ~mask(frame, node.item)
-    column = _column(frame, node.column)
-    if isinstance(node, Flag):
-        if not pd.api.types.is_bool_dtype(column.dtype):
-            raise QueryError(
-                f"{node.column} is not a True/False column: compare it with a value, "
-                f"e.g. {node.column} == ..."
-            )
-        return column.astype(bool)
-    if isinstance(node.value, tuple):
-        found = column.isin([_value(node.column, column, v, "in") for v in node.value])
-        return ~found if node.op == "not in" else found
-    return OPERATORS[node.op](column, _value(node.column, column, node.value, node.op))
+    column = _column(frame, name)
+    if not pd.api.types.is_bool_dtype(column.dtype):
+        raise QueryError(
+            f"{name} is not a True/False column: compare it with a value, e.g. {name} == ..."
+        )
+    return column.astype(bool)
 
 
 def select_rows(frame: pd.DataFrame, query: str | None) -> pd.DataFrame:

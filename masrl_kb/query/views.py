@@ -66,16 +66,6 @@ def survey_view(
     return (papers, exclusions) if day is None else pool_as_of(papers, exclusions, day)
 
 
-def round_of_papers(root: PathLike = None) -> dict[str, str]:
-    """Paper key -> id of the screening round whose decisions brought it in."""
-    found: dict[str, str] = {}
-    for rnd in load_rounds(root):
-        for d in rnd.decided.values():
-            if d["decision"] == "include":
-                found.setdefault(PurePosixPath(d["record"]).stem, rnd.id)
-    return found
-
-
 def new_papers(
     papers: pd.DataFrame | None = None, root: PathLike = None, baseline: dt.date | None = None
 ) -> pd.DataFrame:
@@ -85,15 +75,19 @@ def new_papers(
     papers = load_pool(base)[0] if papers is None else papers
     day = _baseline(base, baseline)
     later = papers.iloc[:0] if day is None else papers[papers["added"] > pd.Timestamp(day)]
-    rounds = round_of_papers(base)
+    rounds = {  # paper key -> the round whose decisions brought it in (the first one)
+        PurePosixPath(d["record"]).stem: rnd.id
+        for rnd in reversed(load_rounds(base))
+        for d in rnd.decided.values()
+        if d["decision"] == "include"
+    }
     frame = later[["title", "added", "url"]].copy()
     # object dtype: a paper added by hand has None, not a missing-string NaN
     frame["round"] = pd.Series(
         [rounds.get(k) for k in frame.index], index=frame.index, dtype=object
     )
-    stamps = frame["added"].to_numpy().view("int64")
-    order = sorted(range(len(frame)), key=lambda i: (-stamps[i], frame.index[i]))
-    return frame.iloc[order][NEW_PAPER_COLUMNS]
+    newest = frame.sort_index().sort_values("added", ascending=False, kind="stable")
+    return newest[NEW_PAPER_COLUMNS]
 
 
 def moved_cells(
