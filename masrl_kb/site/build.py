@@ -1,18 +1,9 @@
 """Build the site with MkDocs from any data root, never losing the last good site.
 
-MkDocs builds into a fresh temporary folder beside the target; only a build
-that succeeds replaces the target (by renaming), so a failure in page
-generation, an interrupt or a crash leaves the previous site as it was.
-
-A target folder is replaced only if it is empty or is a previous build: the
-build writes a marker file (:data:`MARKER`) listing every file it created,
-and a folder holding anything else is refused, so ``--site-dir`` never
-deletes files it did not create. The checks fail fast: a file-system root,
-the home folder, the data root or a folder holding it is refused by name, and
-a folder without a marker is refused without walking it.
-
-SIGTERM (as from ``kill`` or a CI runner's timeout) during the build stops
-the MkDocs child and removes the temporary folder, like an interrupt does.
+MkDocs builds into a fresh temporary folder beside the target, which replaces the target
+only when the build succeeds (a failure, an interrupt or SIGTERM leaves the old site). A
+target is replaced only if it is empty or a previous build (its :data:`MARKER` lists every
+file it created), so ``--site-dir`` never deletes files the build did not create.
 """
 
 from __future__ import annotations
@@ -65,12 +56,9 @@ def build_site(
 ) -> int:
     """Run ``mkdocs build`` (``--strict`` by default) for a data root; return its exit code.
 
-    The data root reaches the page generator through ``MASRL_KB_ROOT``; the
-    site goes to ``site_dir`` (default ``<root>/site``), replaced only when
-    the build succeeds. Raises :class:`SiteDirError` before building when
-    ``site_dir`` holds files a previous build did not create. ``preview``
-    builds on the finished records, leaving drafts out under a banner that
-    lists them; a release build (the default) refuses drafts.
+    The site goes to ``site_dir`` (default ``<root>/site``); :class:`SiteDirError` before
+    building when it holds files no build created. ``preview`` leaves drafts out under a
+    banner; a release build (the default) refuses them.
     """
     data_root = find_root(root).resolve()
     config = config_file(data_root)
@@ -83,7 +71,8 @@ def build_site(
     with _sigterm_raises():
         staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.building-", dir=target.parent))
         try:
-            command = _command(config, staging, strict)
+            command = [sys.executable, "-m", "mkdocs", "build", "--quiet", "-f", str(config)]
+            command += ["-d", str(staging), *(["--strict"] if strict else [])]
             code = run_mkdocs(command, data_root, config.parent, preview)
             if code == 0:
                 write_marker(staging)
@@ -113,12 +102,6 @@ def _sigterm_raises() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, old)
-
-
-def _command(config: Path, out: Path, strict: bool) -> list[str]:
-    command = [sys.executable, "-m", "mkdocs", "build", "--quiet", "-f", str(config)]
-    command += ["-d", str(out)]
-    return [*command, "--strict"] if strict else command
 
 
 def run_mkdocs(command: list[str], data_root: Path, cwd: Path, preview: bool = False) -> int:
@@ -161,14 +144,9 @@ def _walk(folder: Path) -> Iterator[str]:
             yield (rel / name).as_posix()
 
 
-def files_under(folder: Path) -> list[str]:
-    """Every file and link under ``folder``, as sorted POSIX paths relative to it."""
-    return sorted(_walk(folder))
-
-
 def write_marker(folder: Path) -> None:
     """Record what this build created, so a later build may replace exactly that."""
-    listing = {"generator": GENERATOR, "files": files_under(folder)}
+    listing = {"generator": GENERATOR, "files": sorted(_walk(folder))}
     (folder / MARKER).write_text(json.dumps(listing, indent=1) + "\n", encoding="utf-8")
 
 
@@ -212,12 +190,8 @@ def _is_empty(folder: Path) -> bool:
 
 
 def check_replaceable(target: Path, legacy_ok: bool = False) -> None:
-    """Raise :class:`SiteDirError` unless ``target`` may be replaced by a new build.
-
-    Replaceable: missing, an empty folder, or a previous build holding only the
-    files it listed. ``legacy_ok`` also accepts a MkDocs build made before the
-    marker existed (the default ``site/`` of an older checkout).
-    """
+    """Raise :class:`SiteDirError` unless ``target`` is missing, empty or a previous build
+    holding only the files it listed (``legacy_ok``: or a MkDocs build from before markers)."""
     if target.is_symlink() or (target.exists() and not target.is_dir()):
         raise SiteDirError(f"{target}: not a folder; refusing to replace it with the site")
     if not target.exists() or _is_empty(target):

@@ -60,22 +60,11 @@ def all_crosses() -> list[Cross]:
     return [c for pair in CROSSTABS for c in pair if c is not None]
 
 
-# Each variant's broad cross-tab, and each cross-tab's other reading.
+# Each variant's broad cross-tab and its reading (strict or learned), and each cross-tab's
+# other reading (its twin).
 BROAD = {variant: broad for broad, variant in CROSSTABS if variant is not None}
+READING = {variant: "strict" if variant.strict else "learned" for variant in BROAD}
 TWINS = {broad: variant for broad, variant in CROSSTABS} | BROAD
-
-
-def twin_of(cross: Cross) -> Cross | None:
-    """The other reading of a cross-tab (strict / learned <-> broad)."""
-    return TWINS.get(cross)
-
-
-def broad_of(cross: Cross) -> tuple[Cross, str | None]:
-    """The broad cross-tab a variant reads again and the variant's reading (``strict``
-    or ``learned``); a broad cross-tab gives itself and None."""
-    if cross not in BROAD:
-        return cross, None
-    return BROAD[cross], "strict" if cross.strict else "learned"
 
 
 @dataclass

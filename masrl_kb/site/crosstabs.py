@@ -11,15 +11,7 @@ from masrl_kb.kb.rules import NA
 from masrl_kb.site import urls
 from masrl_kb.site.charts import year_chart
 from masrl_kb.site.components import Page
-from masrl_kb.site.context import (
-    CROSSTABS,
-    Context,
-    Cross,
-    all_crosses,
-    broad_of,
-    count_at,
-    twin_of,
-)
+from masrl_kb.site.context import CROSSTABS, READING, TWINS, Context, Cross, all_crosses, count_at
 
 NEAR_EMPTY = 2  # a cell with this many papers or fewer is "near-empty"
 # Axes whose column heads show the survey's short ids (label on hover) to keep tables narrow.
@@ -85,7 +77,7 @@ def crosstab_page(ctx: Context, cross: Cross) -> Page:
     return page.show(
         "crosstab.md",
         ctx=ctx,
-        twin=twin_of(cross),
+        twin=TWINS.get(cross),
         heat=heat(ctx, cross),
         near=NEAR_EMPTY,
         chart=year_chart(page, ctx) if cross == Cross("category", "year") else None,
@@ -100,7 +92,7 @@ def cell_page(ctx: Context, cross: Cross, rv: object, cv: object, keys: list[str
         urls.cell_label(ctx, cross, rv, cv),
         meta={"search": {"exclude": True}, "hide": ["navigation", "toc"], "kb_lean": True},
     )
-    variant = twin_of(cross)
+    variant = TWINS.get(cross)
     return page.show(
         "cell.md",
         ctx=ctx,
@@ -109,14 +101,14 @@ def cell_page(ctx: Context, cross: Cross, rv: object, cv: object, keys: list[str
         cv=cv,
         keys=keys,
         variant=variant,
-        reading=broad_of(variant)[1] if variant else None,
+        reading=READING[variant] if variant else None,
         variant_keys=ctx.cells.get((variant, rv, cv), []) if variant else [],
     )
 
 
 def cell_pages(ctx: Context) -> Iterator[Page]:
     for (cross, rv, cv), keys in ctx.cells.items():
-        if broad_of(cross)[1] is None:
+        if cross not in READING:
             yield cell_page(ctx, cross, rv, cv, keys)
 
 

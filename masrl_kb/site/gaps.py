@@ -16,7 +16,7 @@ from masrl_kb.query.views import ClaimViews
 from masrl_kb.site import urls
 from masrl_kb.site.charts import decision_chart, learned_chart, year_chart
 from masrl_kb.site.components import Page
-from masrl_kb.site.context import CROSSTABS, SURVEY, Context, Cross, broad_of, count_at
+from masrl_kb.site.context import CROSSTABS, READING, SURVEY, Context, Cross, count_at
 from masrl_kb.site.crosstabs import NEAR_EMPTY
 from masrl_kb.site.paper_pages import suggest_link
 
@@ -187,7 +187,7 @@ def gap_table(ctx: Context, broad: Cross, variant: Cross | None) -> dict:
     return {
         "broad": broad,
         "variant": variant,
-        "variant_name": broad_of(variant)[1] if variant else "",
+        "variant_name": READING[variant] if variant else "",
         "cells": cells,
         "empty": sum(cell[3] == 0 for cell in cells),
     }

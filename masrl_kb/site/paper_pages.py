@@ -16,7 +16,7 @@ from masrl_kb.query.authors import fold
 from masrl_kb.query.frames import ARTIFACT_KINDS, value_counts
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
-from masrl_kb.site.context import Context, Cross, broad_of, count_at, twin_of
+from masrl_kb.site.context import READING, TWINS, Context, Cross, count_at
 from masrl_kb.site.html import safe_url
 
 # Facets of the papers table: (URL parameter, axis or its own values, label or None for
@@ -199,8 +199,8 @@ def paper_cells(ctx: Context, key: str) -> list[dict]:
     spots = set(ctx.paper_cells.get(key, []))
     cells = []
     for cross, rv, cv in ctx.paper_cells.get(key, []):
-        variant = twin_of(cross)
-        if broad_of(cross)[1] is None:
+        variant = TWINS.get(cross)
+        if cross not in READING:
             also = variant is not None and (variant, rv, cv) in spots
             cells.append(
                 {**_cell(ctx, cross, rv, cv), "variant": also and _cell(ctx, variant, rv, cv)}
@@ -216,7 +216,7 @@ def _cell(ctx: Context, cross: Cross | None, rv: object, cv: object) -> dict:
             "href": urls.cell(cross, rv, cv),
             "text": urls.cell_label(ctx, cross, rv, cv),
             "n": count_at(ctx.tables[cross], rv, cv),
-            "label": broad_of(cross)[1],
+            "label": READING.get(cross),
         }
     return ctx.memo[(cross, rv, cv)]
 

@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 
 from masrl_kb.kb.readings import READING_AXES
 from masrl_kb.kb.rules import NA
-from masrl_kb.site.context import Context, Cross, broad_of
+from masrl_kb.site.context import BROAD, READING, Context, Cross
 from masrl_kb.site.html import slug
 
 HOME = ""
@@ -66,7 +66,7 @@ def crosstab(cross: Cross) -> str:
 
 def cell(cross: Cross, row_value: object, col_value: object) -> str:
     """A cell's page; a strict or learned cell is a section of its broad cell's page."""
-    broad, reading = broad_of(cross)
+    broad, reading = BROAD.get(cross, cross), READING.get(cross)
     name = f"{broad.rows}-{slug(row_value)}--{broad.cols}-{slug(col_value)}"
     return f"cells/{name}/" + (f"#{reading}" if reading else "")
 
