@@ -10,6 +10,7 @@ from markupsafe import Markup
 from masrl_kb.contrib.export import tables
 from masrl_kb.kb.fields import EXCLUSION_FIELDS, PAPER_FIELDS
 from masrl_kb.site import urls
+from masrl_kb.site.build import source_file
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import SURVEY, Context
 from masrl_kb.site.diagrams import trace_diagram
@@ -46,7 +47,7 @@ def downloads_page(ctx: Context, files: dict[str, str]) -> Page:
 def contribute_page(ctx: Context) -> Page:
     """CONTRIBUTING.md as a page (trusted repository text, rendered as Markdown)."""
     page = Page(urls.CONTRIBUTE, "How to contribute")
-    source = ctx.source_file("CONTRIBUTING.md")
+    source = source_file(ctx.root, "CONTRIBUTING.md")
     text = source.read_text(encoding="utf-8") if source else "# How to contribute\n"
     page.add(text.strip())
     return page
@@ -105,7 +106,7 @@ def cff_bibtex(cff: dict) -> list[str]:
 
 def cite_page(ctx: Context) -> Page:
     page = Page(urls.CITE, "How to cite")
-    source = ctx.source_file("CITATION.cff")
+    source = source_file(ctx.root, "CITATION.cff")
     if source is None:
         return page.show("cite.md", name="CITATION.cff", cff=None)
     text = source.read_text(encoding="utf-8")

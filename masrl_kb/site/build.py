@@ -40,12 +40,10 @@ class SiteDirError(ValueError):
     """The output folder holds files the build did not create; nothing was changed."""
 
 
-def config_file(root: Path) -> Path:
-    """The root's own mkdocs.yml, else the package clone's (synthetic roots have none)."""
-    for folder in (root, CLONE):
-        if (folder / CONFIG_FILE).is_file():
-            return folder / CONFIG_FILE
-    raise FileNotFoundError(f"no {CONFIG_FILE} in {root} or {CLONE}")
+def source_file(root: Path, name: str) -> Path | None:
+    """A repository file (mkdocs.yml, CITATION.cff) from the data root, else from the package
+    clone (synthetic roots have none)."""
+    return next((folder / name for folder in (root, CLONE) if (folder / name).is_file()), None)
 
 
 def build_site(
@@ -61,7 +59,9 @@ def build_site(
     banner; a release build (the default) refuses them.
     """
     data_root = find_root(root).resolve()
-    config = config_file(data_root)
+    config = source_file(data_root, CONFIG_FILE)
+    if config is None:
+        raise FileNotFoundError(f"no {CONFIG_FILE} in {data_root} or {CLONE}")
     default = site_dir is None
     target = data_root / "site" if site_dir is None else Path(site_dir).absolute()
     if not default:

@@ -175,13 +175,6 @@ class Context:
         claims = [r.claim for r in self.claims]
         return views.claim_views(claims, self.papers, self.exclusions, self.root, self.baseline)
 
-    def source_file(self, name: str) -> Path | None:
-        """A repository file from the data root, else from the package clone."""
-        for folder in (self.root, CLONE):
-            if (folder / name).is_file():
-                return folder / name
-        return None
-
 
 def load_context(
     root: str | os.PathLike[str] | None = None, site_url: str = "", drafts: str = "error"

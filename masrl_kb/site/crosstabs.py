@@ -40,22 +40,16 @@ def heat(ctx: Context, cross: Cross) -> dict:
     cols = ordered_columns(cross, table)
     rows = []
     for r_i, rv in enumerate(table.index):
-        cells = []
-        for cv in cols:
-            count = count_at(table, rv, cv)
-            where = urls.cell_label(ctx, cross, rv, cv)
-            near = " (near-empty)" if count <= NEAR_EMPTY else ""
-            cells.append(
-                {
-                    "col": cv,
-                    "count": count,
-                    "where": where,
-                    "share": min(1.0, math.sqrt(count / peak)) if peak else 0.0,
-                    "near": 0 < count <= NEAR_EMPTY,
-                    "href": urls.cell(cross, rv, cv),
-                    "tip": f"{count} paper{'s' if count != 1 else ''}: {where}{near}",
-                }
-            )
+        counts = [count_at(table, rv, cv) for cv in cols]
+        cells = [
+            {
+                "col": cv,
+                "count": n,
+                "where": urls.cell_label(ctx, cross, rv, cv),
+                "share": min(1.0, math.sqrt(n / peak)) if peak else 0.0,
+            }
+            for cv, n in zip(cols, counts, strict=True)
+        ]
         rows.append({"value": rv, "cells": cells, "total": _distinct(ctx, cross, "rows", r_i)})
     return {
         "cross": cross,

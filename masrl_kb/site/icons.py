@@ -1,10 +1,5 @@
-"""The theme's inline icons as CSS classes drawn from one stylesheet.
-
-The theme inlines every icon's SVG in every page, a third of a paper page's
-chrome: :func:`masked_icons` swaps each for an empty ``<svg>`` whose class draws
-the icon as a CSS mask, and :func:`icon_stylesheet` writes those classes once
-per build (``assets/kb-icons.css``).
-"""
+"""The theme's inline icons (a third of a paper page's chrome) as empty ``<svg>`` elements
+whose CSS class draws the icon as a mask, from one stylesheet per build."""
 
 from __future__ import annotations
 
