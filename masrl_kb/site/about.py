@@ -46,11 +46,9 @@ def downloads_page(ctx: Context, files: dict[str, str]) -> Page:
 
 def contribute_page(ctx: Context) -> Page:
     """CONTRIBUTING.md as a page (trusted repository text, rendered as Markdown)."""
-    page = Page(urls.CONTRIBUTE, "How to contribute")
     source = source_file(ctx.root, "CONTRIBUTING.md")
     text = source.read_text(encoding="utf-8") if source else "# How to contribute\n"
-    page.add(text.strip())
-    return page
+    return Page(urls.CONTRIBUTE, "How to contribute", [text.strip()])
 
 
 def _fence(text: str, lang: str) -> str:
@@ -124,9 +122,8 @@ def cite_page(ctx: Context) -> Page:
 
 def traces_page(ctx: Context) -> Page:
     """The orchestration-trace format page, written by ``masrl_kb.traces.render``."""
-    page = Page(urls.TRACES, "Orchestration traces")
     if not (ctx.root / SCHEMA_PATH).is_file():  # a bare data root carries no trace format
-        page.add("# Orchestration traces")
+        page = Page(urls.TRACES, "Orchestration traces", ["# Orchestration traces"])
         return page.show("missing.md", name=SCHEMA_PATH.as_posix())
     examples = load_examples(ctx.root)
     name = DIAGRAM_EXAMPLE if DIAGRAM_EXAMPLE in examples else next(iter(examples))
@@ -134,5 +131,4 @@ def traces_page(ctx: Context) -> Page:
     # trace as inline SVG so the page needs no script from another host.
     markdown = trace_page_markdown(ctx.tax, ctx.root)
     text = MERMAID_FENCE.sub(lambda _: trace_diagram(examples[name]), markdown)
-    page.add(text.strip())
-    return page
+    return Page(urls.TRACES, "Orchestration traces", [text.strip()])

@@ -15,12 +15,9 @@ class Page:
 
     url: str
     title: str
+    # Markdown or HTML blocks: rendered templates, or trusted repository Markdown as it is.
     body: list[str] = field(default_factory=list)
     meta: dict[str, object] = field(default_factory=dict)
-
-    def add(self, *parts: str) -> None:
-        """Append trusted blocks (repository Markdown); record text goes through templates."""
-        self.body.extend(parts)
 
     def show(self, template: str, **data: object) -> Page:
         """Render ``template`` with this page and ``data`` into the next block."""

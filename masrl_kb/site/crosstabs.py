@@ -5,8 +5,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-import pandas as pd
-
 from masrl_kb.kb.rules import NA
 from masrl_kb.site import urls
 from masrl_kb.site.charts import year_chart
@@ -16,14 +14,6 @@ from masrl_kb.site.context import CROSSTABS, READING, TWINS, Context, Cross, all
 NEAR_EMPTY = 2  # a cell with this many papers or fewer is "near-empty"
 # Axes whose column heads show the survey's short ids (label on hover) to keep tables narrow.
 SHORT_COLUMNS = ("reward_family", "decision", "decision_learned")
-
-
-def ordered_columns(cross: Cross, table: pd.DataFrame) -> list:
-    """Columns in taxonomy order; years ascending, as in the charts, and only years
-    with a paper (a year is not a taxonomy value, so an empty one is no gap)."""
-    if cross.cols != "year":
-        return list(table.columns)
-    return sorted(c for c in table.columns if table[c].sum())
 
 
 def _distinct(ctx: Context, cross: Cross, side: str, position: int) -> int:
@@ -37,7 +27,11 @@ def heat(ctx: Context, cross: Cross) -> dict:
     table = ctx.tables[cross]
     real = table.drop(index=NA, columns=NA, errors="ignore")
     peak = int(real.to_numpy().max()) if real.size else 0
-    cols = ordered_columns(cross, table)
+    # Columns in taxonomy order; years ascending, as in the charts, and only years with a
+    # paper (a year is not a taxonomy value, so an empty one is no gap).
+    cols = list(table.columns)
+    if cross.cols == "year":
+        cols = sorted(c for c in cols if table[c].sum())
     rows = []
     for r_i, rv in enumerate(table.index):
         counts = [count_at(table, rv, cv) for cv in cols]

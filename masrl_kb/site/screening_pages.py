@@ -74,18 +74,6 @@ def round_flow(ctx: Context, rounds: list[Round], previous: int, title: str) -> 
     )
 
 
-def _round_section(ctx: Context, rnd: Round, flow: Flow) -> dict:
-    return {
-        "round": rnd,
-        "flow": flow,
-        "diagram": flow_svg(flow),
-        "sources": source_rows(ctx, [rnd]),
-        "batches": [dict(b, label=source_label(ctx, b["name"])) for b in rnd.batches],
-        "included": record_ids(rnd, "include"),
-        "excluded": record_ids(rnd, "exclude"),
-    }
-
-
 def added_by_hand(ctx: Context, rounds: list[Round]) -> list[str]:
     """Papers added after the baseline other than through a round's decide."""
     in_rounds = {k for r in rounds for k in record_ids(r, "include")}
@@ -101,7 +89,17 @@ def rounds_page(ctx: Context) -> Page:
     sections = []
     for rnd in rounds:
         flow = round_flow(ctx, [rnd], previous, f"Screening flow, round {rnd.id}")
-        sections.append(_round_section(ctx, rnd, flow))
+        sections.append(
+            {
+                "round": rnd,
+                "flow": flow,
+                "diagram": flow_svg(flow),
+                "sources": source_rows(ctx, [rnd]),
+                "batches": [dict(b, label=source_label(ctx, b["name"])) for b in rnd.batches],
+                "included": record_ids(rnd, "include"),
+                "excluded": record_ids(rnd, "exclude"),
+            }
+        )
         previous = flow.total
     return page.show(
         "rounds.md",
@@ -163,12 +161,8 @@ FEED_ENTRIES = 100  # newest additions carried by the feed
 
 
 def newest_first(papers: pd.DataFrame) -> pd.DataFrame:
-    """Papers by ``added`` date, newest first, then by key (deterministic)."""
-    return (
-        papers.assign(_key=papers.index)
-        .sort_values(["added", "_key"], ascending=[False, True], kind="stable")
-        .drop(columns="_key")
-    )
+    """Papers by ``added`` date, newest first, then by key (the index; deterministic)."""
+    return papers.sort_values(["added", "key"], ascending=[False, True])
 
 
 def by_day(papers: pd.DataFrame) -> list[tuple[str, list[str]]]:
