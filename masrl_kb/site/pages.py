@@ -25,11 +25,12 @@ def all_pages(ctx: Context, downloads: dict[str, str]) -> Iterator[Page]:
     """Every Markdown page, section pages first."""
     yield home_page(ctx)
     yield gaps_page(ctx)
-    yield view_pages.claims_page(ctx)
+    yield Page(urls.CLAIMS, "Claims").show("claims.md", ctx=ctx)
     yield from crosstabs.crosstab_pages(ctx)
     yield from taxonomy_pages(ctx)
     yield screening_pages.exclusions_page(ctx)
-    yield screening_pages.protocol_page(ctx)
+    # The survey's sources, query families, inclusion rules and exclusion codes.
+    yield Page(urls.PROTOCOL, "Search and screening protocol").show("protocol.md", ctx=ctx)
     yield screening_pages.rounds_page(ctx)
     yield view_pages.since_page(ctx)
     yield screening_pages.new_page(ctx)

@@ -1,6 +1,5 @@
-"""The screening pages: the protocol, the exclusions (flow and log), the rounds (PRISMA
-flows and what each round added) and What's new with its Atom feed, computed with the
-query API (``pool_as_of``, ``crosstab``) from the records and the round records."""
+"""The screening pages: the exclusions (flow and log), the rounds (PRISMA flows and what
+each round added) and What's new with its Atom feed, from the records and round records."""
 
 from __future__ import annotations
 
@@ -111,13 +110,6 @@ def rounds_page(ctx: Context) -> Page:
         sections=sections[::-1],  # newest round first
         by_hand=added_by_hand(ctx, rounds) if rounds else [],
     )
-
-
-def protocol_page(ctx: Context) -> Page:
-    """The survey's sources, query families, inclusion rules and exclusion codes, from
-    ``protocol.yaml`` and ``taxonomy.yaml``."""
-    page = Page(urls.PROTOCOL, "Search and screening protocol")
-    return page.show("protocol.md", ctx=ctx, protocol=ctx.protocol)
 
 
 # ---------------------------------------------------------------- exclusions
