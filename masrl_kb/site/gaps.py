@@ -14,7 +14,7 @@ from masrl_kb.kb.rules import NA
 from masrl_kb.query.frames import select
 from masrl_kb.query.views import ClaimViews
 from masrl_kb.site import urls
-from masrl_kb.site.charts import decision_chart, learned_chart, year_chart
+from masrl_kb.site.charts import decision_chart, year_chart
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import CROSSTABS, READING, SURVEY, Context, Cross, count_at
 from masrl_kb.site.crosstabs import NEAR_EMPTY
@@ -212,6 +212,6 @@ def home_page(ctx: Context) -> Page:
         findings=findings(ctx),
         year_chart=year_chart(page, ctx),
         decision_chart=decision_chart(page, ctx),
-        learned_chart=learned_chart(page, ctx),
+        learned_chart=year_chart(page, ctx, "decision_learned"),
         suggest=suggest_link(ctx),
     )
