@@ -115,20 +115,14 @@ def run_mkdocs(command: list[str], data_root: Path, cwd: Path, preview: bool = F
     try:
         return child.wait()
     except BaseException:
-        stop_child(child)
+        if child.poll() is None:  # still running: SIGTERM, then SIGKILL after a grace period
+            child.terminate()
+            try:
+                child.wait(timeout=CHILD_GRACE_SECONDS)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
         raise
-
-
-def stop_child(child: subprocess.Popen) -> None:
-    """Stop a child that is still running: SIGTERM, then SIGKILL after a grace period."""
-    if child.poll() is not None:
-        return
-    child.terminate()
-    try:
-        child.wait(timeout=CHILD_GRACE_SECONDS)
-    except subprocess.TimeoutExpired:
-        child.kill()
-        child.wait()
 
 
 # ---------------------------------------------------------------- the output folder

@@ -153,19 +153,15 @@ class Context:
         return load_protocol(self.root if (self.root / PROTOCOL_FILE).is_file() else CLONE)
 
     @cached_property
-    def baseline(self) -> dt.date:
-        """The survey's cut-off."""
-        return self.protocol.baseline
-
-    @cached_property
     def coverage(self) -> dt.date:
         """The date the live pool covers (:func:`masrl_kb.query.views.pool_coverage`)."""
-        return views.pool_coverage(self.root, self.baseline) or self.baseline  # never None here
+        baseline = self.protocol.baseline  # the survey's cut-off
+        return views.pool_coverage(self.root, baseline) or baseline  # never None here
 
     @cached_property
     def survey(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         """Papers and exclusions in the survey's view (as of the baseline)."""
-        return views.survey_view(self.papers, self.exclusions, self.root, self.baseline)
+        return views.survey_view(self.papers, self.exclusions, self.root, self.protocol.baseline)
 
     @cached_property
     def claim_views(self) -> list | None:
@@ -173,7 +169,9 @@ class Context:
         if self.claims is None:
             return None
         claims = [r.claim for r in self.claims]
-        return views.claim_views(claims, self.papers, self.exclusions, self.root, self.baseline)
+        return views.claim_views(
+            claims, self.papers, self.exclusions, self.root, self.protocol.baseline
+        )
 
 
 def load_context(

@@ -76,7 +76,7 @@ def round_flow(ctx: Context, rounds: list[Round], previous: int, title: str) -> 
 def added_by_hand(ctx: Context, rounds: list[Round]) -> list[str]:
     """Papers added after the baseline other than through a round's decide."""
     in_rounds = {k for r in rounds for k in record_ids(r, "include")}
-    later = ctx.papers.index[ctx.papers["added"] > pd.Timestamp(ctx.baseline)]
+    later = ctx.papers.index[ctx.papers["added"] > pd.Timestamp(ctx.protocol.baseline)]
     return [k for k in later if k not in in_rounds]
 
 

@@ -21,10 +21,10 @@ NEW_LISTED = 100
 
 def since_page(ctx: Context) -> Page:
     page = Page(urls.SINCE, "Since the survey")
-    new = new_papers(ctx.papers, ctx.root, ctx.baseline)
+    new = new_papers(ctx.papers, ctx.root, ctx.protocol.baseline)
     # Every cross-tab with a cell that moved, and its moved cells (``moved_cells`` rows).
     specs = [(c.rows, c.cols, c.strict) for c in all_crosses()]
-    moved = moved_cells(ctx.papers, ctx.root, ctx.baseline, specs)
+    moved = moved_cells(ctx.papers, ctx.root, ctx.protocol.baseline, specs)
     by_cross = dict(list(moved.groupby(["rows", "cols", "strict"], sort=False)))
     return page.show(
         "since_survey.md",
