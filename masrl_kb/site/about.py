@@ -89,15 +89,9 @@ def cff_bibtex(cff: dict) -> list[str]:
     """BibTeX for the knowledge base and for each reference of a CITATION.cff."""
     year = str(cff.get("date-released", ""))[:4]
     kb = _bib("misc", "masrlkb", cff, year=year, version=cff.get("version"), url=cff.get("url"))
+    fields = ("journal", "year", "url")
     return [kb] + [
-        _bib(
-            "article",
-            _bib_key(ref, "survey"),
-            ref,
-            journal=ref.get("journal"),
-            year=ref.get("year"),
-            url=ref.get("url"),
-        )
+        _bib("article", _bib_key(ref, "survey"), ref, **{f: ref.get(f) for f in fields})
         for ref in cff.get("references", [])
     ]
 

@@ -56,51 +56,44 @@ def heat(ctx: Context, cross: Cross) -> dict:
     }
 
 
-def crosstab_page(ctx: Context, cross: Cross) -> Page:
-    page = Page(
-        urls.crosstab(cross),
-        urls.cross_title(ctx, cross),
-        meta={"hide": ["navigation", "toc"], "search": {"exclude": True}},
-    )
-    return page.show(
-        "crosstab.md",
-        ctx=ctx,
-        twin=TWINS.get(cross),
-        heat=heat(ctx, cross),
-        near=NEAR_EMPTY,
-        chart=year_chart(page, ctx) if cross == Cross("category", "year") else None,
-    )
-
-
-def cell_page(ctx: Context, cross: Cross, rv: object, cv: object, keys: list[str]) -> Page:
-    """A broad cell's papers, then those of the same cell under the strict or learned
-    reading (a section of the page, so the two readings share one page)."""
-    page = Page(
-        urls.cell(cross, rv, cv),
-        urls.cell_label(ctx, cross, rv, cv),
-        meta={"search": {"exclude": True}, "hide": ["navigation", "toc"], "kb_lean": True},
-    )
-    variant = TWINS.get(cross)
-    return page.show(
-        "cell.md",
-        ctx=ctx,
-        cross=cross,
-        rv=rv,
-        cv=cv,
-        keys=keys,
-        variant=variant,
-        reading=READING[variant] if variant else None,
-        variant_keys=ctx.cells.get((variant, rv, cv), []) if variant else [],
-    )
-
-
-def cell_pages(ctx: Context) -> Iterator[Page]:
-    for (cross, rv, cv), keys in ctx.cells.items():
-        if cross not in READING:
-            yield cell_page(ctx, cross, rv, cv, keys)
-
-
 def crosstab_pages(ctx: Context) -> Iterator[Page]:
     yield Page(urls.CROSSTABS, "Cross-tabs").show("crosstab_index.md", ctx=ctx, pairs=CROSSTABS)
     for cross in all_crosses():
-        yield crosstab_page(ctx, cross)
+        page = Page(
+            urls.crosstab(cross),
+            urls.cross_title(ctx, cross),
+            meta={"hide": ["navigation", "toc"], "search": {"exclude": True}},
+        )
+        yield page.show(
+            "crosstab.md",
+            ctx=ctx,
+            twin=TWINS.get(cross),
+            heat=heat(ctx, cross),
+            near=NEAR_EMPTY,
+            chart=year_chart(page, ctx) if cross == Cross("category", "year") else None,
+        )
+
+
+def cell_pages(ctx: Context) -> Iterator[Page]:
+    """Each broad cell's papers, then those of the same cell under the strict or learned
+    reading (a section of the page, so the two readings share one page)."""
+    for (cross, rv, cv), keys in ctx.cells.items():
+        if cross in READING:
+            continue
+        page = Page(
+            urls.cell(cross, rv, cv),
+            urls.cell_label(ctx, cross, rv, cv),
+            meta={"search": {"exclude": True}, "hide": ["navigation", "toc"], "kb_lean": True},
+        )
+        variant = TWINS.get(cross)
+        yield page.show(
+            "cell.md",
+            ctx=ctx,
+            cross=cross,
+            rv=rv,
+            cv=cv,
+            keys=keys,
+            variant=variant,
+            reading=READING[variant] if variant else None,
+            variant_keys=ctx.cells.get((variant, rv, cv), []) if variant else [],
+        )

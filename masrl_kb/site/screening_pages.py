@@ -26,14 +26,6 @@ def record_ids(rnd: Round, decision: str) -> list[str]:
     )
 
 
-def _reasons(ctx: Context, rounds: list[Round]) -> list[tuple[str, int]]:
-    totals: Counter[str] = Counter()
-    for rnd in rounds:
-        totals.update(rnd.reasons())
-    axis = ctx.tax["exclusion_reason"]
-    return [(axis.label_of(c), totals[c]) for c in axis.ids if c in totals]
-
-
 def source_label(ctx: Context, source: str) -> str:
     axis = ctx.tax["exclusion_source"]
     return axis.label_of(source) if source in axis.ids else source
@@ -57,6 +49,10 @@ def round_flow(ctx: Context, rounds: list[Round], previous: int, title: str) -> 
     """The flow of one or more rounds, starting from ``previous`` pooled studies."""
     sources = source_rows(ctx, rounds)
     batches = sum(len(r.batches) for r in rounds)
+    reasons: Counter[str] = Counter()
+    for rnd in rounds:
+        reasons.update(rnd.reasons())
+    axis = ctx.tax["exclusion_reason"]
     return Flow(
         title=title,
         previous=previous,
@@ -66,7 +62,7 @@ def round_flow(ctx: Context, rounds: list[Round], previous: int, title: str) -> 
         outside_window=sum(r.counts["outside_window"] for r in rounds),
         screened=sum(r.counts["to_screen"] for r in rounds),
         excluded=sum(r.excluded for r in rounds),
-        reasons=_reasons(ctx, rounds),
+        reasons=[(axis.label_of(c), reasons[c]) for c in axis.ids if c in reasons],
         awaiting=sum(r.awaiting for r in rounds),
         included=sum(r.included for r in rounds),
         sources=[(row["label"], row["id"], row["identified"]) for row in sources],
