@@ -106,10 +106,9 @@ def _sigterm_raises() -> Iterator[None]:
 
 def run_mkdocs(command: list[str], data_root: Path, cwd: Path, preview: bool = False) -> int:
     """MkDocs in a child process; its exit code."""
-    env = {**os.environ, ENV_ROOT: str(data_root), **QUIET}
-    env.pop(ENV_PREVIEW, None)  # only --preview makes a preview, never a stray variable
-    if preview:
-        env[ENV_PREVIEW] = "1"
+    env = {**os.environ, ENV_ROOT: str(data_root), **QUIET, ENV_PREVIEW: "1"}
+    if not preview:  # only --preview makes a preview, never a stray variable
+        del env[ENV_PREVIEW]
     # The config's own folder as cwd keeps its relative paths (docs/, scripts/) resolvable.
     child = subprocess.Popen(command, env=env, cwd=cwd)
     try:
@@ -178,18 +177,16 @@ def check_not_protected(target: Path, data_root: Path) -> None:
             )
 
 
-def _is_empty(folder: Path) -> bool:
-    with os.scandir(folder) as entries:
-        return next(entries, None) is None
-
-
 def check_replaceable(target: Path, legacy_ok: bool = False) -> None:
     """Raise :class:`SiteDirError` unless ``target`` is missing, empty or a previous build
     holding only the files it listed (``legacy_ok``: or a MkDocs build from before markers)."""
     if target.is_symlink() or (target.exists() and not target.is_dir()):
         raise SiteDirError(f"{target}: not a folder; refusing to replace it with the site")
-    if not target.exists() or _is_empty(target):
+    if not target.exists():
         return
+    with os.scandir(target) as entries:
+        if next(entries, None) is None:  # an empty folder
+            return
     listed = _marker_files(target)
     if listed is None:
         if legacy_ok and all((target / sign).is_file() for sign in LEGACY_SIGNS):

@@ -3,9 +3,12 @@ blocks (Markdown or HTML), each rendered by :meth:`Page.show` from a template.""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
-from masrl_kb.site.html import front_matter, rel
+from markupsafe import escape
+
+from masrl_kb.site.html import rel
 from masrl_kb.site.templates import render
 
 
@@ -28,4 +31,7 @@ class Page:
         return rel(self.url, to_url)
 
     def render(self) -> str:
-        return front_matter(self.title, **self.meta) + "\n\n".join(self.body) + "\n"
+        """YAML front matter, then the blocks; the title is HTML-escaped (themes print it raw)."""
+        lines = ["---", f"title: {json.dumps(str(escape(self.title)))}"]
+        lines += [f"{key}: {json.dumps(value)}" for key, value in self.meta.items()]
+        return "\n".join([*lines, "---", ""]) + "\n\n".join(self.body) + "\n"

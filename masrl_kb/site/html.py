@@ -5,7 +5,6 @@ also backslashes Markdown for headings; :func:`safe_url` lets only http(s) URLs 
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 from functools import lru_cache
@@ -66,10 +65,3 @@ def _rel_path(base: str, path: str) -> str:
     if path.endswith("/") or not path:
         rel_path = "./" if rel_path == "." else rel_path + "/"
     return rel_path
-
-
-def front_matter(title: str, **meta: object) -> str:
-    """YAML front matter; the title is HTML-escaped because themes print it raw."""
-    lines = ["---", f"title: {json.dumps(str(escape(title)))}"]
-    lines += [f"{key}: {json.dumps(value)}" for key, value in meta.items()]
-    return "\n".join([*lines, "---", ""])
