@@ -29,7 +29,6 @@ ROUNDS = "rounds/"
 SINCE = "since-survey/"
 AUTHORS = "authors/"
 CLAIMS = "claims/"
-DECISION_AXES = ("decision", "decision_learned")
 
 
 def paper(key: str) -> str:
@@ -104,7 +103,7 @@ def value_label(ctx: Context, axis: str, value_id: object) -> str:
     """A value's display label; ids are kept where they are the survey's names."""
     if axis == "year":
         return str(value_id)
-    name = "decision" if axis in DECISION_AXES else axis
+    name = "decision" if axis == "decision_learned" else axis
     label = ctx.tax[name].label_of(str(value_id))
     if name in ("decision", "reward_family") and value_id != NA:
         return f"{value_id} {label}"
