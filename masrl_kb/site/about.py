@@ -10,6 +10,7 @@ from markupsafe import Markup
 from masrl_kb.contrib.export import tables
 from masrl_kb.kb.fields import EXCLUSION_FIELDS, PAPER_FIELDS
 from masrl_kb.site import urls
+from masrl_kb.site.build import source_file
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import SURVEY, Context
 from masrl_kb.site.diagrams import trace_diagram
@@ -45,11 +46,9 @@ def downloads_page(ctx: Context, files: dict[str, str]) -> Page:
 
 def contribute_page(ctx: Context) -> Page:
     """CONTRIBUTING.md as a page (trusted repository text, rendered as Markdown)."""
-    page = Page(urls.CONTRIBUTE, "How to contribute")
-    source = ctx.source_file("CONTRIBUTING.md")
+    source = source_file(ctx.root, "CONTRIBUTING.md")
     text = source.read_text(encoding="utf-8") if source else "# How to contribute\n"
-    page.add(text.strip())
-    return page
+    return Page(urls.CONTRIBUTE, "How to contribute", [text.strip()])
 
 
 def _fence(text: str, lang: str) -> str:
@@ -90,22 +89,16 @@ def cff_bibtex(cff: dict) -> list[str]:
     """BibTeX for the knowledge base and for each reference of a CITATION.cff."""
     year = str(cff.get("date-released", ""))[:4]
     kb = _bib("misc", "masrlkb", cff, year=year, version=cff.get("version"), url=cff.get("url"))
+    fields = ("journal", "year", "url")
     return [kb] + [
-        _bib(
-            "article",
-            _bib_key(ref, "survey"),
-            ref,
-            journal=ref.get("journal"),
-            year=ref.get("year"),
-            url=ref.get("url"),
-        )
+        _bib("article", _bib_key(ref, "survey"), ref, **{f: ref.get(f) for f in fields})
         for ref in cff.get("references", [])
     ]
 
 
 def cite_page(ctx: Context) -> Page:
     page = Page(urls.CITE, "How to cite")
-    source = ctx.source_file("CITATION.cff")
+    source = source_file(ctx.root, "CITATION.cff")
     if source is None:
         return page.show("cite.md", name="CITATION.cff", cff=None)
     text = source.read_text(encoding="utf-8")
@@ -123,9 +116,8 @@ def cite_page(ctx: Context) -> Page:
 
 def traces_page(ctx: Context) -> Page:
     """The orchestration-trace format page, written by ``masrl_kb.traces.render``."""
-    page = Page(urls.TRACES, "Orchestration traces")
     if not (ctx.root / SCHEMA_PATH).is_file():  # a bare data root carries no trace format
-        page.add("# Orchestration traces")
+        page = Page(urls.TRACES, "Orchestration traces", ["# Orchestration traces"])
         return page.show("missing.md", name=SCHEMA_PATH.as_posix())
     examples = load_examples(ctx.root)
     name = DIAGRAM_EXAMPLE if DIAGRAM_EXAMPLE in examples else next(iter(examples))
@@ -133,5 +125,4 @@ def traces_page(ctx: Context) -> Page:
     # trace as inline SVG so the page needs no script from another host.
     markdown = trace_page_markdown(ctx.tax, ctx.root)
     text = MERMAID_FENCE.sub(lambda _: trace_diagram(examples[name]), markdown)
-    page.add(text.strip())
-    return page
+    return Page(urls.TRACES, "Orchestration traces", [text.strip()])

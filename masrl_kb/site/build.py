@@ -1,18 +1,9 @@
 """Build the site with MkDocs from any data root, never losing the last good site.
 
-MkDocs builds into a fresh temporary folder beside the target; only a build
-that succeeds replaces the target (by renaming), so a failure in page
-generation, an interrupt or a crash leaves the previous site as it was.
-
-A target folder is replaced only if it is empty or is a previous build: the
-build writes a marker file (:data:`MARKER`) listing every file it created,
-and a folder holding anything else is refused, so ``--site-dir`` never
-deletes files it did not create. The checks fail fast: a file-system root,
-the home folder, the data root or a folder holding it is refused by name, and
-a folder without a marker is refused without walking it.
-
-SIGTERM (as from ``kill`` or a CI runner's timeout) during the build stops
-the MkDocs child and removes the temporary folder, like an interrupt does.
+MkDocs builds into a fresh temporary folder beside the target, which replaces the target
+only when the build succeeds (a failure, an interrupt or SIGTERM leaves the old site). A
+target is replaced only if it is empty or a previous build (its :data:`MARKER` lists every
+file it created), so ``--site-dir`` never deletes files the build did not create.
 """
 
 from __future__ import annotations
@@ -49,12 +40,10 @@ class SiteDirError(ValueError):
     """The output folder holds files the build did not create; nothing was changed."""
 
 
-def config_file(root: Path) -> Path:
-    """The root's own mkdocs.yml, else the package clone's (synthetic roots have none)."""
-    for folder in (root, CLONE):
-        if (folder / CONFIG_FILE).is_file():
-            return folder / CONFIG_FILE
-    raise FileNotFoundError(f"no {CONFIG_FILE} in {root} or {CLONE}")
+def source_file(root: Path, name: str) -> Path | None:
+    """A repository file (mkdocs.yml, CITATION.cff) from the data root, else from the package
+    clone (synthetic roots have none)."""
+    return next((folder / name for folder in (root, CLONE) if (folder / name).is_file()), None)
 
 
 def build_site(
@@ -65,15 +54,14 @@ def build_site(
 ) -> int:
     """Run ``mkdocs build`` (``--strict`` by default) for a data root; return its exit code.
 
-    The data root reaches the page generator through ``MASRL_KB_ROOT``; the
-    site goes to ``site_dir`` (default ``<root>/site``), replaced only when
-    the build succeeds. Raises :class:`SiteDirError` before building when
-    ``site_dir`` holds files a previous build did not create. ``preview``
-    builds on the finished records, leaving drafts out under a banner that
-    lists them; a release build (the default) refuses drafts.
+    The site goes to ``site_dir`` (default ``<root>/site``); :class:`SiteDirError` before
+    building when it holds files no build created. ``preview`` leaves drafts out under a
+    banner; a release build (the default) refuses them.
     """
     data_root = find_root(root).resolve()
-    config = config_file(data_root)
+    config = source_file(data_root, CONFIG_FILE)
+    if config is None:
+        raise FileNotFoundError(f"no {CONFIG_FILE} in {data_root} or {CLONE}")
     default = site_dir is None
     target = data_root / "site" if site_dir is None else Path(site_dir).absolute()
     if not default:
@@ -83,7 +71,8 @@ def build_site(
     with _sigterm_raises():
         staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.building-", dir=target.parent))
         try:
-            command = _command(config, staging, strict)
+            command = [sys.executable, "-m", "mkdocs", "build", "--quiet", "-f", str(config)]
+            command += ["-d", str(staging), *(["--strict"] if strict else [])]
             code = run_mkdocs(command, data_root, config.parent, preview)
             if code == 0:
                 write_marker(staging)
@@ -115,37 +104,24 @@ def _sigterm_raises() -> Iterator[None]:
         signal.signal(signal.SIGTERM, old)
 
 
-def _command(config: Path, out: Path, strict: bool) -> list[str]:
-    command = [sys.executable, "-m", "mkdocs", "build", "--quiet", "-f", str(config)]
-    command += ["-d", str(out)]
-    return [*command, "--strict"] if strict else command
-
-
 def run_mkdocs(command: list[str], data_root: Path, cwd: Path, preview: bool = False) -> int:
     """MkDocs in a child process; its exit code."""
-    env = {**os.environ, ENV_ROOT: str(data_root), **QUIET}
-    env.pop(ENV_PREVIEW, None)  # only --preview makes a preview, never a stray variable
-    if preview:
-        env[ENV_PREVIEW] = "1"
+    env = {**os.environ, ENV_ROOT: str(data_root), **QUIET, ENV_PREVIEW: "1"}
+    if not preview:  # only --preview makes a preview, never a stray variable
+        del env[ENV_PREVIEW]
     # The config's own folder as cwd keeps its relative paths (docs/, scripts/) resolvable.
     child = subprocess.Popen(command, env=env, cwd=cwd)
     try:
         return child.wait()
     except BaseException:
-        stop_child(child)
+        if child.poll() is None:  # still running: SIGTERM, then SIGKILL after a grace period
+            child.terminate()
+            try:
+                child.wait(timeout=CHILD_GRACE_SECONDS)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
         raise
-
-
-def stop_child(child: subprocess.Popen) -> None:
-    """Stop a child that is still running: SIGTERM, then SIGKILL after a grace period."""
-    if child.poll() is not None:
-        return
-    child.terminate()
-    try:
-        child.wait(timeout=CHILD_GRACE_SECONDS)
-    except subprocess.TimeoutExpired:
-        child.kill()
-        child.wait()
 
 
 # ---------------------------------------------------------------- the output folder
@@ -161,14 +137,9 @@ def _walk(folder: Path) -> Iterator[str]:
             yield (rel / name).as_posix()
 
 
-def files_under(folder: Path) -> list[str]:
-    """Every file and link under ``folder``, as sorted POSIX paths relative to it."""
-    return sorted(_walk(folder))
-
-
 def write_marker(folder: Path) -> None:
     """Record what this build created, so a later build may replace exactly that."""
-    listing = {"generator": GENERATOR, "files": files_under(folder)}
+    listing = {"generator": GENERATOR, "files": sorted(_walk(folder))}
     (folder / MARKER).write_text(json.dumps(listing, indent=1) + "\n", encoding="utf-8")
 
 
@@ -206,22 +177,16 @@ def check_not_protected(target: Path, data_root: Path) -> None:
             )
 
 
-def _is_empty(folder: Path) -> bool:
-    with os.scandir(folder) as entries:
-        return next(entries, None) is None
-
-
 def check_replaceable(target: Path, legacy_ok: bool = False) -> None:
-    """Raise :class:`SiteDirError` unless ``target`` may be replaced by a new build.
-
-    Replaceable: missing, an empty folder, or a previous build holding only the
-    files it listed. ``legacy_ok`` also accepts a MkDocs build made before the
-    marker existed (the default ``site/`` of an older checkout).
-    """
+    """Raise :class:`SiteDirError` unless ``target`` is missing, empty or a previous build
+    holding only the files it listed (``legacy_ok``: or a MkDocs build from before markers)."""
     if target.is_symlink() or (target.exists() and not target.is_dir()):
         raise SiteDirError(f"{target}: not a folder; refusing to replace it with the site")
-    if not target.exists() or _is_empty(target):
+    if not target.exists():
         return
+    with os.scandir(target) as entries:
+        if next(entries, None) is None:  # an empty folder
+            return
     listed = _marker_files(target)
     if listed is None:
         if legacy_ok and all((target / sign).is_file() for sign in LEGACY_SIGNS):

@@ -16,6 +16,15 @@ WIDTH, HEIGHT = 640, 260
 PAD_LEFT, PAD_RIGHT, PAD_TOP, PAD_BOTTOM = 36, 8, 12, 28
 # Years shown one bar each; older papers share one "earlier" bar.
 RECENT_YEARS = 8
+# The stacked charts by year, by their rows' axis: title, title id, the note without data.
+YEAR_CHARTS = {
+    "category": ("Papers per year by category", "kb-year-title", "No papers."),
+    "decision_learned": (
+        "Papers that learn each orchestration decision, by year",
+        "kb-learned-title",
+        "No paper learns a decision yet.",
+    ),
+}
 
 
 def _ticks(peak: int) -> list[int]:
@@ -70,10 +79,18 @@ def _stacked_years(table: pd.DataFrame, names: list[str], partial: str | None) -
     }
 
 
-def _year_bars(
-    page: Page, ctx: Context, axis: str, table: pd.DataFrame, names: list[str], title: str, tid: str
-) -> Markup:
-    """Stacked bars of ``table`` (one row per ``axis`` value) by year, legend linked."""
+def year_chart(page: Page, ctx: Context, axis: str = "category") -> Markup:
+    """Stacked bars by year, one colour per ``axis`` value, legend linked: papers per
+    category, or the papers that learn each decision O1..O5 (``decision_learned``)."""
+    title, tid, empty = YEAR_CHARTS[axis]
+    table = crosstab(axis, "year", papers=ctx.papers)
+    if axis == "decision_learned":
+        table = table.reindex(ids := list(ctx.tax["decision"].ids))
+        names = [f"{d} {ctx.tax['decision'].label_of(d)}" for d in ids]
+    else:
+        names = [ctx.tax[axis].label_of(c) for c in table.index]
+    if not _recent(table, None)[1] or not int(table.to_numpy().sum()):
+        return Markup(f'<p class="kb-dim">{empty}</p>')
     covered = ctx.coverage  # its year is still under way, unless it is 31 December
     partial = None if (covered.month, covered.day) == (12, 31) else str(covered.year)
     table, years = _recent(table, ctx.coverage.year)
@@ -90,27 +107,6 @@ def _year_bars(
     chart["covered"] = covered.isoformat()
     chart["head"] = ["Year", *names, *(["All"] if with_all else [])]
     return macro("svg.html", "stacked")(chart, page)
-
-
-def year_chart(page: Page, ctx: Context) -> Markup:
-    """Stacked bars: papers per year, one colour per category."""
-    table = crosstab("category", "year", papers=ctx.papers)
-    if not _recent(table, None)[1]:
-        return Markup('<p class="kb-dim">No papers.</p>')
-    names = [ctx.tax["category"].label_of(c) for c in table.index]
-    title = "Papers per year by category"
-    return _year_bars(page, ctx, "category", table, names, title, "kb-year-title")
-
-
-def learned_chart(page: Page, ctx: Context) -> Markup:
-    """Stacked bars: per year, the papers that learn each decision O1..O5."""
-    ids = list(ctx.tax["decision"].ids)
-    table = crosstab("decision_learned", "year", papers=ctx.papers).reindex(ids)
-    if not _recent(table, None)[1] or not int(table.to_numpy().sum()):
-        return Markup('<p class="kb-dim">No paper learns a decision yet.</p>')
-    names = [f"{d} {ctx.tax['decision'].label_of(d)}" for d in ids]
-    title = "Papers that learn each orchestration decision, by year"
-    return _year_bars(page, ctx, "decision_learned", table, names, title, "kb-learned-title")
 
 
 def decision_chart(page: Page, ctx: Context) -> Markup:

@@ -3,9 +3,12 @@ blocks (Markdown or HTML), each rendered by :meth:`Page.show` from a template.""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
-from masrl_kb.site.html import front_matter, rel
+from markupsafe import escape
+
+from masrl_kb.site.html import rel
 from masrl_kb.site.templates import render
 
 
@@ -15,12 +18,9 @@ class Page:
 
     url: str
     title: str
+    # Markdown or HTML blocks: rendered templates, or trusted repository Markdown as it is.
     body: list[str] = field(default_factory=list)
     meta: dict[str, object] = field(default_factory=dict)
-
-    def add(self, *parts: str) -> None:
-        """Append trusted blocks (repository Markdown); record text goes through templates."""
-        self.body.extend(parts)
 
     def show(self, template: str, **data: object) -> Page:
         """Render ``template`` with this page and ``data`` into the next block."""
@@ -31,4 +31,7 @@ class Page:
         return rel(self.url, to_url)
 
     def render(self) -> str:
-        return front_matter(self.title, **self.meta) + "\n\n".join(self.body) + "\n"
+        """YAML front matter, then the blocks; the title is HTML-escaped (themes print it raw)."""
+        lines = ["---", f"title: {json.dumps(str(escape(self.title)))}"]
+        lines += [f"{key}: {json.dumps(value)}" for key, value in self.meta.items()]
+        return "\n".join([*lines, "---", ""]) + "\n\n".join(self.body) + "\n"

@@ -60,22 +60,11 @@ def all_crosses() -> list[Cross]:
     return [c for pair in CROSSTABS for c in pair if c is not None]
 
 
-# Each variant's broad cross-tab, and each cross-tab's other reading.
+# Each variant's broad cross-tab and its reading (strict or learned), and each cross-tab's
+# other reading (its twin).
 BROAD = {variant: broad for broad, variant in CROSSTABS if variant is not None}
+READING = {variant: "strict" if variant.strict else "learned" for variant in BROAD}
 TWINS = {broad: variant for broad, variant in CROSSTABS} | BROAD
-
-
-def twin_of(cross: Cross) -> Cross | None:
-    """The other reading of a cross-tab (strict / learned <-> broad)."""
-    return TWINS.get(cross)
-
-
-def broad_of(cross: Cross) -> tuple[Cross, str | None]:
-    """The broad cross-tab a variant reads again and the variant's reading (``strict``
-    or ``learned``); a broad cross-tab gives itself and None."""
-    if cross not in BROAD:
-        return cross, None
-    return BROAD[cross], "strict" if cross.strict else "learned"
 
 
 @dataclass
@@ -164,19 +153,15 @@ class Context:
         return load_protocol(self.root if (self.root / PROTOCOL_FILE).is_file() else CLONE)
 
     @cached_property
-    def baseline(self) -> dt.date:
-        """The survey's cut-off."""
-        return self.protocol.baseline
-
-    @cached_property
     def coverage(self) -> dt.date:
         """The date the live pool covers (:func:`masrl_kb.query.views.pool_coverage`)."""
-        return views.pool_coverage(self.root, self.baseline) or self.baseline  # never None here
+        baseline = self.protocol.baseline  # the survey's cut-off
+        return views.pool_coverage(self.root, baseline) or baseline  # never None here
 
     @cached_property
     def survey(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         """Papers and exclusions in the survey's view (as of the baseline)."""
-        return views.survey_view(self.papers, self.exclusions, self.root, self.baseline)
+        return views.survey_view(self.papers, self.exclusions, self.root, self.protocol.baseline)
 
     @cached_property
     def claim_views(self) -> list | None:
@@ -184,14 +169,9 @@ class Context:
         if self.claims is None:
             return None
         claims = [r.claim for r in self.claims]
-        return views.claim_views(claims, self.papers, self.exclusions, self.root, self.baseline)
-
-    def source_file(self, name: str) -> Path | None:
-        """A repository file from the data root, else from the package clone."""
-        for folder in (self.root, CLONE):
-            if (folder / name).is_file():
-                return folder / name
-        return None
+        return views.claim_views(
+            claims, self.papers, self.exclusions, self.root, self.protocol.baseline
+        )
 
 
 def load_context(

@@ -5,33 +5,15 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-import pandas as pd
-
 from masrl_kb.kb.rules import NA
 from masrl_kb.site import urls
 from masrl_kb.site.charts import year_chart
 from masrl_kb.site.components import Page
-from masrl_kb.site.context import (
-    CROSSTABS,
-    Context,
-    Cross,
-    all_crosses,
-    broad_of,
-    count_at,
-    twin_of,
-)
+from masrl_kb.site.context import CROSSTABS, READING, TWINS, Context, Cross, all_crosses, count_at
 
 NEAR_EMPTY = 2  # a cell with this many papers or fewer is "near-empty"
 # Axes whose column heads show the survey's short ids (label on hover) to keep tables narrow.
 SHORT_COLUMNS = ("reward_family", "decision", "decision_learned")
-
-
-def ordered_columns(cross: Cross, table: pd.DataFrame) -> list:
-    """Columns in taxonomy order; years ascending, as in the charts, and only years
-    with a paper (a year is not a taxonomy value, so an empty one is no gap)."""
-    if cross.cols != "year":
-        return list(table.columns)
-    return sorted(c for c in table.columns if table[c].sum())
 
 
 def _distinct(ctx: Context, cross: Cross, side: str, position: int) -> int:
@@ -45,25 +27,23 @@ def heat(ctx: Context, cross: Cross) -> dict:
     table = ctx.tables[cross]
     real = table.drop(index=NA, columns=NA, errors="ignore")
     peak = int(real.to_numpy().max()) if real.size else 0
-    cols = ordered_columns(cross, table)
+    # Columns in taxonomy order; years ascending, as in the charts, and only years with a
+    # paper (a year is not a taxonomy value, so an empty one is no gap).
+    cols = list(table.columns)
+    if cross.cols == "year":
+        cols = sorted(c for c in cols if table[c].sum())
     rows = []
     for r_i, rv in enumerate(table.index):
-        cells = []
-        for cv in cols:
-            count = count_at(table, rv, cv)
-            where = urls.cell_label(ctx, cross, rv, cv)
-            near = " (near-empty)" if count <= NEAR_EMPTY else ""
-            cells.append(
-                {
-                    "col": cv,
-                    "count": count,
-                    "where": where,
-                    "share": min(1.0, math.sqrt(count / peak)) if peak else 0.0,
-                    "near": 0 < count <= NEAR_EMPTY,
-                    "href": urls.cell(cross, rv, cv),
-                    "tip": f"{count} paper{'s' if count != 1 else ''}: {where}{near}",
-                }
-            )
+        counts = [count_at(table, rv, cv) for cv in cols]
+        cells = [
+            {
+                "col": cv,
+                "count": n,
+                "where": urls.cell_label(ctx, cross, rv, cv),
+                "share": min(1.0, math.sqrt(n / peak)) if peak else 0.0,
+            }
+            for cv, n in zip(cols, counts, strict=True)
+        ]
         rows.append({"value": rv, "cells": cells, "total": _distinct(ctx, cross, "rows", r_i)})
     return {
         "cross": cross,
@@ -76,51 +56,44 @@ def heat(ctx: Context, cross: Cross) -> dict:
     }
 
 
-def crosstab_page(ctx: Context, cross: Cross) -> Page:
-    page = Page(
-        urls.crosstab(cross),
-        urls.cross_title(ctx, cross),
-        meta={"hide": ["navigation", "toc"], "search": {"exclude": True}},
-    )
-    return page.show(
-        "crosstab.md",
-        ctx=ctx,
-        twin=twin_of(cross),
-        heat=heat(ctx, cross),
-        near=NEAR_EMPTY,
-        chart=year_chart(page, ctx) if cross == Cross("category", "year") else None,
-    )
-
-
-def cell_page(ctx: Context, cross: Cross, rv: object, cv: object, keys: list[str]) -> Page:
-    """A broad cell's papers, then those of the same cell under the strict or learned
-    reading (a section of the page, so the two readings share one page)."""
-    page = Page(
-        urls.cell(cross, rv, cv),
-        urls.cell_label(ctx, cross, rv, cv),
-        meta={"search": {"exclude": True}, "hide": ["navigation", "toc"], "kb_lean": True},
-    )
-    variant = twin_of(cross)
-    return page.show(
-        "cell.md",
-        ctx=ctx,
-        cross=cross,
-        rv=rv,
-        cv=cv,
-        keys=keys,
-        variant=variant,
-        reading=broad_of(variant)[1] if variant else None,
-        variant_keys=ctx.cells.get((variant, rv, cv), []) if variant else [],
-    )
-
-
-def cell_pages(ctx: Context) -> Iterator[Page]:
-    for (cross, rv, cv), keys in ctx.cells.items():
-        if broad_of(cross)[1] is None:
-            yield cell_page(ctx, cross, rv, cv, keys)
-
-
 def crosstab_pages(ctx: Context) -> Iterator[Page]:
     yield Page(urls.CROSSTABS, "Cross-tabs").show("crosstab_index.md", ctx=ctx, pairs=CROSSTABS)
     for cross in all_crosses():
-        yield crosstab_page(ctx, cross)
+        page = Page(
+            urls.crosstab(cross),
+            urls.cross_title(ctx, cross),
+            meta={"hide": ["navigation", "toc"], "search": {"exclude": True}},
+        )
+        yield page.show(
+            "crosstab.md",
+            ctx=ctx,
+            twin=TWINS.get(cross),
+            heat=heat(ctx, cross),
+            near=NEAR_EMPTY,
+            chart=year_chart(page, ctx) if cross == Cross("category", "year") else None,
+        )
+
+
+def cell_pages(ctx: Context) -> Iterator[Page]:
+    """Each broad cell's papers, then those of the same cell under the strict or learned
+    reading (a section of the page, so the two readings share one page)."""
+    for (cross, rv, cv), keys in ctx.cells.items():
+        if cross in READING:
+            continue
+        page = Page(
+            urls.cell(cross, rv, cv),
+            urls.cell_label(ctx, cross, rv, cv),
+            meta={"search": {"exclude": True}, "hide": ["navigation", "toc"], "kb_lean": True},
+        )
+        variant = TWINS.get(cross)
+        yield page.show(
+            "cell.md",
+            ctx=ctx,
+            cross=cross,
+            rv=rv,
+            cv=cv,
+            keys=keys,
+            variant=variant,
+            reading=READING[variant] if variant else None,
+            variant_keys=ctx.cells.get((variant, rv, cv), []) if variant else [],
+        )

@@ -14,9 +14,9 @@ from masrl_kb.kb.rules import NA
 from masrl_kb.query.frames import select
 from masrl_kb.query.views import ClaimViews
 from masrl_kb.site import urls
-from masrl_kb.site.charts import decision_chart, learned_chart, year_chart
+from masrl_kb.site.charts import decision_chart, year_chart
 from masrl_kb.site.components import Page
-from masrl_kb.site.context import CROSSTABS, SURVEY, Context, Cross, broad_of, count_at
+from masrl_kb.site.context import CROSSTABS, READING, SURVEY, Context, Cross, count_at
 from masrl_kb.site.crosstabs import NEAR_EMPTY
 from masrl_kb.site.paper_pages import suggest_link
 
@@ -48,18 +48,18 @@ class Finding:
     one: str  # the same after the number 1 ("paper trains ...")
 
 
-def _headline(entry: dict) -> Headline:
-    pairs = {
-        k: tuple((e["label"], e["where"]) for e in entry.get(k, ()))
-        for k in ("measures", "closest")
-    }
-    return Headline(**{**entry, **pairs, "claims": tuple(entry.get("claims", ()))})
-
-
 def _load() -> tuple[tuple[Headline, ...], tuple[Finding, ...]]:
     """The headlines and findings of the package's ``templates/gaps.yaml``."""
     data = yaml.safe_load((Path(__file__).parent / "templates" / "gaps.yaml").read_text("utf-8"))
-    return tuple(map(_headline, data["headlines"])), tuple(Finding(**f) for f in data["findings"])
+    headlines = [
+        {**h, "claims": tuple(h.get("claims", ()))}
+        | {
+            k: tuple((e["label"], e["where"]) for e in h.get(k, ()))
+            for k in ("measures", "closest")
+        }
+        for h in data["headlines"]
+    ]
+    return tuple(Headline(**h) for h in headlines), tuple(Finding(**f) for f in data["findings"])
 
 
 HEADLINES, FINDINGS = _load()
@@ -88,17 +88,13 @@ def group_claims(ctx: Context, gap: Headline) -> list[ClaimViews]:
 def headline_numbers(ctx: Context, gap: Headline) -> list[dict]:
     """One entry per number (the group's claims, else its measures): label, its value in
     the survey's view and today's, whether it moved and the papers that moved it."""
-    numbers: list[tuple[str, str, str, list[str]]]
-    if gap.group:
-        numbers = [
-            (v.claim.label or v.claim.id, v.survey.shown_value, v.today.shown_value, list(v.papers))
-            for v in group_claims(ctx, gap)
-        ]
-    else:
-        numbers = []
-        for label, where in gap.measures:
-            now, then = measure(ctx, where), measure(ctx, where, ctx.survey[0])
-            numbers.append((label, str(len(then)), str(len(now)), sorted(set(now) ^ set(then))))
+    numbers = [
+        (v.claim.label or v.claim.id, v.survey.shown_value, v.today.shown_value, list(v.papers))
+        for v in group_claims(ctx, gap)
+    ]
+    for label, where in () if gap.group else gap.measures:
+        now, then = measure(ctx, where), measure(ctx, where, ctx.survey[0])
+        numbers.append((label, str(len(then)), str(len(now)), sorted(set(now) ^ set(then))))
     return [
         {"label": label, "survey": was, "today": now, "moved": was != now, "movers": movers}
         for label, was, now, movers in numbers
@@ -187,7 +183,7 @@ def gap_table(ctx: Context, broad: Cross, variant: Cross | None) -> dict:
     return {
         "broad": broad,
         "variant": variant,
-        "variant_name": broad_of(variant)[1] if variant else "",
+        "variant_name": READING[variant] if variant else "",
         "cells": cells,
         "empty": sum(cell[3] == 0 for cell in cells),
     }
@@ -216,6 +212,6 @@ def home_page(ctx: Context) -> Page:
         findings=findings(ctx),
         year_chart=year_chart(page, ctx),
         decision_chart=decision_chart(page, ctx),
-        learned_chart=learned_chart(page, ctx),
+        learned_chart=year_chart(page, ctx, "decision_learned"),
         suggest=suggest_link(ctx),
     )

@@ -1,16 +1,10 @@
-"""URL and text helpers shared by the templates.
-
-Pages, the feed and the drawings are laid out by Jinja2 templates with autoescape
-on (see :mod:`masrl_kb.site.templates`): ``markupsafe.escape`` is the one HTML
-escaper, and record text is emitted inside HTML elements, so neither HTML nor
-Markdown in a title or summary can take effect. :func:`md_text` adds Markdown's
-backslashes for the few headings written as Markdown. Links go through
-:func:`safe_url`: only http(s) URLs become hrefs.
+"""URL and text helpers shared by the templates. ``markupsafe.escape`` is the one HTML
+escaper (templates autoescape record text, written inside HTML elements); :func:`md_text`
+also backslashes Markdown for headings; :func:`safe_url` lets only http(s) URLs be hrefs.
 """
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 from functools import lru_cache
@@ -23,6 +17,7 @@ from masrl_kb.kb.rules import is_http_url
 # (headings) where text is written as Markdown rather than inside HTML.
 _MD_SPECIALS = re.compile(r"([\\`*_{}\[\]()+\-.!])")
 _SLUG_UNSAFE = re.compile(r"[^A-Za-z0-9_.]+")
+_SUFFIX = re.compile(r"([^?#]*)([?#]?)(.*)", re.S)  # path, then a query or a fragment
 
 
 def safe_url(url: object) -> str | None:
@@ -48,14 +43,10 @@ def slug(value: object) -> str:
 
 
 def rel(from_url: str, to_url: str) -> str:
-    """A relative href from one site URL to another (both site-relative).
-
-    Site URLs are directory URLs like ``papers/x/`` (``""`` is home) or file
-    URLs like ``downloads/papers.csv``; a ``#fragment`` or ``?query`` on the
-    target is kept (so ``#x`` alone is an anchor on the home page). Relative
-    hrefs keep the site working under any base path.
-    """
-    path, sep, rest = _split_suffix(to_url)
+    """A relative href between site URLs (``papers/x/``, ``""`` for home, or a file such as
+    ``downloads/papers.csv``), keeping the target's ``?query`` or ``#fragment``, so the site
+    works under any base path."""
+    path, sep, rest = _SUFFIX.match(to_url).groups()  # type: ignore[union-attr]
     base = from_url if from_url.endswith("/") or not from_url else posixpath.dirname(from_url)
     return _rel_path(base, path) + sep + rest
 
@@ -74,17 +65,3 @@ def _rel_path(base: str, path: str) -> str:
     if path.endswith("/") or not path:
         rel_path = "./" if rel_path == "." else rel_path + "/"
     return rel_path
-
-
-def _split_suffix(url: str) -> tuple[str, str, str]:
-    cut = min((i for i in (url.find("?"), url.find("#")) if i >= 0), default=-1)
-    if cut < 0:
-        return url, "", ""
-    return url[:cut], url[cut], url[cut + 1 :]
-
-
-def front_matter(title: str, **meta: object) -> str:
-    """YAML front matter; the title is HTML-escaped because themes print it raw."""
-    lines = ["---", f"title: {json.dumps(str(escape(title)))}"]
-    lines += [f"{key}: {json.dumps(value)}" for key, value in meta.items()]
-    return "\n".join([*lines, "---", ""])

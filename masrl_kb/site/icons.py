@@ -1,10 +1,5 @@
-"""The theme's inline icons as CSS classes drawn from one stylesheet.
-
-The theme inlines every icon's SVG in every page, a third of a paper page's
-chrome: :func:`masked_icons` swaps each for an empty ``<svg>`` whose class draws
-the icon as a CSS mask, and :func:`icon_stylesheet` writes those classes once
-per build (``assets/kb-icons.css``).
-"""
+"""The theme's inline icons (a third of a paper page's chrome) as empty ``<svg>`` elements
+whose CSS class draws the icon as a mask, from one stylesheet per build."""
 
 from __future__ import annotations
 
@@ -21,17 +16,12 @@ ICON_CSS = "assets/kb-icons.css"
 SVG_NS = "http://www.w3.org/2000/svg"
 
 
-def icon_class(path_data: str) -> str:
-    """A class name for one icon, stable across builds."""
-    return "kb-i-" + hashlib.sha1(path_data.encode()).hexdigest()[:8]
-
-
 def masked_icons(html: str, icons: dict[str, str]) -> str:
     """The page with each inline icon replaced by an empty ``<svg>`` of its class;
     ``icons`` gains each class's path data."""
 
     def swap(match: re.Match[str]) -> str:
-        name = icon_class(match.group(1))
+        name = "kb-i-" + hashlib.sha1(match.group(1).encode()).hexdigest()[:8]  # stable
         icons[name] = match.group(1)
         return f'<svg viewBox="0 0 24 24" class="{name}"></svg>'
 

@@ -1,6 +1,5 @@
-"""Pages about the judgements themselves: readers' agreement, evaluations, releases,
-computed with the query API (:mod:`masrl_kb.query.agreement`,
-:func:`masrl_kb.query.frames.evaluations`)."""
+"""Pages about the judgements themselves: readers' agreement, evaluations, releases
+(:mod:`masrl_kb.query.agreement`, :func:`masrl_kb.query.frames.evaluations`)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,8 @@
-"""A Markdown extension: the HTML a template finished goes into Python-Markdown's own stash.
-
-Templates mark the HTML they finish themselves (``m.html_block``: a paper page,
-a list of papers, a large table). Markdown would only parse that HTML again to
-pass it through unchanged, which was the largest part of a build, so the
-preprocessor stores each marked region in ``md.htmlStash`` and Markdown puts it
-back as it does any raw HTML. A region marked ``nosearch`` is stored as a
-placeholder comment instead, so the search plugin (which reads the converted
-page) never parses it; :func:`restore_asides` puts it in the finished page.
-Record text cannot forge a marker: templates escape it (``&lt;!--``).
+"""A Markdown extension: the HTML a template finished (``m.html_block``) goes into
+Python-Markdown's own stash rather than being parsed again (once the largest part of a
+build). A ``nosearch`` region is held out as a placeholder comment, so the search plugin
+never parses it; :func:`restore_asides` puts it back in the finished page. Record text
+cannot forge a marker: templates escape it (``&lt;!--``).
 """
 
 from __future__ import annotations

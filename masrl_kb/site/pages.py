@@ -1,13 +1,10 @@
-"""Every generated file of the site, as ``{docs path: text}`` (:func:`site_files` needs no
-MkDocs; :mod:`masrl_kb.site.mkdocs_hooks` hands the files to MkDocs).
+"""Every generated file of the site, as ``{docs path: text}`` (no MkDocs needed).
 
-To add a page: a function ``my_page(ctx) -> Page`` computes the data with the query API
-and returns ``Page(url, title, meta=...).show("my_page.md", ctx=ctx, ...)`` (its URL in
-:mod:`masrl_kb.site.urls`); ``templates/my_page.md`` lays it out with the link functions
-of :mod:`masrl_kb.site.templates` and the macros of ``macros.html`` (Jinja escapes every
-value; never build HTML in Python; wrap large finished HTML in ``m.html_block``, see
-:mod:`masrl_kb.site.md_stash`). Yield it from :func:`all_pages` and, for a section page,
-list it under ``nav`` in ``mkdocs.yml``.
+To add a page: ``my_page(ctx)`` computes the data with the query API and returns
+``Page(url, title).show("my_page.md", ctx=ctx, ...)``; ``templates/my_page.md`` lays it out
+with the link functions of :mod:`masrl_kb.site.templates` and the macros of ``macros.html``
+(never build HTML in Python). Yield it from :func:`all_pages`; list a section page under
+``nav`` in ``mkdocs.yml``.
 """
 
 from __future__ import annotations
@@ -28,11 +25,12 @@ def all_pages(ctx: Context, downloads: dict[str, str]) -> Iterator[Page]:
     """Every Markdown page, section pages first."""
     yield home_page(ctx)
     yield gaps_page(ctx)
-    yield view_pages.claims_page(ctx)
+    yield Page(urls.CLAIMS, "Claims").show("claims.md", ctx=ctx)
     yield from crosstabs.crosstab_pages(ctx)
     yield from taxonomy_pages(ctx)
     yield screening_pages.exclusions_page(ctx)
-    yield screening_pages.protocol_page(ctx)
+    # The survey's sources, query families, inclusion rules and exclusion codes.
+    yield Page(urls.PROTOCOL, "Search and screening protocol").show("protocol.md", ctx=ctx)
     yield screening_pages.rounds_page(ctx)
     yield view_pages.since_page(ctx)
     yield screening_pages.new_page(ctx)

@@ -6,8 +6,6 @@ import re
 from collections.abc import Iterator
 from urllib.parse import urlencode
 
-import pandas as pd
-
 from masrl_kb.kb.model.paper import EVALUATED_CATEGORIES
 from masrl_kb.kb.provenance import provisional_notes
 from masrl_kb.kb.readings import KB_READER, READING_AXES
@@ -16,7 +14,7 @@ from masrl_kb.query.authors import fold
 from masrl_kb.query.frames import ARTIFACT_KINDS, value_counts
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
-from masrl_kb.site.context import Context, Cross, broad_of, count_at, twin_of
+from masrl_kb.site.context import READING, TWINS, Context, Cross, count_at
 from masrl_kb.site.html import safe_url
 
 # Facets of the papers table: (URL parameter, axis or its own values, label or None for
@@ -104,14 +102,6 @@ def row_data(ctx: Context, key: str, row: dict) -> dict[str, str]:
     return {"key": key, **facets, "text": " ".join(text.lower().split())}
 
 
-def newest_first(papers: pd.DataFrame) -> list[str]:
-    """Keys by year, then date added, newest first; key breaks ties (deterministic)."""
-    order = papers.assign(_key=papers.index).sort_values(
-        ["year", "added", "_key"], ascending=[False, False, True], kind="stable"
-    )
-    return list(order.index)
-
-
 def one_line(summary: object, limit: int = 140) -> str:
     """The summary's first sentence, cut at a word boundary within ``limit`` characters."""
     text = " ".join(str(summary or "").split())
@@ -121,27 +111,25 @@ def one_line(summary: object, limit: int = 140) -> str:
     return first[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
 
 
-def code_url(row: dict) -> str | None:
-    """The released code's http(s) URL, if the record names one."""
-    artifacts = row["artifacts"] if isinstance(row["artifacts"], dict) else {}
-    code = artifacts.get("code")
-    return safe_url(code) or None if isinstance(code, str) else None
-
-
 def papers_table_page(ctx: Context) -> Page:
     # The table is every record at once: the paper pages carry the search text.
     page = Page(
         urls.PAPERS, "Papers", meta={"hide": ["navigation", "toc"], "search": {"exclude": True}}
     )
+    # Newest first: by year, then date added; the key (the index) breaks ties.
+    newest = ctx.papers.sort_values(["year", "added", "key"], ascending=[False, False, True])
     rows = [
         {
             "key": key,
             "row": (row := ctx.rows[key]),
             "data": row_data(ctx, key, row),
             "oneline": one_line(row["summary"]),
-            "code": code_url(row),
+            # the released code's http(s) URL, if the record names one
+            "code": safe_url(row["artifacts"].get("code"))
+            if isinstance(row["artifacts"], dict)
+            else None,
         }
-        for key in newest_first(ctx.papers)
+        for key in newest.index
     ]
     return page.show(
         "papers.md",
@@ -199,8 +187,8 @@ def paper_cells(ctx: Context, key: str) -> list[dict]:
     spots = set(ctx.paper_cells.get(key, []))
     cells = []
     for cross, rv, cv in ctx.paper_cells.get(key, []):
-        variant = twin_of(cross)
-        if broad_of(cross)[1] is None:
+        variant = TWINS.get(cross)
+        if cross not in READING:
             also = variant is not None and (variant, rv, cv) in spots
             cells.append(
                 {**_cell(ctx, cross, rv, cv), "variant": also and _cell(ctx, variant, rv, cv)}
@@ -216,7 +204,7 @@ def _cell(ctx: Context, cross: Cross | None, rv: object, cv: object) -> dict:
             "href": urls.cell(cross, rv, cv),
             "text": urls.cell_label(ctx, cross, rv, cv),
             "n": count_at(ctx.tables[cross], rv, cv),
-            "label": broad_of(cross)[1],
+            "label": READING.get(cross),
         }
     return ctx.memo[(cross, rv, cv)]
 

@@ -1,4 +1,4 @@
-"""PRISMA 2020 flow diagrams (the layout for updated reviews): :func:`flow_boxes` places a
+"""PRISMA 2020 flow diagrams (the layout for updated reviews): :func:`flow_svg` places a
 :class:`Flow`'s numbers on the grid of :func:`masrl_kb.site.diagrams.diagram` (the rounds
 template gives the same numbers as table rows, readable without the picture)."""
 
@@ -53,8 +53,9 @@ def _lines(*texts: str) -> tuple[str, ...]:
     )
 
 
-def flow_boxes(flow: Flow) -> tuple[list[Box], list[Arrow]]:
-    """The update layout: previous studies beside the total, new records down the middle."""
+def flow_svg(flow: Flow) -> Markup:
+    """The update layout: previous studies beside the total, new records down the middle
+    (escaped by :func:`masrl_kb.site.diagrams.diagram`)."""
     reasons = [f"{label}: {n}" for label, n in flow.reasons]
     sources = [f"{label}: {n}" for label, _, n in flow.sources]
     removed = (
@@ -79,10 +80,4 @@ def flow_boxes(flow: Flow) -> tuple[list[Box], list[Arrow]]:
              ("screened", "included"), ("included", "total"), ("previous", "total")]  # fmt: skip
     arrows = [Arrow(src, dst) for src, dst in edges]
     arrows.insert(4, Arrow("screened", "awaiting", "not yet decided", dashed=True))
-    return boxes, arrows
-
-
-def flow_svg(flow: Flow) -> Markup:
-    """The flow diagram (escaped by :func:`masrl_kb.site.diagrams.diagram`)."""
-    boxes, arrows = flow_boxes(flow)
     return diagram(boxes, arrows, flow.title, HEADS)

@@ -1,6 +1,5 @@
-"""The screening pages: the protocol, the exclusions (flow and log), the rounds (PRISMA
-flows and what each round added) and What's new with its Atom feed, computed with the
-query API (``pool_as_of``, ``crosstab``) from the records and the round records."""
+"""The screening pages: the exclusions (flow and log), the rounds (PRISMA flows and what
+each round added) and What's new with its Atom feed, from the records and round records."""
 
 from __future__ import annotations
 
@@ -27,14 +26,6 @@ def record_ids(rnd: Round, decision: str) -> list[str]:
     )
 
 
-def _reasons(ctx: Context, rounds: list[Round]) -> list[tuple[str, int]]:
-    totals: Counter[str] = Counter()
-    for rnd in rounds:
-        totals.update(rnd.reasons())
-    axis = ctx.tax["exclusion_reason"]
-    return [(axis.label_of(c), totals[c]) for c in axis.ids if c in totals]
-
-
 def source_label(ctx: Context, source: str) -> str:
     axis = ctx.tax["exclusion_source"]
     return axis.label_of(source) if source in axis.ids else source
@@ -58,6 +49,10 @@ def round_flow(ctx: Context, rounds: list[Round], previous: int, title: str) -> 
     """The flow of one or more rounds, starting from ``previous`` pooled studies."""
     sources = source_rows(ctx, rounds)
     batches = sum(len(r.batches) for r in rounds)
+    reasons: Counter[str] = Counter()
+    for rnd in rounds:
+        reasons.update(rnd.reasons())
+    axis = ctx.tax["exclusion_reason"]
     return Flow(
         title=title,
         previous=previous,
@@ -67,29 +62,17 @@ def round_flow(ctx: Context, rounds: list[Round], previous: int, title: str) -> 
         outside_window=sum(r.counts["outside_window"] for r in rounds),
         screened=sum(r.counts["to_screen"] for r in rounds),
         excluded=sum(r.excluded for r in rounds),
-        reasons=_reasons(ctx, rounds),
+        reasons=[(axis.label_of(c), reasons[c]) for c in axis.ids if c in reasons],
         awaiting=sum(r.awaiting for r in rounds),
         included=sum(r.included for r in rounds),
         sources=[(row["label"], row["id"], row["identified"]) for row in sources],
     )
 
 
-def _round_section(ctx: Context, rnd: Round, flow: Flow) -> dict:
-    return {
-        "round": rnd,
-        "flow": flow,
-        "diagram": flow_svg(flow),
-        "sources": source_rows(ctx, [rnd]),
-        "batches": [dict(b, label=source_label(ctx, b["name"])) for b in rnd.batches],
-        "included": record_ids(rnd, "include"),
-        "excluded": record_ids(rnd, "exclude"),
-    }
-
-
 def added_by_hand(ctx: Context, rounds: list[Round]) -> list[str]:
     """Papers added after the baseline other than through a round's decide."""
     in_rounds = {k for r in rounds for k in record_ids(r, "include")}
-    later = ctx.papers.index[ctx.papers["added"] > pd.Timestamp(ctx.baseline)]
+    later = ctx.papers.index[ctx.papers["added"] > pd.Timestamp(ctx.protocol.baseline)]
     return [k for k in later if k not in in_rounds]
 
 
@@ -101,7 +84,17 @@ def rounds_page(ctx: Context) -> Page:
     sections = []
     for rnd in rounds:
         flow = round_flow(ctx, [rnd], previous, f"Screening flow, round {rnd.id}")
-        sections.append(_round_section(ctx, rnd, flow))
+        sections.append(
+            {
+                "round": rnd,
+                "flow": flow,
+                "diagram": flow_svg(flow),
+                "sources": source_rows(ctx, [rnd]),
+                "batches": [dict(b, label=source_label(ctx, b["name"])) for b in rnd.batches],
+                "included": record_ids(rnd, "include"),
+                "excluded": record_ids(rnd, "exclude"),
+            }
+        )
         previous = flow.total
     return page.show(
         "rounds.md",
@@ -113,13 +106,6 @@ def rounds_page(ctx: Context) -> Page:
         sections=sections[::-1],  # newest round first
         by_hand=added_by_hand(ctx, rounds) if rounds else [],
     )
-
-
-def protocol_page(ctx: Context) -> Page:
-    """The survey's sources, query families, inclusion rules and exclusion codes, from
-    ``protocol.yaml`` and ``taxonomy.yaml``."""
-    page = Page(urls.PROTOCOL, "Search and screening protocol")
-    return page.show("protocol.md", ctx=ctx, protocol=ctx.protocol)
 
 
 # ---------------------------------------------------------------- exclusions
@@ -163,12 +149,8 @@ FEED_ENTRIES = 100  # newest additions carried by the feed
 
 
 def newest_first(papers: pd.DataFrame) -> pd.DataFrame:
-    """Papers by ``added`` date, newest first, then by key (deterministic)."""
-    return (
-        papers.assign(_key=papers.index)
-        .sort_values(["added", "_key"], ascending=[False, True], kind="stable")
-        .drop(columns="_key")
-    )
+    """Papers by ``added`` date, newest first, then by key (the index; deterministic)."""
+    return papers.sort_values(["added", "key"], ascending=[False, True])
 
 
 def by_day(papers: pd.DataFrame) -> list[tuple[str, list[str]]]:

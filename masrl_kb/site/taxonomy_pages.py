@@ -38,25 +38,21 @@ def _members(ctx: Context, axis: str, value_id: str) -> list[str]:
     return list(members.assign(_o=order).sort_values(["_o"], kind="stable").index)
 
 
-def axis_page(ctx: Context, axis: str) -> Page:
-    spec = ctx.tax[axis]
-    page = Page(urls.axis_page(axis), spec.label, meta={"hide": ["navigation"]})
-    types: dict[object, list] = defaultdict(list)  # reward types by family
-    for t in ctx.tax["reward_type"].values if axis == "reward_family" else ():
-        types[t.extra.get("family")].append(t)
-    return page.show(
-        "axis.md",
-        ctx=ctx,
-        spec=spec,
-        axis=axis,
-        counts=_counts(ctx, axis),
-        members={v.id: _members(ctx, axis, v.id) for v in spec.values},
-        types=types,
-        listed=LISTED_PER_VALUE,
-    )
-
-
 def taxonomy_pages(ctx: Context) -> Iterator[Page]:
     yield Page(urls.TAXONOMY, "Taxonomy").show("taxonomy_index.md", ctx=ctx, axes=TAXONOMY_AXES)
     for axis in TAXONOMY_AXES:
-        yield axis_page(ctx, axis)
+        spec = ctx.tax[axis]
+        page = Page(urls.axis_page(axis), spec.label, meta={"hide": ["navigation"]})
+        types: dict[object, list] = defaultdict(list)  # reward types by family
+        for t in ctx.tax["reward_type"].values if axis == "reward_family" else ():
+            types[t.extra.get("family")].append(t)
+        yield page.show(
+            "axis.md",
+            ctx=ctx,
+            spec=spec,
+            axis=axis,
+            counts=_counts(ctx, axis),
+            members={v.id: _members(ctx, axis, v.id) for v in spec.values},
+            types=types,
+            listed=LISTED_PER_VALUE,
+        )

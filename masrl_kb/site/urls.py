@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 
 from masrl_kb.kb.readings import READING_AXES
 from masrl_kb.kb.rules import NA
-from masrl_kb.site.context import Context, Cross, broad_of
+from masrl_kb.site.context import BROAD, READING, Context, Cross
 from masrl_kb.site.html import slug
 
 HOME = ""
@@ -29,7 +29,6 @@ ROUNDS = "rounds/"
 SINCE = "since-survey/"
 AUTHORS = "authors/"
 CLAIMS = "claims/"
-DECISION_AXES = ("decision", "decision_learned")
 
 
 def paper(key: str) -> str:
@@ -66,7 +65,7 @@ def crosstab(cross: Cross) -> str:
 
 def cell(cross: Cross, row_value: object, col_value: object) -> str:
     """A cell's page; a strict or learned cell is a section of its broad cell's page."""
-    broad, reading = broad_of(cross)
+    broad, reading = BROAD.get(cross, cross), READING.get(cross)
     name = f"{broad.rows}-{slug(row_value)}--{broad.cols}-{slug(col_value)}"
     return f"cells/{name}/" + (f"#{reading}" if reading else "")
 
@@ -104,7 +103,7 @@ def value_label(ctx: Context, axis: str, value_id: object) -> str:
     """A value's display label; ids are kept where they are the survey's names."""
     if axis == "year":
         return str(value_id)
-    name = "decision" if axis in DECISION_AXES else axis
+    name = "decision" if axis == "decision_learned" else axis
     label = ctx.tax[name].label_of(str(value_id))
     if name in ("decision", "reward_family") and value_id != NA:
         return f"{value_id} {label}"

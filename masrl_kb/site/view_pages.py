@@ -1,6 +1,5 @@
-"""The survey's view beside today's: the claims page, the Since the survey page, the
-note on every page saying what date the pool covers and the banner of a preview build,
-all computed by :mod:`masrl_kb.query.views` (as the command line and pandas users do)."""
+"""The survey's view beside today's (:mod:`masrl_kb.query.views`): the Since the survey page,
+the note on every page saying what date the pool covers and a preview build's banner."""
 
 from __future__ import annotations
 
@@ -13,24 +12,7 @@ from masrl_kb.site.templates import render
 DRAFTS_LISTED = 20  # drafts named in a preview banner; the rest are counted
 
 
-def claims_page(ctx: Context) -> Page:
-    return Page(urls.CLAIMS, "Claims").show("claims.md", ctx=ctx)
-
-
 # ---------------------------------------------------------------- since the survey
-
-
-def changed_crosses(ctx: Context) -> list[tuple[Cross, list[dict]]]:
-    """Every cross-tab with a cell that moved, and its moved cells (``moved_cells`` rows)."""
-    crosses = all_crosses()
-    specs = [(c.rows, c.cols, c.strict) for c in crosses]
-    moved = moved_cells(ctx.papers, ctx.root, ctx.baseline, specs)
-    by_cross = dict(list(moved.groupby(["rows", "cols", "strict"], sort=False)))
-    return [
-        (cross, by_cross[spec].to_dict("records"))
-        for cross, spec in zip(crosses, specs, strict=True)
-        if spec in by_cross
-    ]
 
 
 # Newest papers listed here; the rest are on What's new (every record by its day).
@@ -39,13 +21,19 @@ NEW_LISTED = 100
 
 def since_page(ctx: Context) -> Page:
     page = Page(urls.SINCE, "Since the survey")
-    new = new_papers(ctx.papers, ctx.root, ctx.baseline)
+    new = new_papers(ctx.papers, ctx.root, ctx.protocol.baseline)
+    # Every cross-tab with a cell that moved, and its moved cells (``moved_cells`` rows).
+    specs = [(c.rows, c.cols, c.strict) for c in all_crosses()]
+    moved = moved_cells(ctx.papers, ctx.root, ctx.protocol.baseline, specs)
+    by_cross = dict(list(moved.groupby(["rows", "cols", "strict"], sort=False)))
     return page.show(
         "since_survey.md",
         ctx=ctx,
         new=list(zip(new.index, new.to_dict("records"), strict=True))[:NEW_LISTED],
         more=len(new) - NEW_LISTED,
-        crosses=changed_crosses(ctx),
+        crosses=[
+            (Cross(*spec), by_cross[spec].to_dict("records")) for spec in specs if spec in by_cross
+        ],
     )
 
 
