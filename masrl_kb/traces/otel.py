@@ -98,6 +98,9 @@ def _mark_usage(spans: list[Span], by_id: dict[str, Span]) -> None:
 
 
 def _tokens(span: Span, warnings: list[str]) -> dict[str, int]:
+    """The span's token counts (none when a descendant reports usage: counted once)."""
+    if span.usage_below:
+        return {}
     found, bad = conv.token_counts(span.attrs)
     warnings += [f"span {span.span_id}: {key} is not a token count; ignored" for key in bad]
     return found
@@ -120,24 +123,17 @@ def _extra_attrs(span: Span) -> dict[str, Any]:
     return {k: v for k, v in span.attrs.items() if k not in conv.READ_ATTRIBUTES}
 
 
-def _event_attrs(span: Span, warnings: list[str]) -> tuple[dict[str, Any], int]:
-    tokens = _tokens(span, warnings) if not span.usage_below else {}
-    attrs: dict[str, Any] = dict(tokens)
-    extra = _extra_attrs(span)
-    if extra:
-        attrs["otel"] = extra
-    return attrs, sum(tokens.values())
-
-
-def _finish(event: dict, attrs: dict, tokens: int) -> dict:
-    if tokens:
-        event["tokens"] = tokens
+def _with_attrs(event: dict, attrs: dict[str, Any]) -> dict:
+    """``event`` with its span's token counts and unread attributes (``attrs.otel``)."""
     if attrs:
         event["attrs"] = attrs
+    tokens = sum(v for k, v in attrs.items() if k != "otel")
+    if tokens:
+        event["tokens"] = tokens
     return event
 
 
-def _map_agent(build: _Build, span: Span, attrs: dict, tokens: int) -> None:
+def _map_agent(build: _Build, span: Span, attrs: dict[str, Any]) -> None:
     if span.parent_agent is None:
         return  # a root agent has no event of its own; map_spans keeps its attributes
     agent = span.agent or UNATTRIBUTED
@@ -146,7 +142,7 @@ def _map_agent(build: _Build, span: Span, attrs: dict, tokens: int) -> None:
     _add(build, span, spawn, span.start_ns, span.start_ns)
     back = {"id": f"{span.span_id}.return", "type": "return", "agent": agent}
     back["to"] = span.parent_agent
-    item = _add(build, span, _finish(back, attrs, tokens), span.end_ns, span.end_ns)
+    item = _add(build, span, _with_attrs(back, attrs), span.end_ns, span.end_ns)
     build.main[span.span_id] = item
     build.made.spawns[span.span_id] = spawn["id"]
     build.made.returns[span.span_id] = back["id"]
@@ -158,9 +154,12 @@ def _map_span(build: _Build, span: Span, warnings: list[str]) -> bool:
     if operation == conv.CREATE_AGENT and span.agent is not None:
         return True  # read by the decision rules only (an O1 of the enclosing agent)
     agent = span.agent or UNATTRIBUTED
-    attrs, tokens = _event_attrs(span, warnings)
+    attrs: dict[str, Any] = _tokens(span, warnings)
+    extra = _extra_attrs(span)
+    if extra:
+        attrs["otel"] = extra
     if operation == conv.INVOKE_AGENT:
-        _map_agent(build, span, attrs, tokens)
+        _map_agent(build, span, attrs)
         return True
     if operation == conv.EXECUTE_TOOL:
         event = {"id": span.span_id, "type": "tool_call", "agent": agent}
@@ -169,7 +168,7 @@ def _map_span(build: _Build, span: Span, warnings: list[str]) -> bool:
         event = {"id": span.span_id, "type": "message", "agent": agent}
     else:
         return False
-    item = _add(build, span, _finish(event, attrs, tokens), span.start_ns, span.end_ns)
+    item = _add(build, span, _with_attrs(event, attrs), span.start_ns, span.end_ns)
     build.main[span.span_id] = item
     build.made.steps[span.span_id] = Step(event["id"], span.start_ns, span.end_ns, agent)
     return True
@@ -293,8 +292,7 @@ def _root_attrs(spans: list[Span]) -> dict[str, Any]:
     kept = {}
     for span in spans:
         if span.op == conv.INVOKE_AGENT and span.parent_agent is None:
-            tokens = _tokens(span, []) if not span.usage_below else {}
-            kept[span.span_id] = {**tokens, **_extra_attrs(span)}
+            kept[span.span_id] = {**_tokens(span, []), **_extra_attrs(span)}
     return kept
 
 

@@ -1,10 +1,5 @@
-"""Reading OpenTelemetry spans from a file, whatever layout the exporter wrote.
-
-OTLP JSON (streamed with :mod:`ijson`), JSON lines (one OTLP document or span per line), or
-the SDK's ``ConsoleSpanExporter`` output, told apart by their first bytes and first keys
-(docs/trace-decisions.md). Trace and span ids come out as lower-case hex whatever the file
-used (hex, ``0x`` hex, or base64).
-"""
+"""Reading OpenTelemetry spans from a file, whatever layout the exporter wrote (OTLP JSON,
+JSON lines or console output: docs/trace-decisions.md); ids come out as lower-case hex."""
 
 from __future__ import annotations
 
@@ -15,7 +10,7 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import IO, Any
 
 from masrl_kb.traces.jsonfile import (
@@ -102,8 +97,8 @@ def _dict(value: object, where: str) -> dict:
 
 
 def hex_id(value: object, where: str, size: int) -> str:
-    """A trace or span id as lower-case hex: from hex (``0x`` allowed) or base64 of ``size``
-    bytes; anything else is an error naming ``where``."""
+    """A trace or span id as lower-case hex, from hex (``0x`` allowed) or base64 of ``size``
+    bytes."""
     if not isinstance(value, str) or not value:
         raise OtelImportError(f"{where}: expected an id (hex or base64), got {_kind(value)}")
     if len(value) == 2 * size and _PLAIN_HEX.fullmatch(value):
@@ -291,13 +286,10 @@ def iso_ns(value: object, where: str) -> int:
         raise OtelImportError(f"{where}: {_quoted(value)} is not an ISO 8601 time") from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    micros = (moment - _EPOCH) // _MICROSECOND
+    micros = (moment - _EPOCH) // timedelta(microseconds=1)
     if micros < 0:
         raise OtelImportError(f"{where}: {value!r} is before 1970")
     return micros * 1000
-
-
-_MICROSECOND = datetime(1970, 1, 1, 0, 0, 0, 1, tzinfo=UTC) - _EPOCH
 
 
 def console_span(raw: object, where: str, seq: int) -> tuple[Span, str, dict]:
@@ -355,8 +347,8 @@ def _add_document(spans: SpanSet, doc: object, where: str) -> None:
 
 
 def _noting_dict(found: list[str]) -> type[dict]:
-    """A dict type that notes each key set twice in ``found``. It cannot raise: the
-    streaming parser's C code does not check for an error from setting a key."""
+    """A dict type that notes each key set twice in ``found`` (raising would be lost: the
+    streaming parser's C code does not check for an error from setting a key)."""
 
     class NotingDict(dict):
         __slots__ = ()
@@ -392,11 +384,9 @@ def read_lines(handle: IO[bytes], spans: SpanSet) -> None:
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             raise OtelImportError(f"$: {json_error(exc)}", number) from None
         try:
-            _add_document(spans, doc, "$")
+            read_span_document(doc, spans)
         except OtelImportError as exc:
             raise OtelImportError(str(exc), number) from None
-        except RecursionError:
-            raise OtelImportError("$: nested too deeply", number) from None
 
 
 def _sniff(handle: IO[bytes]) -> str:
@@ -495,9 +485,9 @@ def read_span_file(path: str | os.PathLike[str]) -> SpanSet:
     return spans
 
 
-def read_span_document(doc: object) -> SpanSet:
-    """The spans of an already parsed OTLP document (or console span)."""
-    spans = SpanSet()
+def read_span_document(doc: object, spans: SpanSet | None = None) -> SpanSet:
+    """The spans of an already parsed OTLP document (or console span), added to ``spans``."""
+    spans = SpanSet() if spans is None else spans
     try:
         _add_document(spans, doc, "$")
     except RecursionError:
