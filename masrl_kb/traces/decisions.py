@@ -116,7 +116,9 @@ def _tool_decisions(spans: list[Span], made: SpanEvents) -> list[Decision]:
         tool = conv.tool_label(span.attrs, span.name)
         kind = kinds.get(tool)
         if kind is None:
-            kind = kinds[tool] = (conv.handoff_target(tool), conv.stop_tool(tool))
+            handoff = conv.HANDOFF_TOOL.fullmatch(tool)
+            target = handoff.group(1) if handoff else None
+            kind = kinds[tool] = (target, tool.lower() in conv.STOP_TOOLS)
         target, stops = kind
         if target is not None:
             decision = _decision("O2", "handoff-tool", step.agent, span, target)

@@ -1,9 +1,7 @@
 """The trace JSON Schema (package data) and the checks compiled from it once per process.
 
-A *compiled check* per part of a trace (the trace without its arrays, one event, one edge),
-built from the schema's own keywords, answers only "certainly valid" or "look closer";
-``jsonschema`` (draft 2020-12) runs only on the parts it did not pass, so every message is
-jsonschema's own and a valid 1,000,000-event trace never reaches jsonschema.
+A compiled check per part (the trace without its arrays, one event, one edge) answers
+"certainly valid" or "look closer"; only the latter reach ``jsonschema``, for its messages.
 """
 
 from __future__ import annotations
@@ -154,10 +152,8 @@ def _validator(schema: Any) -> Any:
 
 
 def compile_check(node: Any) -> Check:
-    """A predicate that is True only for values ``node`` accepts (False means "look closer").
-
-    Shapes outside :data:`_SHAPES` are left to jsonschema's own ``is_valid``.
-    """
+    """A predicate that is True only for values ``node`` accepts (False means "look closer");
+    shapes outside :data:`_SHAPES` are left to jsonschema's own ``is_valid``."""
     if isinstance(node, bool):
         return _always if node else _never
     kind = node.get("type") if isinstance(node, dict) else False

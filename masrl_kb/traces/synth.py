@@ -1,11 +1,6 @@
-"""Synthetic traces of any size: a spawn tree of agents doing tool calls and messages.
-
-A synthetic run has exactly ``steps`` events and ``agents`` agents. Agent ``a0`` orchestrates:
-it decides to spawn (O1), every agent spawns up to :data:`FANOUT` children (so large teams are
-hierarchical), the work events are spread over the agents at random, every sub-agent returns
-to its parent, and ``a0`` aggregates and stops (O5). Start times follow the edges: an event
-starts when the last event it depends on has ended.
-"""
+"""Synthetic traces of any size: agent ``a0`` spawns (O1) a tree of agents (each up to
+:data:`FANOUT` children) that do random work and return; ``a0`` aggregates and stops (O5).
+An event starts when the last event it depends on has ended."""
 
 from __future__ import annotations
 
