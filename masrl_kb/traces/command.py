@@ -181,10 +181,12 @@ def _trace_json(doc: dict) -> list[str]:
 
 def cmd_import_otel(args: argparse.Namespace) -> int:
     """Map a file of OpenTelemetry spans to a trace; exit 2 if it cannot be mapped."""
-    from masrl_kb.traces.otel import OtelImportError, import_otel_file
+    from masrl_kb.traces.otel import import_otel
+    from masrl_kb.traces.spans import OtelImportError, read_span_file
 
     try:
-        doc, warnings = import_otel_file(args.file, args.trace_id, args.task_id, args.topology)
+        spans = read_span_file(args.file)
+        doc, warnings = import_otel(spans, args.trace_id, args.task_id, args.topology)
     except OtelImportError as exc:
         place = f"{args.file}:{exc.line}" if exc.line is not None else args.file
         print(shorten(f"{place}: {exc}"), file=sys.stderr)

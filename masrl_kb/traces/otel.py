@@ -9,24 +9,14 @@ depends on its agent's previous finished one. docs/trace-decisions.md has the ta
 from __future__ import annotations
 
 import heapq
-import os
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
 from masrl_kb.traces import conventions as conv
 from masrl_kb.traces.decisions import Decision, SpanEvents, Step, derive, infer_topology
-from masrl_kb.traces.spans import (
-    OtelImportError,
-    Span,
-    SpanSet,
-    choose_trace,
-    read_span_document,
-    read_span_file,
-)
+from masrl_kb.traces.spans import OtelImportError, Span, SpanSet, choose_trace
 from masrl_kb.traces.validate import inspect_trace
-
-__all__ = ["OtelImportError", "Span", "import_otel", "import_otel_file", "map_spans"]
 
 UNATTRIBUTED = "unattributed"
 
@@ -377,9 +367,14 @@ def map_spans(
     return doc, warnings
 
 
-def _finish_import(
-    spans: SpanSet, trace_id: str | None, task_id: str, topology: str | None
+def import_otel(
+    spans: SpanSet,
+    trace_id: str | None = None,
+    task_id: str = "unknown",
+    topology: str | None = None,
 ) -> tuple[dict, list[str]]:
+    """Map the spans of one trace (:func:`read_span_file`, :func:`read_span_document`) to a
+    checked orchestration trace; raises :class:`OtelImportError` with the reason."""
     chosen, tid, resource = choose_trace(spans, trace_id)
     trace, warnings = map_spans(chosen, tid, resource, task_id, topology)
     inspection = inspect_trace(trace, "imported trace", limit=3)
@@ -387,23 +382,3 @@ def _finish_import(
         shown = "; ".join(f"{p.where}: {p.message}" for p in inspection.log.shown)
         raise OtelImportError(f"the spans do not make a valid trace: {shown}")
     return trace, warnings
-
-
-def import_otel(
-    doc: object,
-    trace_id: str | None = None,
-    task_id: str = "unknown",
-    topology: str | None = None,
-) -> tuple[dict, list[str]]:
-    """Map a parsed OTLP JSON document; raises :class:`OtelImportError` with the reason."""
-    return _finish_import(read_span_document(doc), trace_id, task_id, topology)
-
-
-def import_otel_file(
-    path: str | os.PathLike[str],
-    trace_id: str | None = None,
-    task_id: str = "unknown",
-    topology: str | None = None,
-) -> tuple[dict, list[str]]:
-    """Read and map one span file (OTLP JSON, JSON lines or console output)."""
-    return _finish_import(read_span_file(path), trace_id, task_id, topology)
