@@ -44,11 +44,6 @@ def event_types() -> list[str]:
     return enum_of("event_type")
 
 
-def edge_types() -> list[str]:
-    """Edge types in schema order."""
-    return enum_of("edge_type")
-
-
 def decision_ids() -> list[str]:
     """The decisions an ``orchestrator_decision`` event may carry (O1..O5)."""
     return list(load_schema()["$defs"]["event"]["properties"]["decision"]["enum"])
@@ -74,14 +69,6 @@ def inline_refs(node: Any, defs: dict, within: tuple[str, ...] = ()) -> Any:
 
 
 # ------------------------------------------------------------ compiled checks
-
-
-def _always(value: Any) -> bool:
-    return True
-
-
-def _never(value: Any) -> bool:
-    return False
 
 
 def _number(node: dict) -> Check:
@@ -155,7 +142,7 @@ def compile_check(node: Any) -> Check:
     """A predicate that is True only for values ``node`` accepts (False means "look closer");
     shapes outside :data:`_SHAPES` are left to jsonschema's own ``is_valid``."""
     if isinstance(node, bool):
-        return _always if node else _never
+        return lambda value: node
     kind = node.get("type") if isinstance(node, dict) else False
     shape = _SHAPES.get(kind) if kind is None or isinstance(kind, str) else None
     check = None

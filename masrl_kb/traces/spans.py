@@ -100,7 +100,8 @@ def hex_id(value: object, where: str, size: int) -> str:
     """A trace or span id as lower-case hex, from hex (``0x`` allowed) or base64 of ``size``
     bytes."""
     if not isinstance(value, str) or not value:
-        raise OtelImportError(f"{where}: expected an id (hex or base64), got {_kind(value)}")
+        kind = "null" if value is None else type(value).__name__
+        raise OtelImportError(f"{where}: expected an id (hex or base64), got {kind}")
     if len(value) == 2 * size and _PLAIN_HEX.fullmatch(value):
         return value.lower()  # the common case, as OTLP/JSON writes ids
     match = _HEX.fullmatch(value)
@@ -118,10 +119,6 @@ def hex_id(value: object, where: str, size: int) -> str:
     raise OtelImportError(f"{where}: {_quoted(value)} {reason}")
 
 
-def _kind(value: object) -> str:
-    return "null" if value is None else type(value).__name__
-
-
 def _quoted(value: object) -> str:
     """A value as a message quotes it: its first 40 characters."""
     return repr(str(value)[:40])
@@ -133,12 +130,9 @@ def whole_number(value: object, where: str, high: int = 2**63 - 1) -> int:
         number = int(value)  # the common case: a decimal string of nanoseconds
         if number <= high:
             return number
-    if isinstance(value, int) and not isinstance(value, bool):
-        text = str(value)
-    elif isinstance(value, str):
-        text = value
-    else:
+    if isinstance(value, bool) or not isinstance(value, int | str):
         raise OtelImportError(f"{where}: {_quoted(value)} is not a whole number")
+    text = str(value)
     digits = text[1:] if text.startswith("-") else text
     if not digits.isdigit() or not digits.isascii() or len(digits) > 20:
         raise OtelImportError(f"{where}: {_quoted(text)} is not a whole number")
