@@ -1,9 +1,5 @@
-"""The span attributes the importer reads: OpenTelemetry GenAI and OpenInference names.
-
-Both conventions describe the same things (an agent run, a tool call, a model call, token
-counts) under different names; this module reads either into one shape, so the mapping and
-the decision rules never look at a convention's own attribute names.
-"""
+"""The span attributes the importer reads, under OpenTelemetry GenAI or OpenInference names,
+into one shape: the mapping and the decision rules never see a convention's own names."""
 
 from __future__ import annotations
 

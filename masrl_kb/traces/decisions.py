@@ -1,8 +1,5 @@
-"""Orchestration decisions (O1-O5) read off a tree of agent spans, and the team's topology.
-
-Every decision carries the id of the rule that made it (:data:`RULES`), so a reader can check
-each event against its span; docs/trace-decisions.md says what each rule reads.
-"""
+"""Orchestration decisions (O1-O5) read off a tree of agent spans, each naming the rule that
+made it (:data:`RULES`, docs/trace-decisions.md), and the team's topology."""
 
 from __future__ import annotations
 
@@ -56,8 +53,7 @@ class Step:
 
 @dataclass
 class SpanEvents:
-    """What the mapping made of the spans: each call's event, each agent span's spawn and
-    return events."""
+    """What the mapping made of the spans: each call's event, each agent span's spawn and return."""
 
     steps: dict[str, Step]
     spawns: dict[str, str]

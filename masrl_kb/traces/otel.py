@@ -1,10 +1,6 @@
-"""``masrl-kb trace import otel``: OpenTelemetry spans to an orchestration trace.
-
-:mod:`~masrl_kb.traces.spans` reads the file, :mod:`~masrl_kb.traces.conventions` the GenAI or
-OpenInference attributes, :mod:`~masrl_kb.traces.decisions` the O1-O5 decisions. Agent spans
-become spawn and return events, tool spans tool calls, model calls messages; each event
-depends on its agent's previous finished one. docs/trace-decisions.md has the tables.
-"""
+"""``masrl-kb trace import otel``: OpenTelemetry spans to an orchestration trace (agent spans
+become spawn and return events, tool spans tool calls, model calls messages, each depending
+on its agent's previous finished event; docs/trace-decisions.md has the tables)."""
 
 from __future__ import annotations
 
@@ -115,11 +111,11 @@ def _extra_attrs(span: Span) -> dict[str, Any]:
 
 def _with_attrs(event: dict, attrs: dict[str, Any]) -> dict:
     """``event`` with its span's token counts and unread attributes (``attrs.otel``)."""
-    if attrs:
-        event["attrs"] = attrs
-    tokens = sum(v for k, v in attrs.items() if k != "otel")
+    tokens = sum(v for k, v in attrs.items() if k != "otel") if attrs else 0
     if tokens:
         event["tokens"] = tokens
+    if attrs:
+        event["attrs"] = attrs
     return event
 
 

@@ -394,7 +394,8 @@ def _sniff(handle: IO[bytes]) -> str:
                 return "console-array"
             if prefix == "" and event == "map_key":
                 if value == "resourceSpans":
-                    _expect_array(next(events, None), "$.resourceSpans")
+                    if (next(events, None) or ("", ""))[1] not in ("start_array", "null"):
+                        raise OtelImportError("$.resourceSpans: expected an array")
                     return "otlp"
                 if value == "context":
                     return "console"
@@ -405,11 +406,6 @@ def _sniff(handle: IO[bytes]) -> str:
     raise OtelImportError(
         "$: neither OTLP JSON (resourceSpans) nor OpenTelemetry console spans (context)"
     )
-
-
-def _expect_array(event: tuple | None, where: str) -> None:
-    if event is None or event[1] not in ("start_array", "null"):
-        raise OtelImportError(f"{where}: expected an array")
 
 
 def _items(handle: IO[bytes], prefix: str) -> Iterator[Any]:
