@@ -1,7 +1,5 @@
-"""The ``masrl-kb trace`` command: validate, measure, import and synthesise orchestration traces.
-
-Imports stay light: ``trace validate`` loads neither pandas nor the network clients.
-"""
+"""The ``masrl-kb trace`` command: validate, measure, import and synthesise orchestration traces
+(imports stay light: ``trace validate`` loads neither pandas nor the network clients)."""
 
 from __future__ import annotations
 

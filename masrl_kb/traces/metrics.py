@@ -10,7 +10,7 @@ from operator import itemgetter, le, sub
 from typing import Any
 
 from masrl_kb.traces.graph import adjacency, depth, heaviest_path
-from masrl_kb.traces.schema import decision_ids, event_types
+from masrl_kb.traces.schema import decision_ids, enum_of
 from masrl_kb.traces.validate import ProblemLog, TraceGraph, check_graph
 
 # Sums of float durations pick up binary noise (0.1 + 0.2); six decimals is a microsecond.
@@ -129,7 +129,7 @@ def trace_metrics(doc: dict, graph: TraceGraph | None = None) -> dict:
     # Columns read once with C-level getters; the per-type lists below are small.
     types = list(map(itemgetter("type"), events))
     actors = list(map(itemgetter("agent"), events))
-    by_type = dict.fromkeys(event_types(), 0) | Counter(types)
+    by_type = dict.fromkeys(enum_of("event_type"), 0) | Counter(types)
     of_type: dict[str, list[dict]] = {kind: [] for kind in ("spawn", "orchestrator_decision")}
     addressed = []
     decision_positions = []

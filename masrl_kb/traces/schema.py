@@ -39,11 +39,6 @@ def enum_of(def_name: str) -> list[str]:
     return list(load_schema()["$defs"][def_name]["enum"])
 
 
-def event_types() -> list[str]:
-    """Event types in schema order."""
-    return enum_of("event_type")
-
-
 def decision_ids() -> list[str]:
     """The decisions an ``orchestrator_decision`` event may carry (O1..O5)."""
     return list(load_schema()["$defs"]["event"]["properties"]["decision"]["enum"])

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from string import Template
 
-from masrl_kb.traces.schema import event_types
+from masrl_kb.traces.schema import enum_of
 
 # A million bars would make a page no browser can draw; the critical path is always kept.
 MAX_BARS = 20_000
@@ -170,7 +170,7 @@ def _number(value: float) -> str:
 
 def _legend() -> str:
     items = ['<span><i class="crit"></i>critical path</span>']
-    items += [f'<span><i class="{esc(k)}"></i>{esc(k)}</span>' for k in event_types()]
+    items += [f'<span><i class="{esc(k)}"></i>{esc(k)}</span>' for k in enum_of("event_type")]
     return f'<p class="legend">{"".join(items)}</p>'
 
 
