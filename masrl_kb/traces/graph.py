@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import repeat
@@ -101,14 +100,6 @@ def find_cycles(succ: list[list[int]], pred: list[list[int]]) -> list[list[int]]
     size = Counter(component[v] for v in left)
     knots = [v for label, v in lowest.items() if size[label] > 1 or v in succ[v]]
     return [_cycle_in(v, pred, component) for v in sorted(knots)]
-
-
-def forward_order(starts: list[float]) -> list[int] | None:
-    """Nodes by start time: a topological order when every arc ends at a later start than it
-    begins (the caller knows), since then no cycle is possible. None if a start is NaN."""
-    if any(math.isnan(t) for t in starts if t.__class__ is float):
-        return None
-    return sorted(range(len(starts)), key=starts.__getitem__)
 
 
 def heaviest_path(

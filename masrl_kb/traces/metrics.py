@@ -4,7 +4,7 @@ explains a run (per-agent busy and idle time, communication per agent pair, deci
 from __future__ import annotations
 
 import math
-from collections import Counter
+from collections import Counter, defaultdict
 from itertools import accumulate, compress, islice, repeat
 from operator import itemgetter, le, sub
 from typing import Any
@@ -37,13 +37,9 @@ def agent_time(
 ) -> dict[str, dict[str, float]]:
     """Per acting agent: busy time (the union of its events' intervals) and idle time (the
     rest of its span, from its first event's start to its last event's end)."""
-    lanes: dict[str, list[int]] = {}
+    lanes: dict[str, list[int]] = defaultdict(list)
     for i, agent in enumerate(actors):
-        lane = lanes.get(agent)
-        if lane is None:
-            lanes[agent] = [i]
-        else:
-            lane.append(i)
+        lanes[agent].append(i)
     # Events are listed by start time by convention; then every lane is already in order.
     in_order = all(map(le, starts, islice(starts, 1, None)))
     result = {}

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from masrl_kb.traces.graph import adjacency, find_cycles, forward_order, topological_order
+from masrl_kb.traces.graph import adjacency, find_cycles, topological_order
 from masrl_kb.traces.jsonfile import read_json
 from masrl_kb.traces.schema import ITEM_ARRAYS, compiled_checks, explainer
 
@@ -290,10 +290,12 @@ def check_graph(doc: dict, log: ProblemLog) -> TraceGraph:
         return TraceGraph([], {}, [], [], [], [], [], True)
     index, starts, ends = _index_events(events, log)
     sources, targets, forward = _dependency_arcs(doc, events, index, starts, log)
-    # Arcs that all run forward in time cannot close a cycle: sorting by start is an order.
-    order = forward_order(starts) if forward else None
-    if order is None:
-        forward = False
+    # Arcs that all run forward in time cannot close a cycle: sorting by start is an order
+    # (unless a start is NaN, which never compares).
+    forward = forward and not any(math.isnan(t) for t in starts if t.__class__ is float)
+    if forward:
+        order = sorted(range(len(events)), key=starts.__getitem__)
+    else:
         order = topological_order(*adjacency(len(events), zip(sources, targets, strict=True)))
     graph = TraceGraph(events, index, sources, targets, order, starts, ends, forward)
     _check_cycles(graph, log)
