@@ -109,17 +109,17 @@ def _extra_attrs(span: Span) -> dict[str, Any]:
     return {k: v for k, v in span.attrs.items() if k not in conv.READ_ATTRIBUTES}
 
 
-def _with_attrs(event: dict, attrs: dict[str, Any]) -> dict:
+def _with_attrs(event: dict, tokens: dict[str, int], extra: dict[str, Any]) -> dict:
     """``event`` with its span's token counts and unread attributes (``attrs.otel``)."""
-    tokens = sum(v for k, v in attrs.items() if k != "otel") if attrs else 0
     if tokens:
-        event["tokens"] = tokens
+        event["tokens"] = sum(tokens.values())
+    attrs: dict[str, Any] = {**tokens, "otel": extra} if extra else tokens
     if attrs:
         event["attrs"] = attrs
     return event
 
 
-def _map_agent(build: _Build, span: Span, attrs: dict[str, Any]) -> None:
+def _map_agent(build: _Build, span: Span, tokens: dict[str, int], extra: dict[str, Any]) -> None:
     if span.parent_agent is None:
         return  # a root agent has no event of its own; map_spans keeps its attributes
     agent = span.agent or UNATTRIBUTED
@@ -128,36 +128,34 @@ def _map_agent(build: _Build, span: Span, attrs: dict[str, Any]) -> None:
     _add(build, span, spawn, span.start_ns, span.start_ns)
     back = {"id": f"{span.span_id}.return", "type": "return", "agent": agent}
     back["to"] = span.parent_agent
-    item = _add(build, span, _with_attrs(back, attrs), span.end_ns, span.end_ns)
+    item = _add(build, span, _with_attrs(back, tokens, extra), span.end_ns, span.end_ns)
     build.main[span.span_id] = item
     build.made.spawns[span.span_id] = spawn["id"]
     build.made.returns[span.span_id] = back["id"]
 
 
-def _map_span(build: _Build, span: Span, warnings: list[str]) -> bool:
-    """Add the events of one span; False if it maps to nothing."""
+def _map_span(build: _Build, span: Span, warnings: list[str]) -> int | None:
+    """Add the events of one span; how many attributes it leaves unread (None: no events)."""
     operation = span.op
-    if operation == conv.CREATE_AGENT and span.agent is not None:
-        return True  # read by the decision rules only (an O1 of the enclosing agent)
-    agent = span.agent or UNATTRIBUTED
-    attrs: dict[str, Any] = _tokens(span, warnings)
     extra = _extra_attrs(span)
-    if extra:
-        attrs["otel"] = extra
+    if operation == conv.CREATE_AGENT and span.agent is not None:
+        return len(extra)  # read by the decision rules only (an O1 of the enclosing agent)
+    agent = span.agent or UNATTRIBUTED
+    tokens = _tokens(span, warnings)
     if operation == conv.INVOKE_AGENT:
-        _map_agent(build, span, attrs)
-        return True
+        _map_agent(build, span, tokens, extra)
+        return len(extra)
     if operation == conv.EXECUTE_TOOL:
         event = {"id": span.span_id, "type": "tool_call", "agent": agent}
         event["tool"] = conv.tool_label(span.attrs, span.name)
     elif operation in conv.MODEL_CALLS:
         event = {"id": span.span_id, "type": "message", "agent": agent}
     else:
-        return False
-    item = _add(build, span, _with_attrs(event, attrs), span.start_ns, span.end_ns)
+        return None
+    item = _add(build, span, _with_attrs(event, tokens, extra), span.start_ns, span.end_ns)
     build.main[span.span_id] = item
     build.made.steps[span.span_id] = Step(event["id"], span.start_ns, span.end_ns, agent)
-    return True
+    return len(extra)
 
 
 def _lane_edges(build: _Build) -> None:
@@ -295,10 +293,11 @@ def _map_all(build: _Build, warnings: list[str]) -> tuple[list[dict], int]:
     kept = 0
     # At equal starts the enclosing (longer) span goes first, so a spawn precedes the work.
     for span in sorted(build.spans, key=lambda s: (s.start_ns, -s.end_ns, s.seq)):
-        if not _map_span(build, span, warnings):
+        unread = _map_span(build, span, warnings)
+        if unread is None:
             unmapped.append({"span_id": span.span_id, "name": span.name, "attributes": span.attrs})
         else:
-            kept += len(_extra_attrs(span))
+            kept += unread
     if not build.events:
         raise OtelImportError(
             f"$: none of the {len(build.spans)} span(s) is a GenAI agent, tool or model call "
