@@ -249,10 +249,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         help=f"show the first N problems per file and count the rest ({DEFAULT_MAX_PROBLEMS})",
     )
 
-    validate = commands.add_parser(
-        "validate", parents=[files], help="check trace files against the schema and graph rules"
-    )
-    validate.set_defaults(func=cmd_validate)
+    about = "check trace files against the schema and graph rules"
+    commands.add_parser("validate", parents=[files], help=about).set_defaults(func=cmd_validate)
 
     metrics = commands.add_parser("metrics", parents=[files], help="print each trace's metrics")
     metrics.add_argument("--json", action="store_true", help="print JSON keyed by file")
@@ -277,5 +275,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     synth.add_argument("--seed", type=int, default=0, metavar="S")
     synth.set_defaults(func=cmd_synth)
 
-    schema = commands.add_parser("schema", help="print the trace format (a JSON Schema)")
-    schema.set_defaults(func=cmd_schema)
+    about = "print the trace format (a JSON Schema)"
+    commands.add_parser("schema", help=about).set_defaults(func=cmd_schema)

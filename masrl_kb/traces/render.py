@@ -97,9 +97,7 @@ def fields_by_type(schema: dict, event_type: str) -> list[str]:
 
 
 def _enum_rows(definition: dict) -> list[list[str]]:
-    return [
-        list(row) for row in zip(definition["enum"], definition["enumDescriptions"], strict=True)
-    ]
+    return list(map(list, zip(definition["enum"], definition["enumDescriptions"], strict=True)))
 
 
 def _format_fields(schema: dict) -> dict[str, str]:
