@@ -27,7 +27,8 @@ from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as ge
 from opentelemetry.trace import Link, Span
 
 from masrl_kb.traces.metrics import trace_metrics
-from masrl_kb.traces.otel import OtelImportError, import_otel_file
+from masrl_kb.traces.otel import import_otel
+from masrl_kb.traces.spans import OtelImportError, read_span_file
 from masrl_kb.traces.validate import validate_trace
 from tests.test_traces_cli import run
 from tests.test_traces_otel import otlp_json
@@ -252,7 +253,7 @@ def decisions(doc: dict) -> list[tuple]:
 def imported(run: Run, layout: str, tmp_path: Path) -> dict:
     path = tmp_path / "spans.json"
     path.write_text(LAYOUTS[layout](run), encoding="utf-8")
-    doc, _ = import_otel_file(path)
+    doc, _ = import_otel(read_span_file(path))
     assert validate_trace(doc, "imported") == []
     return doc
 
@@ -428,7 +429,7 @@ def test_import_error_is_a_value_error_with_a_line(tmp_path: Path) -> None:
     lines[1] = lines[1].replace('"start_time": "', '"start_time": "x')
     spans.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with pytest.raises(OtelImportError) as info:
-        import_otel_file(spans)
+        import_otel(read_span_file(spans))
     assert info.value.line == 2
     assert "start_time" in str(info.value)
 
@@ -487,7 +488,7 @@ def test_json_lines_are_checked_at_every_level_and_name_the_line(tmp_path: Path)
     path = tmp_path / "spans.jsonl"
     path.write_text(f"{good}\n\n{bad}\n", encoding="utf-8")
     with pytest.raises(OtelImportError) as info:
-        import_otel_file(path)
+        import_otel(read_span_file(path))
     assert (info.value.line, str(info.value)) == (
         3,
         "$.resourceSpans[0].scopeSpans: expected an array",

@@ -21,7 +21,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import Link, Span
 
 from masrl_kb.traces.metrics import trace_metrics
-from masrl_kb.traces.otel import OtelImportError, import_otel, import_otel_file
+from masrl_kb.traces.otel import import_otel
+from masrl_kb.traces.spans import OtelImportError, read_span_document, read_span_file
 from masrl_kb.traces.validate import check_file, validate_trace
 
 T0 = 1_700_000_000 * 10**9  # span timestamps are nanoseconds since the epoch
@@ -201,7 +202,7 @@ def imported(rec: Recorder, tmp_path: Path) -> tuple[dict, dict]:
     """Write the OTLP JSON, import it from the file, validate, measure."""
     path = tmp_path / "spans.json"
     path.write_text(json.dumps(rec.otlp()), encoding="utf-8")
-    doc, warnings = import_otel_file(path)
+    doc, warnings = import_otel(read_span_file(path))
     assert validate_trace(doc, "imported") == []
     out = tmp_path / "trace.json"
     out.write_text(json.dumps(doc), encoding="utf-8")
@@ -325,7 +326,7 @@ def test_usage_reported_on_an_agent_and_its_calls_counts_once() -> None:
         gen_ai__usage__input_tokens=999,
     ) as agent:
         rec.chat("c", 0, 1, agent, (5, 5))
-    doc, _ = import_otel(rec.otlp())
+    doc, _ = import_otel(read_span_document(rec.otlp()))
     assert doc["costs"]["tokens"] == 10
 
 
@@ -335,7 +336,7 @@ def test_spans_that_map_to_nothing_are_kept_and_counted() -> None:
         with rec.span("GET /search", 0, 1, agent, http__method="GET") as http:
             rec.tool("t", 0, 1, http, "search")  # still the agent's, through the HTTP span
         rec.chat("c", 1, 2, agent, (1, 1))
-    doc, warnings = import_otel(rec.otlp())
+    doc, warnings = import_otel(read_span_document(rec.otlp()))
     [unmapped] = doc["meta"]["otel"]["unmapped_spans"]
     assert unmapped["name"] == "GET /search"
     assert unmapped["attributes"] == {"http.method": "GET"}
@@ -396,14 +397,14 @@ def _raw_span(span_id: str, start: object = "0", end: object = "1000000000", **e
 )
 def test_malformed_otlp_is_one_clear_error(doc: dict, message: str) -> None:
     with pytest.raises(OtelImportError, match=None) as info:
-        import_otel(doc)
+        import_otel(read_span_document(doc))
     assert message in str(info.value)
 
 
 def test_parent_loops_are_refused() -> None:
     doc = _spans_doc(_raw_span("01", parentSpanId="02"), _raw_span("02", parentSpanId="01"))
     with pytest.raises(OtelImportError, match="loop"):
-        import_otel(doc)
+        import_otel(read_span_document(doc))
 
 
 def test_a_link_forward_in_time_is_left_out() -> None:
@@ -411,7 +412,7 @@ def test_a_link_forward_in_time_is_left_out() -> None:
         _raw_span("01", links=[{"traceId": "ab" * 16, "spanId": "02"}]),
         _raw_span("02", start="2000000000", end="3000000000"),
     )
-    trace_doc, warnings = import_otel(doc)
+    trace_doc, warnings = import_otel(read_span_document(doc))
     assert "1 link(s) point forward in time; left out" in warnings
     assert validate_trace(trace_doc, "x") == []
 

@@ -19,7 +19,7 @@ from masrl_kb.traces.render import (
     trace_mermaid,
     trace_page_markdown,
 )
-from masrl_kb.traces.schema import edge_types, event_types, load_schema
+from masrl_kb.traces.schema import enum_of, load_schema
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +40,7 @@ def test_page_has_its_sections(page: str) -> None:
 
 
 def test_every_event_and_edge_type_is_documented(page: str) -> None:
-    for kind in event_types() + edge_types():
+    for kind in enum_of("event_type") + enum_of("edge_type"):
         assert _row(page, kind)
 
 

@@ -1,18 +1,17 @@
-"""The ``masrl-kb trace`` command: validate, measure, import and synthesise orchestration traces.
-
-Imports stay light: ``trace validate`` loads neither pandas nor the network clients.
-"""
+"""The ``masrl-kb trace`` command: validate, measure, import and synthesise orchestration traces
+(imports stay light: ``trace validate`` loads neither pandas nor the network clients)."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from masrl_kb.kb.atomic import write_atomic
-from masrl_kb.traces.validate import Inspection, inspect_file, printable, shorten
+from masrl_kb.traces.validate import TraceGraph, inspect_file, printable, shorten
 
 USAGE_ERROR = 2
 DEFAULT_MAX_PROBLEMS = 50
@@ -30,29 +29,30 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _report(inspection: Inspection) -> int:
-    """Print a file's problems (the first ones and a count of the rest); return how many."""
-    log = inspection.log
-    for problem in log.shown:
-        print(problem, file=sys.stderr)
-    if log.summary():
-        print(log.summary(), file=sys.stderr)
-    return log.total
+def _valid(
+    args: argparse.Namespace, failures: list[int]
+) -> Iterator[tuple[str, dict, TraceGraph | None]]:
+    """Each valid file of ``args.files`` with its trace and graph (read and checked once);
+    an invalid one has its first problems printed and their count added to ``failures``."""
+    for file in args.files:
+        inspection = inspect_file(file, limit=args.max_problems)
+        if inspection.doc is not None and not inspection.log:
+            yield file, inspection.doc, inspection.graph
+            continue
+        failures.append(inspection.log.total)
+        for problem in inspection.log.shown:
+            print(problem, file=sys.stderr)
+        if inspection.log.summary():
+            print(inspection.log.summary(), file=sys.stderr)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Validate each trace file; exit 1 if any has a problem."""
-    failed = 0
-    count = 0
-    for file in args.files:
-        inspection = inspect_file(file, limit=args.max_problems)
-        if inspection.doc is None or inspection.log:
-            count += _report(inspection)
-            failed += 1
-            continue
-        doc = inspection.doc
+    failures: list[int] = []
+    for file, doc, _ in _valid(args, failures):
         print(f"{file}: ok ({len(doc['events'])} events, {len(doc['edges'])} edges)")
-    if failed:
+    if failures:
+        count, failed = sum(failures), len(failures)
         print(f"{count} problem(s) in {failed} of {len(args.files)} file(s)", file=sys.stderr)
         return 1
     return 0
@@ -113,14 +113,19 @@ def metrics_text(results: dict[str, dict]) -> str:
 INDENT_LIMIT = 10_000
 
 
-def _write(path: str, text: str) -> bool:
-    """Replace ``path`` with ``text`` in one step; on failure say why and return False."""
+def _output(out: str | None, pieces: list[str], note: str = "") -> int:
+    """Write ``pieces`` to standard output, or replace ``out`` with them in one step and say so
+    (with ``note``); exit status 1 when the file cannot be written, with the reason."""
+    if out is None:
+        sys.stdout.writelines(pieces)
+        return 0
     try:
-        write_atomic(Path(path), text)
+        write_atomic(Path(out), "".join(pieces))
     except OSError as exc:
-        print(f"error: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
-        return False
-    return True
+        print(f"error: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    print(printable(f"wrote {out}" + (f": {note}" if note else "")), file=sys.stderr)
+    return 0
 
 
 def cmd_metrics(args: argparse.Namespace) -> int:
@@ -130,16 +135,11 @@ def cmd_metrics(args: argparse.Namespace) -> int:
 
     results: dict[str, dict] = {}
     docs: dict[str, dict] = {}
-    failed = False
-    for file in args.files:
-        inspection = inspect_file(file, limit=args.max_problems)
-        if inspection.doc is None or inspection.log:
-            _report(inspection)
-            failed = True
-            continue
-        results[file] = trace_metrics(inspection.doc, inspection.graph)
+    failures: list[int] = []
+    for file, doc, graph in _valid(args, failures):
+        results[file] = trace_metrics(doc, graph)
         if args.html:
-            docs[file] = inspection.doc
+            docs[file] = doc
     if args.json:
         # allow_nan=False: the output is JSON or an error, never Infinity or NaN.
         print(json.dumps(results, indent=2, allow_nan=False))
@@ -148,10 +148,9 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     if args.html and results:
         from masrl_kb.traces.timeline import timeline_page
 
-        if not _write(args.html, timeline_page(docs, results)):
+        if _output(args.html, [timeline_page(docs, results)]):
             return 1
-        print(f"wrote {args.html}", file=sys.stderr)
-    return 1 if failed else 0
+    return 1 if failures else 0
 
 
 def cmd_synth(args: argparse.Namespace) -> int:
@@ -166,13 +165,8 @@ def cmd_synth(args: argparse.Namespace) -> int:
         )
         return USAGE_ERROR
     text = json.dumps(synth_trace(args.agents, args.steps, args.seed), separators=(",", ":"))
-    if args.out is None:
-        print(text)
-        return 0
-    if not _write(args.out, text + "\n"):
-        return 1
-    print(f"wrote {args.out}: {args.steps} events, {args.agents} agents", file=sys.stderr)
-    return 0
+    note = f"{args.steps} events, {args.agents} agents"
+    return _output(args.out, [text, "\n"], note)
 
 
 def _trace_json(doc: dict) -> list[str]:
@@ -185,30 +179,21 @@ def _trace_json(doc: dict) -> list[str]:
 
 def cmd_import_otel(args: argparse.Namespace) -> int:
     """Map a file of OpenTelemetry spans to a trace; exit 2 if it cannot be mapped."""
-    from masrl_kb.traces.otel import OtelImportError, import_otel_file
+    from masrl_kb.traces.otel import import_otel
+    from masrl_kb.traces.spans import OtelImportError, read_span_file
 
     try:
-        doc, warnings = import_otel_file(args.file, args.trace_id, args.task_id, args.topology)
+        spans = read_span_file(args.file)
+        doc, warnings = import_otel(spans, args.trace_id, args.task_id, args.topology)
     except OtelImportError as exc:
         place = f"{args.file}:{exc.line}" if exc.line is not None else args.file
         print(shorten(f"{place}: {exc}"), file=sys.stderr)
         return USAGE_ERROR
     for warning in warnings:
         print(printable(f"{args.file}: warning: {warning}"), file=sys.stderr)
-    if args.out is None:
-        sys.stdout.writelines(_trace_json(doc))
-        return 0
-    if not _write(args.out, "".join(_trace_json(doc))):
-        return 1
     decisions = sum(e["type"] == "orchestrator_decision" for e in doc["events"])
-    print(
-        printable(
-            f"wrote {args.out}: {len(doc['events'])} events, {decisions} decisions, "
-            f"topology {doc['topology']}"
-        ),
-        file=sys.stderr,
-    )
-    return 0
+    note = f"{len(doc['events'])} events, {decisions} decisions, topology {doc['topology']}"
+    return _output(args.out, _trace_json(doc), note)
 
 
 def _import_parser(sources: argparse._SubParsersAction, name: str, about: str) -> None:
@@ -264,10 +249,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         help=f"show the first N problems per file and count the rest ({DEFAULT_MAX_PROBLEMS})",
     )
 
-    validate = commands.add_parser(
-        "validate", parents=[files], help="check trace files against the schema and graph rules"
-    )
-    validate.set_defaults(func=cmd_validate)
+    about = "check trace files against the schema and graph rules"
+    commands.add_parser("validate", parents=[files], help=about).set_defaults(func=cmd_validate)
 
     metrics = commands.add_parser("metrics", parents=[files], help="print each trace's metrics")
     metrics.add_argument("--json", action="store_true", help="print JSON keyed by file")
@@ -292,5 +275,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     synth.add_argument("--seed", type=int, default=0, metavar="S")
     synth.set_defaults(func=cmd_synth)
 
-    schema = commands.add_parser("schema", help="print the trace format (a JSON Schema)")
-    schema.set_defaults(func=cmd_schema)
+    about = "print the trace format (a JSON Schema)"
+    commands.add_parser("schema", help=about).set_defaults(func=cmd_schema)

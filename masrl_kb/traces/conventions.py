@@ -1,9 +1,5 @@
-"""The span attributes the importer reads: OpenTelemetry GenAI and OpenInference names.
-
-Both conventions describe the same things (an agent run, a tool call, a model call, token
-counts) under different names; this module reads either into one shape, so the mapping and
-the decision rules never look at a convention's own attribute names.
-"""
+"""The span attributes the importer reads, under OpenTelemetry GenAI or OpenInference names,
+into one shape: the mapping and the decision rules never see a convention's own names."""
 
 from __future__ import annotations
 
@@ -40,7 +36,8 @@ READ_ATTRIBUTES = frozenset(
     {OPERATION, AGENT_NAME, AGENT_ID, TOOL_NAME, OI_SPAN_KIND, OI_AGENT_NAME, OI_TOOL_NAME}
     | {OI_NODE_NAME, OI_NODE_ID, *USAGE}
 )
-# Tool names that end the run (O5) and that hand the task to another agent (O2).
+# Tool names that end the run (O5) and that hand the task to another agent (O2, the agent
+# named after ``transfer_to_`` and the like).
 STOP_TOOLS = frozenset({"stop", "finish", "final_answer", "terminate", "end_run", "done"})
 HANDOFF_TOOL = re.compile(r"(?:transfer|handoff|hand_off|delegate)_to_(.+)", re.IGNORECASE)
 
@@ -103,13 +100,3 @@ def token_counts(attrs: dict[str, Any]) -> tuple[dict[str, int], list[str]]:
 
 def reports_usage(attrs: dict[str, Any]) -> bool:
     return any(key in attrs for key in USAGE)
-
-
-def stop_tool(name: str) -> bool:
-    return name.lower() in STOP_TOOLS
-
-
-def handoff_target(name: str) -> str | None:
-    """The agent a hand-off tool (``transfer_to_<agent>`` and the like) passes the task to."""
-    match = HANDOFF_TOOL.fullmatch(name)
-    return match.group(1) if match else None

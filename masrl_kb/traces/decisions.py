@@ -1,8 +1,5 @@
-"""Orchestration decisions (O1-O5) read off a tree of agent spans, and the team's topology.
-
-Every decision carries the id of the rule that made it (:data:`RULES`), so a reader can check
-each event against its span; docs/trace-decisions.md says what each rule reads.
-"""
+"""Orchestration decisions (O1-O5) read off a tree of agent spans, each naming the rule that
+made it (:data:`RULES`, docs/trace-decisions.md), and the team's topology."""
 
 from __future__ import annotations
 
@@ -56,8 +53,7 @@ class Step:
 
 @dataclass
 class SpanEvents:
-    """What the mapping made of the spans: each call's event, each agent span's spawn and
-    return events."""
+    """What the mapping made of the spans: each call's event, each agent span's spawn and return."""
 
     steps: dict[str, Step]
     spawns: dict[str, str]
@@ -116,7 +112,9 @@ def _tool_decisions(spans: list[Span], made: SpanEvents) -> list[Decision]:
         tool = conv.tool_label(span.attrs, span.name)
         kind = kinds.get(tool)
         if kind is None:
-            kind = kinds[tool] = (conv.handoff_target(tool), conv.stop_tool(tool))
+            handoff = conv.HANDOFF_TOOL.fullmatch(tool)
+            target = handoff.group(1) if handoff else None
+            kind = kinds[tool] = (target, tool.lower() in conv.STOP_TOOLS)
         target, stops = kind
         if target is not None:
             decision = _decision("O2", "handoff-tool", step.agent, span, target)

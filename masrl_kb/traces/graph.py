@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import repeat
@@ -86,8 +85,7 @@ def _cycle_in(start: int, pred: list[list[int]], component: list[int]) -> list[i
 
 def find_cycles(succ: list[list[int]], pred: list[list[int]]) -> list[list[int]]:
     """One cycle per strongly connected knot of the graph, by lowest node; [] if acyclic.
-    The component search runs only on the nodes Kahn's order leaves out (only they can be
-    on a cycle)."""
+    Only the nodes Kahn's order leaves out can be on a cycle: the search looks at those."""
     placed = topological_order(succ, pred)
     if len(placed) == len(succ):
         return []
@@ -104,14 +102,6 @@ def find_cycles(succ: list[list[int]], pred: list[list[int]]) -> list[list[int]]
     return [_cycle_in(v, pred, component) for v in sorted(knots)]
 
 
-def forward_order(starts: list[float]) -> list[int] | None:
-    """Nodes by start time: a topological order when every arc ends at a later start than it
-    begins (the caller knows), since then no cycle is possible. None if a start is NaN."""
-    if any(math.isnan(t) for t in starts if t.__class__ is float):
-        return None
-    return sorted(range(len(starts)), key=starts.__getitem__)
-
-
 def heaviest_path(
     order: list[int],
     sources: list[int],
@@ -119,13 +109,9 @@ def heaviest_path(
     weight: list[float],
     rank: Sequence[float] | None = None,
 ) -> tuple[float, list[int]]:
-    """The largest sum of node weights along a path of an acyclic graph, and that path.
-
-    ``order`` is a topological order of all nodes and the arcs are ``sources[j] ->
-    targets[j]``. Arcs are relaxed in the order of their source, so no node's successors are
-    needed; ties go to the source first in ``order``, then to the node first in ``order``.
-    ``rank``, when given, is any per-node key that grows along every arc (start times, when
-    every arc runs forward in time), and saves computing positions in ``order``.
+    """The largest sum of node weights along a path of an acyclic graph (arcs ``sources[j] ->
+    targets[j]``, topological ``order``), and that path; ties go to the first in ``order``.
+    ``rank``, any per-node key growing along every arc, saves computing positions in ``order``.
     """
     n = len(weight)
     if len(order) != n:

@@ -1,9 +1,5 @@
-"""Strict JSON for every trace reader: regular files of bounded size, no repeated keys, no
-NaN, Infinity or numbers too large for a float.
-
-``json`` keeps the last of two values under one key and reads NaN and 1e999 as floats that
-slip past "minimum" and poison sums; a trace must mean one thing.
-"""
+"""Strict JSON for every trace reader: regular files of bounded size, no repeated keys (json
+keeps the last value), no NaN, Infinity or 1e999 (they slip past "minimum" and poison sums)."""
 
 from __future__ import annotations
 
@@ -55,11 +51,8 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict:
 
 def parse_json(text: str) -> Any:
     """Parse JSON, refusing repeated keys (:class:`DuplicateKeyError`), NaN, Infinity and
-    numbers too large for a float (``ValueError``).
-
-    The C parser calls a hook per object and per float; that measured faster than a plain
-    parse followed by a walk to count keys and find infinities.
-    """
+    numbers too large for a float (``ValueError``). The C parser's per-object and per-float
+    hooks measured faster than a plain parse and a walk."""
     return json.loads(
         text,
         object_pairs_hook=_unique_pairs,

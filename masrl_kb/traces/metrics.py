@@ -4,13 +4,13 @@ explains a run (per-agent busy and idle time, communication per agent pair, deci
 from __future__ import annotations
 
 import math
-from collections import Counter
+from collections import Counter, defaultdict
 from itertools import accumulate, compress, islice, repeat
 from operator import itemgetter, le, sub
 from typing import Any
 
 from masrl_kb.traces.graph import adjacency, depth, heaviest_path
-from masrl_kb.traces.schema import decision_ids, event_types
+from masrl_kb.traces.schema import decision_ids, enum_of
 from masrl_kb.traces.validate import ProblemLog, TraceGraph, check_graph
 
 # Sums of float durations pick up binary noise (0.1 + 0.2); six decimals is a microsecond.
@@ -37,13 +37,9 @@ def agent_time(
 ) -> dict[str, dict[str, float]]:
     """Per acting agent: busy time (the union of its events' intervals) and idle time (the
     rest of its span, from its first event's start to its last event's end)."""
-    lanes: dict[str, list[int]] = {}
+    lanes: dict[str, list[int]] = defaultdict(list)
     for i, agent in enumerate(actors):
-        lane = lanes.get(agent)
-        if lane is None:
-            lanes[agent] = [i]
-        else:
-            lane.append(i)
+        lanes[agent].append(i)
     # Events are listed by start time by convention; then every lane is already in order.
     in_order = all(map(le, starts, islice(starts, 1, None)))
     result = {}
@@ -129,7 +125,7 @@ def trace_metrics(doc: dict, graph: TraceGraph | None = None) -> dict:
     # Columns read once with C-level getters; the per-type lists below are small.
     types = list(map(itemgetter("type"), events))
     actors = list(map(itemgetter("agent"), events))
-    by_type = dict.fromkeys(event_types(), 0) | Counter(types)
+    by_type = dict.fromkeys(enum_of("event_type"), 0) | Counter(types)
     of_type: dict[str, list[dict]] = {kind: [] for kind in ("spawn", "orchestrator_decision")}
     addressed = []
     decision_positions = []

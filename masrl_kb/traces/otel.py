@@ -1,32 +1,18 @@
-"""``masrl-kb trace import otel``: OpenTelemetry spans to an orchestration trace.
-
-:mod:`~masrl_kb.traces.spans` reads the file, :mod:`~masrl_kb.traces.conventions` the GenAI or
-OpenInference attributes, :mod:`~masrl_kb.traces.decisions` the O1-O5 decisions. Agent spans
-become spawn and return events, tool spans tool calls, model calls messages; each event
-depends on its agent's previous finished one. docs/trace-decisions.md has the tables.
-"""
+"""``masrl-kb trace import otel``: OpenTelemetry spans to an orchestration trace (agent spans
+become spawn and return events, tool spans tool calls, model calls messages, each depending
+on its agent's previous finished event; docs/trace-decisions.md has the tables)."""
 
 from __future__ import annotations
 
 import heapq
-import os
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
 from masrl_kb.traces import conventions as conv
 from masrl_kb.traces.decisions import Decision, SpanEvents, Step, derive, infer_topology
-from masrl_kb.traces.spans import (
-    OtelImportError,
-    Span,
-    SpanSet,
-    choose_trace,
-    read_span_document,
-    read_span_file,
-)
+from masrl_kb.traces.spans import OtelImportError, Span, SpanSet, choose_trace
 from masrl_kb.traces.validate import inspect_trace
-
-__all__ = ["OtelImportError", "Span", "import_otel", "import_otel_file", "map_spans"]
 
 UNATTRIBUTED = "unattributed"
 
@@ -98,6 +84,9 @@ def _mark_usage(spans: list[Span], by_id: dict[str, Span]) -> None:
 
 
 def _tokens(span: Span, warnings: list[str]) -> dict[str, int]:
+    """The span's token counts (none when a descendant reports usage: counted once)."""
+    if span.usage_below:
+        return {}
     found, bad = conv.token_counts(span.attrs)
     warnings += [f"span {span.span_id}: {key} is not a token count; ignored" for key in bad]
     return found
@@ -120,24 +109,17 @@ def _extra_attrs(span: Span) -> dict[str, Any]:
     return {k: v for k, v in span.attrs.items() if k not in conv.READ_ATTRIBUTES}
 
 
-def _event_attrs(span: Span, warnings: list[str]) -> tuple[dict[str, Any], int]:
-    tokens = _tokens(span, warnings) if not span.usage_below else {}
-    attrs: dict[str, Any] = dict(tokens)
-    extra = _extra_attrs(span)
-    if extra:
-        attrs["otel"] = extra
-    return attrs, sum(tokens.values())
-
-
-def _finish(event: dict, attrs: dict, tokens: int) -> dict:
+def _with_attrs(event: dict, tokens: dict[str, int], extra: dict[str, Any]) -> dict:
+    """``event`` with its span's token counts and unread attributes (``attrs.otel``)."""
     if tokens:
-        event["tokens"] = tokens
+        event["tokens"] = sum(tokens.values())
+    attrs: dict[str, Any] = {**tokens, "otel": extra} if extra else tokens
     if attrs:
         event["attrs"] = attrs
     return event
 
 
-def _map_agent(build: _Build, span: Span, attrs: dict, tokens: int) -> None:
+def _map_agent(build: _Build, span: Span, tokens: dict[str, int], extra: dict[str, Any]) -> None:
     if span.parent_agent is None:
         return  # a root agent has no event of its own; map_spans keeps its attributes
     agent = span.agent or UNATTRIBUTED
@@ -146,33 +128,34 @@ def _map_agent(build: _Build, span: Span, attrs: dict, tokens: int) -> None:
     _add(build, span, spawn, span.start_ns, span.start_ns)
     back = {"id": f"{span.span_id}.return", "type": "return", "agent": agent}
     back["to"] = span.parent_agent
-    item = _add(build, span, _finish(back, attrs, tokens), span.end_ns, span.end_ns)
+    item = _add(build, span, _with_attrs(back, tokens, extra), span.end_ns, span.end_ns)
     build.main[span.span_id] = item
     build.made.spawns[span.span_id] = spawn["id"]
     build.made.returns[span.span_id] = back["id"]
 
 
-def _map_span(build: _Build, span: Span, warnings: list[str]) -> bool:
-    """Add the events of one span; False if it maps to nothing."""
+def _map_span(build: _Build, span: Span, warnings: list[str]) -> int | None:
+    """Add the events of one span; how many attributes it leaves unread (None: no events)."""
     operation = span.op
+    extra = _extra_attrs(span)
     if operation == conv.CREATE_AGENT and span.agent is not None:
-        return True  # read by the decision rules only (an O1 of the enclosing agent)
+        return len(extra)  # read by the decision rules only (an O1 of the enclosing agent)
     agent = span.agent or UNATTRIBUTED
-    attrs, tokens = _event_attrs(span, warnings)
+    tokens = _tokens(span, warnings)
     if operation == conv.INVOKE_AGENT:
-        _map_agent(build, span, attrs, tokens)
-        return True
+        _map_agent(build, span, tokens, extra)
+        return len(extra)
     if operation == conv.EXECUTE_TOOL:
         event = {"id": span.span_id, "type": "tool_call", "agent": agent}
         event["tool"] = conv.tool_label(span.attrs, span.name)
     elif operation in conv.MODEL_CALLS:
         event = {"id": span.span_id, "type": "message", "agent": agent}
     else:
-        return False
-    item = _add(build, span, _finish(event, attrs, tokens), span.start_ns, span.end_ns)
+        return None
+    item = _add(build, span, _with_attrs(event, tokens, extra), span.start_ns, span.end_ns)
     build.main[span.span_id] = item
     build.made.steps[span.span_id] = Step(event["id"], span.start_ns, span.end_ns, agent)
-    return True
+    return len(extra)
 
 
 def _lane_edges(build: _Build) -> None:
@@ -293,8 +276,7 @@ def _root_attrs(spans: list[Span]) -> dict[str, Any]:
     kept = {}
     for span in spans:
         if span.op == conv.INVOKE_AGENT and span.parent_agent is None:
-            tokens = _tokens(span, []) if not span.usage_below else {}
-            kept[span.span_id] = {**tokens, **_extra_attrs(span)}
+            kept[span.span_id] = {**_tokens(span, []), **_extra_attrs(span)}
     return kept
 
 
@@ -311,10 +293,11 @@ def _map_all(build: _Build, warnings: list[str]) -> tuple[list[dict], int]:
     kept = 0
     # At equal starts the enclosing (longer) span goes first, so a spawn precedes the work.
     for span in sorted(build.spans, key=lambda s: (s.start_ns, -s.end_ns, s.seq)):
-        if not _map_span(build, span, warnings):
+        unread = _map_span(build, span, warnings)
+        if unread is None:
             unmapped.append({"span_id": span.span_id, "name": span.name, "attributes": span.attrs})
         else:
-            kept += len(_extra_attrs(span))
+            kept += unread
     if not build.events:
         raise OtelImportError(
             f"$: none of the {len(build.spans)} span(s) is a GenAI agent, tool or model call "
@@ -379,9 +362,14 @@ def map_spans(
     return doc, warnings
 
 
-def _finish_import(
-    spans: SpanSet, trace_id: str | None, task_id: str, topology: str | None
+def import_otel(
+    spans: SpanSet,
+    trace_id: str | None = None,
+    task_id: str = "unknown",
+    topology: str | None = None,
 ) -> tuple[dict, list[str]]:
+    """Map the spans of one trace (:func:`read_span_file`, :func:`read_span_document`) to a
+    checked orchestration trace; raises :class:`OtelImportError` with the reason."""
     chosen, tid, resource = choose_trace(spans, trace_id)
     trace, warnings = map_spans(chosen, tid, resource, task_id, topology)
     inspection = inspect_trace(trace, "imported trace", limit=3)
@@ -389,23 +377,3 @@ def _finish_import(
         shown = "; ".join(f"{p.where}: {p.message}" for p in inspection.log.shown)
         raise OtelImportError(f"the spans do not make a valid trace: {shown}")
     return trace, warnings
-
-
-def import_otel(
-    doc: object,
-    trace_id: str | None = None,
-    task_id: str = "unknown",
-    topology: str | None = None,
-) -> tuple[dict, list[str]]:
-    """Map a parsed OTLP JSON document; raises :class:`OtelImportError` with the reason."""
-    return _finish_import(read_span_document(doc), trace_id, task_id, topology)
-
-
-def import_otel_file(
-    path: str | os.PathLike[str],
-    trace_id: str | None = None,
-    task_id: str = "unknown",
-    topology: str | None = None,
-) -> tuple[dict, list[str]]:
-    """Read and map one span file (OTLP JSON, JSON lines or console output)."""
-    return _finish_import(read_span_file(path), trace_id, task_id, topology)

@@ -1,9 +1,6 @@
-"""The site page "Orchestration traces", generated from the schema and the example traces.
-
-The names of the survey's reward families and decisions come from the knowledge base's
-taxonomy, which the caller passes in (:class:`Vocabulary`): the toolkit reads no taxonomy.
-The page's prose is the template ``data/trace_page.md``; its tables are computed here.
-"""
+"""The site page "Orchestration traces": the template ``data/trace_page.md`` filled with
+tables computed from the schema and the example traces, naming reward families and
+decisions as the caller's taxonomy does (:class:`Vocabulary`; the toolkit reads none)."""
 
 from __future__ import annotations
 
@@ -100,9 +97,7 @@ def fields_by_type(schema: dict, event_type: str) -> list[str]:
 
 
 def _enum_rows(definition: dict) -> list[list[str]]:
-    return [
-        list(row) for row in zip(definition["enum"], definition["enumDescriptions"], strict=True)
-    ]
+    return list(map(list, zip(definition["enum"], definition["enumDescriptions"], strict=True)))
 
 
 def _format_fields(schema: dict) -> dict[str, str]:

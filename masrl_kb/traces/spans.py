@@ -1,10 +1,5 @@
-"""Reading OpenTelemetry spans from a file, whatever layout the exporter wrote.
-
-OTLP JSON (streamed with :mod:`ijson`), JSON lines (one OTLP document or span per line), or
-the SDK's ``ConsoleSpanExporter`` output, told apart by their first bytes and first keys
-(docs/trace-decisions.md). Trace and span ids come out as lower-case hex whatever the file
-used (hex, ``0x`` hex, or base64).
-"""
+"""Reading OpenTelemetry spans from a file, whatever layout the exporter wrote (OTLP JSON,
+JSON lines or console output: docs/trace-decisions.md); ids come out as lower-case hex."""
 
 from __future__ import annotations
 
@@ -15,7 +10,7 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import IO, Any
 
 from masrl_kb.traces.jsonfile import (
@@ -102,10 +97,11 @@ def _dict(value: object, where: str) -> dict:
 
 
 def hex_id(value: object, where: str, size: int) -> str:
-    """A trace or span id as lower-case hex: from hex (``0x`` allowed) or base64 of ``size``
-    bytes; anything else is an error naming ``where``."""
+    """A trace or span id as lower-case hex, from hex (``0x`` allowed) or base64 of ``size``
+    bytes."""
     if not isinstance(value, str) or not value:
-        raise OtelImportError(f"{where}: expected an id (hex or base64), got {_kind(value)}")
+        kind = "null" if value is None else type(value).__name__
+        raise OtelImportError(f"{where}: expected an id (hex or base64), got {kind}")
     if len(value) == 2 * size and _PLAIN_HEX.fullmatch(value):
         return value.lower()  # the common case, as OTLP/JSON writes ids
     match = _HEX.fullmatch(value)
@@ -123,10 +119,6 @@ def hex_id(value: object, where: str, size: int) -> str:
     raise OtelImportError(f"{where}: {_quoted(value)} {reason}")
 
 
-def _kind(value: object) -> str:
-    return "null" if value is None else type(value).__name__
-
-
 def _quoted(value: object) -> str:
     """A value as a message quotes it: its first 40 characters."""
     return repr(str(value)[:40])
@@ -138,12 +130,9 @@ def whole_number(value: object, where: str, high: int = 2**63 - 1) -> int:
         number = int(value)  # the common case: a decimal string of nanoseconds
         if number <= high:
             return number
-    if isinstance(value, int) and not isinstance(value, bool):
-        text = str(value)
-    elif isinstance(value, str):
-        text = value
-    else:
+    if isinstance(value, bool) or not isinstance(value, int | str):
         raise OtelImportError(f"{where}: {_quoted(value)} is not a whole number")
+    text = str(value)
     digits = text[1:] if text.startswith("-") else text
     if not digits.isdigit() or not digits.isascii() or len(digits) > 20:
         raise OtelImportError(f"{where}: {_quoted(text)} is not a whole number")
@@ -291,13 +280,10 @@ def iso_ns(value: object, where: str) -> int:
         raise OtelImportError(f"{where}: {_quoted(value)} is not an ISO 8601 time") from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    micros = (moment - _EPOCH) // _MICROSECOND
+    micros = (moment - _EPOCH) // timedelta(microseconds=1)
     if micros < 0:
         raise OtelImportError(f"{where}: {value!r} is before 1970")
     return micros * 1000
-
-
-_MICROSECOND = datetime(1970, 1, 1, 0, 0, 0, 1, tzinfo=UTC) - _EPOCH
 
 
 def console_span(raw: object, where: str, seq: int) -> tuple[Span, str, dict]:
@@ -355,8 +341,8 @@ def _add_document(spans: SpanSet, doc: object, where: str) -> None:
 
 
 def _noting_dict(found: list[str]) -> type[dict]:
-    """A dict type that notes each key set twice in ``found``. It cannot raise: the
-    streaming parser's C code does not check for an error from setting a key."""
+    """A dict type that notes each key set twice in ``found`` (raising would be lost: the
+    streaming parser's C code does not check for an error from setting a key)."""
 
     class NotingDict(dict):
         __slots__ = ()
@@ -392,11 +378,9 @@ def read_lines(handle: IO[bytes], spans: SpanSet) -> None:
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             raise OtelImportError(f"$: {json_error(exc)}", number) from None
         try:
-            _add_document(spans, doc, "$")
+            read_span_document(doc, spans)
         except OtelImportError as exc:
             raise OtelImportError(str(exc), number) from None
-        except RecursionError:
-            raise OtelImportError("$: nested too deeply", number) from None
 
 
 def _sniff(handle: IO[bytes]) -> str:
@@ -410,7 +394,8 @@ def _sniff(handle: IO[bytes]) -> str:
                 return "console-array"
             if prefix == "" and event == "map_key":
                 if value == "resourceSpans":
-                    _expect_array(next(events, None), "$.resourceSpans")
+                    if (next(events, None) or ("", ""))[1] not in ("start_array", "null"):
+                        raise OtelImportError("$.resourceSpans: expected an array")
                     return "otlp"
                 if value == "context":
                     return "console"
@@ -421,11 +406,6 @@ def _sniff(handle: IO[bytes]) -> str:
     raise OtelImportError(
         "$: neither OTLP JSON (resourceSpans) nor OpenTelemetry console spans (context)"
     )
-
-
-def _expect_array(event: tuple | None, where: str) -> None:
-    if event is None or event[1] not in ("start_array", "null"):
-        raise OtelImportError(f"{where}: expected an array")
 
 
 def _items(handle: IO[bytes], prefix: str) -> Iterator[Any]:
@@ -495,9 +475,9 @@ def read_span_file(path: str | os.PathLike[str]) -> SpanSet:
     return spans
 
 
-def read_span_document(doc: object) -> SpanSet:
-    """The spans of an already parsed OTLP document (or console span)."""
-    spans = SpanSet()
+def read_span_document(doc: object, spans: SpanSet | None = None) -> SpanSet:
+    """The spans of an already parsed OTLP document (or console span), added to ``spans``."""
+    spans = SpanSet() if spans is None else spans
     try:
         _add_document(spans, doc, "$")
     except RecursionError:

@@ -1,11 +1,6 @@
-"""Synthetic traces of any size: a spawn tree of agents doing tool calls and messages.
-
-A synthetic run has exactly ``steps`` events and ``agents`` agents. Agent ``a0`` orchestrates:
-it decides to spawn (O1), every agent spawns up to :data:`FANOUT` children (so large teams are
-hierarchical), the work events are spread over the agents at random, every sub-agent returns
-to its parent, and ``a0`` aggregates and stops (O5). Start times follow the edges: an event
-starts when the last event it depends on has ended.
-"""
+"""Synthetic traces of any size: agent ``a0`` spawns (O1) a tree of agents (each up to
+:data:`FANOUT` children) that do random work and return; ``a0`` aggregates and stops (O5).
+An event starts when the last event it depends on has ended."""
 
 from __future__ import annotations
 
@@ -124,12 +119,6 @@ def _finish(run: _Run) -> None:
     run.add(0, "orchestrator_decision", run.lane(0), decision="O5")
 
 
-def _topology(agents: int) -> str:
-    if agents == 1:
-        return "unknown"
-    return "centralized" if agents <= FANOUT + 1 else "hierarchical"
-
-
 def synth_trace(agents: int, steps: int, seed: int = 0) -> dict:
     """A valid trace with exactly ``agents`` agents and ``steps`` events."""
     if agents < 1:
@@ -141,11 +130,12 @@ def synth_trace(agents: int, steps: int, seed: int = 0) -> dict:
     _work(run, steps - min_steps(agents))
     _finish(run)
     kinds = [e["type"] for e in run.events]
+    shape = "unknown" if agents == 1 else "centralized" if agents <= FANOUT + 1 else "hierarchical"
     return {
         "trace_id": f"synth-{agents}x{steps}-seed{seed}",
         "task_id": "synthetic",
         "system": "masrl-kb trace synth",
-        "topology": _topology(agents),
+        "topology": shape,
         "events": sorted(run.events, key=lambda e: e["t"]),
         "edges": run.edges,
         "rewards": {"team": round(run.rng.random(), 3)},

@@ -1,9 +1,5 @@
-"""``trace metrics --html``: one self-contained page with each trace's timeline as SVG.
-
-Agents are rows, events are bars from ``t`` to ``t_end`` (a thin tick when instantaneous),
-the critical path is drawn in a colour of its own. No script, no external file: the page
-is inline CSS and SVG, and every piece of text from a trace is escaped.
-"""
+"""``trace metrics --html``: one self-contained page (no script, no external file, all trace
+text escaped) with each trace's timeline as SVG: agents are rows, events bars."""
 
 from __future__ import annotations
 
@@ -12,6 +8,8 @@ import math
 from collections.abc import Iterable
 from pathlib import Path
 from string import Template
+
+from masrl_kb.traces.schema import enum_of
 
 # A million bars would make a page no browser can draw; the critical path is always kept.
 MAX_BARS = 20_000
@@ -24,23 +22,11 @@ AXIS_H = 28
 LABEL_CHARS = 22
 TICKS = 8
 CHAR_W = 6.5  # average width of an 11px character, to fit labels in bars
-COLOURS = {
-    "orchestrator_decision": "#7b61ff",
-    "spawn": "#2e86de",
-    "despawn": "#8395a7",
-    "message": "#10ac84",
-    "tool_call": "#ff9f43",
-    "tool_result": "#feca57",
-    "return": "#54a0ff",
-    "aggregate": "#5f27cd",
-    "human_intervention": "#f368e0",
-    "safety_event": "#c8d6e5",
-}
-CRITICAL = "#d63031"
 DECISION_NAMES = {"O1": "spawn", "O2": "delegate", "O3": "communicate", "O4": "aggregate"}
 DECISION_NAMES["O5"] = "stop"
-# The page around the timelines. Its Content-Security-Policy lets nothing load or run, even
-# if an escaping bug let markup through.
+# The page around the timelines, with a colour per event type (a CSS class) and for the
+# critical path. Its Content-Security-Policy lets nothing load or run, even if an escaping
+# bug let markup through.
 PAGE_TEMPLATE = Path(__file__).parent / "data" / "timeline.html"
 
 
@@ -123,15 +109,13 @@ def timeline_svg(doc: dict, metrics: dict) -> tuple[str, int]:
         x = LABEL_W + (start - t0) * scale
         w = max((end - start) * scale, 2.0)
         y = AXIS_H + rows[event["agent"]] * ROW_H + 4
-        colour = CRITICAL if on_path else COLOURS.get(event["type"], "#999")
-        extra = ' class="crit"' if on_path else ""
         tip = f"{event['id']} {event['type']} {start:g}-{end:g} s"
         for key in ("name", "decision", "rule", "tool", "to"):
             if key in event:
                 tip += f" {key}={event[key]}"
         parts.append(
-            f'<rect{extra} x="{x:.2f}" y="{y}" width="{w:.2f}" height="{ROW_H - 8}" '
-            f'fill="{colour}"><title>{esc(tip)}</title></rect>'
+            f'<rect class="{"crit" if on_path else esc(event["type"])}" x="{x:.2f}" y="{y}" '
+            f'width="{w:.2f}" height="{ROW_H - 8}"><title>{esc(tip)}</title></rect>'
         )
         room = int((w - 4) // CHAR_W)  # characters that fit in the bar
         if room >= 2 and len(events) <= MAX_LABELS:
@@ -185,8 +169,8 @@ def _number(value: float) -> str:
 
 
 def _legend() -> str:
-    items = [f'<span><i style="background:{CRITICAL}"></i>critical path</span>']
-    items += [f'<span><i style="background:{c}"></i>{esc(k)}</span>' for k, c in COLOURS.items()]
+    items = ['<span><i class="crit"></i>critical path</span>']
+    items += [f'<span><i class="{esc(k)}"></i>{esc(k)}</span>' for k in enum_of("event_type")]
     return f'<p class="legend">{"".join(items)}</p>'
 
 

@@ -1,10 +1,7 @@
 """Trace validation: the JSON Schema plus the graph rules a schema cannot express.
 
-Every problem is a :class:`Problem` printed as ``file: where: message``, where ``where`` is a
-JSON path (``$.events[3].t``) or an event (``event e7``). :func:`inspect_file` reads, checks
-and indexes a trace in one pass; the index (:class:`TraceGraph`) is what the metrics use, so
-measuring never validates twice. A :class:`ProblemLog` keeps the first problems and counts the
-rest, so a file with a million bad edges prints a screenful, not 100 MB.
+:func:`inspect_file` reads, checks and indexes a trace in one pass; the metrics reuse its
+:class:`TraceGraph`, so measuring never validates twice.
 """
 
 from __future__ import annotations
@@ -13,11 +10,11 @@ import json
 import math
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from masrl_kb.traces.graph import adjacency, find_cycles, forward_order, topological_order
+from masrl_kb.traces.graph import adjacency, find_cycles, topological_order
 from masrl_kb.traces.jsonfile import read_json
 from masrl_kb.traces.schema import ITEM_ARRAYS, compiled_checks, explainer
 
@@ -46,11 +43,8 @@ class Problem:
 
 @dataclass
 class ProblemLog:
-    """The first ``limit`` problems of a file (all when ``limit`` is None) and a count of the rest.
-
-    Past the limit a failing event or edge counts once, however many rules it breaks, so the
-    count of the rest is a lower bound when ``inexact`` is set.
-    """
+    """The first ``limit`` problems of a file (all when None) and a count of the rest (a lower
+    bound when ``inexact``: past the limit a failing event or edge counts once)."""
 
     file: str
     limit: int | None = None
@@ -158,12 +152,8 @@ def check_schema(doc: dict, log: ProblemLog) -> None:
 
 def schema_problems(doc: dict, file: str) -> list[Problem]:
     """Everything the JSON Schema rejects, one problem per failing keyword."""
-    return _problems(check_schema, doc, file)
-
-
-def _problems(check: Callable[[dict, ProblemLog], object], doc: dict, file: str) -> list[Problem]:
     log = ProblemLog(file)
-    check(doc, log)
+    check_schema(doc, log)
     return log.shown
 
 
@@ -172,12 +162,8 @@ def _problems(check: Callable[[dict, ProblemLog], object], doc: dict, file: str)
 
 @dataclass
 class TraceGraph:
-    """The event index and dependency graph of a trace, built once for checks and metrics.
-
-    The non-temporal edges are the arcs ``sources[j] -> targets[j]`` (event positions);
-    ``order`` is a topological order of all events (shorter than ``events`` when the graph
-    has a cycle).
-    """
+    """The event index and dependency graph of a trace: non-temporal edges as arcs
+    ``sources[j] -> targets[j]``, and a topological ``order`` (short when there is a cycle)."""
 
     events: list
     index: dict[str, int]
@@ -227,11 +213,8 @@ def _dependency_arcs(
     doc: dict, events: list, index: dict[str, int], starts: list[float], log: ProblemLog
 ) -> tuple[list[int], list[int], bool]:
     """The non-temporal edges as arcs between event positions, and whether every arc ends at
-    a later start than it begins (then sorting by start is a topological order).
-
-    Logs dangling endpoints (of temporal edges too) and destinations that start before their
-    source (NaN starts, from malformed events, never compare).
-    """
+    a later start than it begins. Logs dangling endpoints (of temporal edges too) and
+    destinations that start before their source (NaN starts never compare)."""
     edges = doc.get("edges")
     sources: list[int] = []
     targets: list[int] = []
@@ -307,20 +290,17 @@ def check_graph(doc: dict, log: ProblemLog) -> TraceGraph:
         return TraceGraph([], {}, [], [], [], [], [], True)
     index, starts, ends = _index_events(events, log)
     sources, targets, forward = _dependency_arcs(doc, events, index, starts, log)
-    # Arcs that all run forward in time cannot close a cycle: sorting by start is an order.
-    order = forward_order(starts) if forward else None
-    if order is None:
-        forward = False
+    # Arcs that all run forward in time cannot close a cycle: sorting by start is an order
+    # (unless a start is NaN, which never compares).
+    forward = forward and not any(math.isnan(t) for t in starts if t.__class__ is float)
+    if forward:
+        order = sorted(range(len(events)), key=starts.__getitem__)
+    else:
         order = topological_order(*adjacency(len(events), zip(sources, targets, strict=True)))
     graph = TraceGraph(events, index, sources, targets, order, starts, ends, forward)
     _check_cycles(graph, log)
     _check_spawn_loops(events, log)
     return graph
-
-
-def graph_problems(doc: dict, file: str) -> list[Problem]:
-    """The rules a schema cannot express; malformed parts are skipped (the schema reports them)."""
-    return _problems(check_graph, doc, file)
 
 
 def validate_trace(doc: dict, file: str) -> list[Problem]:
