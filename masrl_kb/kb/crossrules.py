@@ -26,11 +26,6 @@ _ARXIV_IN_TEXT = re.compile(
 # ---------------------------------------------------------------- duplicates
 
 
-def normalise_title(title: str) -> str:
-    """Title reduced to what a reader sees, for duplicate checks (see ``title_skeleton``)."""
-    return title_skeleton(title)
-
-
 def normalise_url(url: str) -> str:
     """URL without scheme, ``www.``, case of host, query-less trailing slash."""
     try:
@@ -75,7 +70,7 @@ def identities(rec: RecordFile) -> Iterator[tuple[str, str, str]]:
     if isinstance(data.get("url"), str):
         yield "url", "URL", normalise_url(data["url"])
     if isinstance(data.get("title"), str) and data["title"].strip():
-        yield "title", "title", normalise_title(data["title"])
+        yield "title", "title", title_skeleton(data["title"])
 
 
 def duplicate_problems(records: Sequence[RecordFile]) -> Iterator[Problem]:
@@ -97,14 +92,10 @@ def duplicate_problems(records: Sequence[RecordFile]) -> Iterator[Problem]:
 # ---------------------------------------------------------------- references
 
 
-def benchmark_keys(papers: Checked) -> frozenset[str]:
-    """Keys of the pooled benchmark records (what ``evaluated_on`` may name)."""
-    return frozenset(p.key for _, p in papers if p.category == BENCHMARK_CATEGORY)
-
-
 def unknown_benchmark_problems(papers: Checked, registry: BenchmarkFile) -> Iterator[Problem]:
     """``evaluated_on`` names a pooled benchmark record or an id of ``benchmarks.yaml``."""
-    known = benchmark_keys(papers) | {b.id for b in registry.benchmarks}
+    known = {p.key for _, p in papers if p.category == BENCHMARK_CATEGORY}
+    known |= {b.id for b in registry.benchmarks}
     allowed = ", ".join(sorted(known)) or "none"
     for rec, paper in papers:
         for i, item in enumerate(paper.evaluated_on or ()):

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 
 from masrl_kb.kb import crossrules
 from masrl_kb.kb.benchmarks import read_benchmarks
-from masrl_kb.kb.model.base import context, validate_partial
+from masrl_kb.kb.model.base import context, validate_mapping
 from masrl_kb.kb.model.exclusion import Exclusion
 from masrl_kb.kb.model.paper import Paper
 from masrl_kb.kb.problem import Problem, Report
@@ -42,7 +42,7 @@ def check_record(
     problems = [Problem(rec.rel, p.line, p.field, p.message) for p in rec.problems]
     if rec.problems and rec.data is None:
         return None, problems
-    record, found = validate_partial(MODELS[rec.kind], rec.data, rec.rel, ctx)
+    record, found = validate_mapping(MODELS[rec.kind], rec.data, rec.rel, ctx, partial=True)
     return record, problems + found + list(_file_name(rec))
 
 

@@ -1,12 +1,9 @@
 """Shared machinery of the record models: pydantic errors as ``path:line: field: message``.
 
-Pydantic v2, not msgspec (``bench/bench_model_choice.py``): both are small beside
-YAML parsing, but msgspec stops at the first error while ``validate`` reports every
-problem of a file; pydantic collects them all, with nested locations, and generates
-the editor's JSON Schema. Field types (:mod:`.types`) raise :func:`fail` with the
-exact message; missing and unknown fields (with a did-you-mean), wrong containers
-and ``TODO`` placeholders are worded here, once, with the field's doc. The
-taxonomy is data, so it travels in the validation context (:func:`context`).
+Pydantic, not msgspec (``bench/bench_model_choice.py``): it reports every problem of a
+file, not the first, and generates the editor's JSON Schema. Field types
+(:mod:`.types`) word their own messages (:func:`fail`); missing and unknown fields,
+wrong containers and ``TODO`` are worded here, with the field's doc.
 """
 
 from __future__ import annotations
@@ -286,20 +283,6 @@ def problems_of(
     return found
 
 
-def validate_mapping(
-    model: type[M],
-    data: object,
-    path: str,
-    ctx: Mapping[str, object] | None = None,
-    prefix: str = "",
-) -> tuple[M | None, list[Problem]]:
-    """``data`` (a loaded YAML mapping) as a ``model``, or None and every problem in it."""
-    try:
-        return model.model_validate(data, context=ctx), []
-    except ValidationError as err:
-        return None, problems_of(err, data, model, path, prefix)
-
-
 def validate_file(
     model: type[M],
     path: str | os.PathLike[str],
@@ -336,21 +319,25 @@ def _without(data: object, loc: Loc) -> object:
     return copy_mapping(data, {loc[0]: _without(data[loc[0]], loc[1:])})
 
 
-def validate_partial(
+def validate_mapping(
     model: type[M],
     data: object,
     path: str,
     ctx: Mapping[str, object] | None = None,
     prefix: str = "",
+    partial: bool = False,
 ) -> tuple[M | None, list[Problem]]:
-    """Like :func:`validate_mapping`, but wrong values are reported, then left out and the
-    rest validated again, so the rules still judge what is well formed (a blank
-    ``provisional`` is reported and its URL still checked). The record is None only
-    when a required field stays wrong or a rule fails."""
+    """``data`` (a loaded YAML mapping) as a ``model``, or None and every problem in it.
+    When ``partial``, wrong values are reported, then left out and the rest validated
+    again, so the rules still judge what is well formed (a blank ``provisional`` is
+    reported and its URL still checked): the record is None only when a required field
+    stays wrong or a rule fails."""
     try:
         return model.model_validate(data, context=ctx), []
     except ValidationError as err:
         problems, error = problems_of(err, data, model, path, prefix), err
+    if not partial:
+        return None, problems
     for _ in range(3):
         locs = [tuple(e["loc"]) for e in error.errors() if e["type"] not in _KEPT]
         if not locs:
