@@ -12,7 +12,7 @@ import datetime as dt
 import difflib
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, get_args, get_origin
@@ -127,6 +127,16 @@ class Finding:
     message: str
     at: Loc | None = None
     ref: Loc | None = None
+
+
+def repeated(loc: Loc, ids: Iterable[object], what: str = "", key: str = "id") -> Iterator[Finding]:
+    """A finding on each ``key`` of the list at ``loc`` given again, citing the first."""
+    first: dict[object, int] = {}
+    for i, value in enumerate(ids):
+        j = first.setdefault(value, i)
+        if j != i:
+            message = f"{what}{shorten(value)} given twice (first on line {{line}})"
+            yield Finding((*loc, i, key), message, ref=(*loc, j, key))
 
 
 def report(findings: Iterable[Finding]) -> None:
@@ -275,7 +285,7 @@ def problems_of(
             for f in error["ctx"]["findings"]:
                 line = line_at(data, loc + (f.at or f.loc))
                 ref = line_at(data, loc + f.ref) if f.ref else 0
-                message = f.message.format(line=ref) if f.ref else f.message
+                message = f.message.replace("{line}", str(ref)) if f.ref else f.message
                 found.append(Problem(path, line, field_name(loc + f.loc, prefix), message))
             continue
         name = field_name(loc, prefix) or "record"
