@@ -1,12 +1,7 @@
-"""Provenance: every corrected fact and every reading rests on a primary source.
-
-Primary hosts are data (``sources.yaml``); some depend on the record: the account
-of its ``artifacts.code`` or ``own_sites``, a vendor's site for its ``affiliation``.
-A ``sources`` field, learned or strict-credit evidence, ``artifacts.source``,
-``evaluated_on_none`` and ``evaluation_source`` each need a primary URL or a
-provisional reason, and an evidence ``source:`` label must fit its page. URLs are
-judged strictly first: only http(s), no user-info, non-ASCII or punycode host, port,
-backslash, space, control character or dot segment; anything else is never primary.
+"""Provenance: every corrected fact and every reading rests on a primary source (a URL
+whose host ``sources.yaml`` or the record itself makes primary) or a provisional reason,
+and an evidence ``source:`` label fits its page. A URL with user-info, a port, a
+non-ASCII or punycode host, a control character or a dot segment is never primary.
 """
 
 from __future__ import annotations

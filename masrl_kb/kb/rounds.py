@@ -1,8 +1,5 @@
-"""Screening rounds: what ``screening/<round-id>/round.yaml`` says about each round.
-
-A round is a window of first-publication dates holding source batches (``screen run``
-and ``screen import`` add them, ``screen decide`` the decisions); the site and the
-query layer read them here, so they need nothing from ``contrib``.
+"""Screening rounds (``screening/<round-id>/round.yaml``): a window of first-publication
+dates holding source batches and decisions, read here for the site and the query layer.
 """
 
 from __future__ import annotations
@@ -85,13 +82,6 @@ class Round:
     def awaiting(self) -> int:
         return self.counts["to_screen"] - self.included - self.excluded
 
-    def decided_source(self, decided: dict) -> str:
-        """The source batch a decided candidate came from (older rounds: their one source)."""
-        if "source" in decided:
-            return decided["source"]
-        names = {b["name"] for b in self.batches}
-        return names.pop() if len(names) == 1 else "unknown"
-
     def by_source(self) -> dict[str, dict[str, int]]:
         """Per source: identified, duplicates removed, outside the window, screened,
         included, excluded and awaiting (screened = the batches' new candidates)."""
@@ -101,8 +91,9 @@ class Round:
             for k in BATCH_COUNTS:
                 row[k] += b[k]
             row["screened"] += b["identified"] - b["duplicates_removed"] - b["outside_window"]
+        only = next(iter(out)) if len(out) == 1 else "unknown"  # older rounds: one source
         for d in self.decided.values():
-            row = out.setdefault(self.decided_source(d), dict.fromkeys(SOURCE_COUNTS, 0))
+            row = out.setdefault(d.get("source", only), dict.fromkeys(SOURCE_COUNTS, 0))
             row["included" if d["decision"] == "include" else "excluded"] += 1
         for row in out.values():
             row["awaiting"] = row["screened"] - row["included"] - row["excluded"]

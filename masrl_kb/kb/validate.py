@@ -1,10 +1,5 @@
-"""``validate``: every record checked against its model, then the rules across records.
-
-Each record file is validated into its model (:mod:`masrl_kb.kb.model`), which
-reports every problem of the file as ``path:line: field: message``; then the
-rules that need several records (:mod:`masrl_kb.kb.crossrules`) and the
-primary-source rule (:mod:`masrl_kb.kb.provenance`) run on the result. A run
-collects all problems rather than stopping at the first.
+"""``validate``: every record checked against its model, then the rules across records
+(:mod:`.crossrules`, :mod:`.provenance`); every problem is reported, not the first.
 """
 
 from __future__ import annotations
@@ -47,10 +42,8 @@ def check_record(
 
 
 def record_text_problems(kind: str, rel: str, text: str, tax: Taxonomy) -> list[Problem]:
-    """What ``validate`` would say of one record file's text, ``TODO`` placeholders aside.
-
-    Used before a tool writes a record, so nothing is written that breaks a rule.
-    """
+    """What ``validate`` would say of one record file's text, ``TODO`` placeholders aside
+    (tools check a record before writing it)."""
     loaded = load_yaml_text(text)
     rec = RecordFile(kind, rel, loaded.data, loaded.problems)
     found = check_record(rec, context(tax))[1]
@@ -81,8 +74,7 @@ def validate(root: str | os.PathLike[str] | None = None) -> Report:
     """Validate every record under the data root."""
     records = read_records(root)
     try:
-        tax = load_taxonomy(records.root)
+        problems = validate_records(records, load_taxonomy(records.root))
     except TaxonomyError as err:
-        return Report(list(err.problems), len(records.papers), len(records.exclusions))
-    problems = validate_records(records, tax)
+        problems = list(err.problems)
     return Report(problems, len(records.papers), len(records.exclusions))
