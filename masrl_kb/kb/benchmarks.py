@@ -1,8 +1,5 @@
-"""Benchmarks outside the pool (GSM8K, SWE-bench Verified...), read from ``benchmarks.yaml``.
-
-Each has one sourced entry (:class:`~masrl_kb.kb.model.paper.BenchmarkEntry`) so that
-``evaluated_on`` names it by id; pooled benchmark records are named by their own key.
-The rules over entries and records are in :mod:`masrl_kb.kb.crossrules`.
+"""Benchmarks outside the pool (GSM8K, SWE-bench Verified...), read from ``benchmarks.yaml``
+so that ``evaluated_on`` names them by id (the rules: :mod:`masrl_kb.kb.crossrules`).
 """
 
 from __future__ import annotations

@@ -49,9 +49,7 @@ class RecordFile:
 
     def line(self, name: str) -> int:
         """Line of a top-level field, 1 when unknown."""
-        if isinstance(self.data, LineDict):
-            return self.data.line_of(name) or 1
-        return 1
+        return (self.data.line_of(name) or 1) if isinstance(self.data, LineDict) else 1
 
 
 @dataclass

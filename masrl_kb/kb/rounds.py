@@ -11,13 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from masrl_kb.kb.model.base import validate_file
-from masrl_kb.kb.model.rounds import DOI_PATTERN, OPENREVIEW_PATTERN, ROUND_ID, RoundFile, whole
+from masrl_kb.kb.model.rounds import ROUND_ID, RoundFile, whole
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.problem import Problem
 
-__all__ = ["DOI_PATTERN", "OPENREVIEW_PATTERN", "ROUND_FILE", "SCREENING_DIR", "SOURCE_COUNTS"]
-__all__ += ["Round", "RoundError", "load_round", "load_rounds", "round_dir"]
-__all__ += ["round_id", "screening_root"]
 SCREENING_DIR = "screening"
 ROUND_FILE = "round.yaml"
 # One source batch of a round: where its candidates came from and what became of them.

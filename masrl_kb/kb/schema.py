@@ -92,11 +92,6 @@ def stale_schema_files(
     return stale
 
 
-def write_schemas(root: str | os.PathLike[str] | None = None) -> list[Path]:
-    """(Re)write the schema files; returns the ones whose content changed."""
-    return stale_schema_files(root, write=True)
-
-
 def to_json_compatible(value: object) -> object:
     """A loaded record as JSON data (YAML dates become ISO strings)."""
     if isinstance(value, dict):

@@ -36,7 +36,6 @@ def load_taxonomy(root: str | os.PathLike[str] | None = None) -> Taxonomy:
     try:
         info = os.lstat(path)
     except OSError:
-        raise TaxonomyError(
-            [Problem(TAXONOMY_FILE, 1, "file", f"does not exist in the data root {path.parent}")]
-        ) from None
+        message = f"does not exist in the data root {path.parent}"
+        raise TaxonomyError([Problem(TAXONOMY_FILE, 1, "file", message)]) from None
     return _load_cached(path.absolute(), info.st_mtime_ns, info.st_size)

@@ -21,8 +21,9 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from masrl_kb.contrib.screen.store import StoreError
 from masrl_kb.contrib.sources.arxiv import ArxivPaper, arxiv_or_none
 from masrl_kb.contrib.text import MAX_AUTHORS
+from masrl_kb.kb.model.rounds import DOI_PATTERN, OPENREVIEW_PATTERN
 from masrl_kb.kb.protocol import QueryFamily
-from masrl_kb.kb.rounds import DOI_PATTERN, OPENREVIEW_PATTERN, round_dir
+from masrl_kb.kb.rounds import round_dir
 from masrl_kb.kb.text import title_skeleton
 
 ENTRIES_JSON = "entries.json"

@@ -1,8 +1,6 @@
-"""The paper record (``papers/<key>.yaml``): its fields, their docs and its own rules.
-
-A field is added here, once: the validator, the editor schema, the field lists and
-``masrl-kb add`` read this model. The ``_rules`` validators tie fields of one record
-together and run once every field is well formed, so a bad value is reported once.
+"""The paper record (``papers/<key>.yaml``): its fields, their docs and its own rules (the
+``_rules`` validators, run once every field is well formed). A field is added here, once:
+the validator, the editor schema, the field lists and ``masrl-kb add`` read this model.
 """
 
 from __future__ import annotations
