@@ -11,13 +11,11 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import os
-import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic import Field as _Field
 from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails, PydanticCustomError
@@ -43,35 +41,12 @@ else:
 PLACEHOLDER = "TODO"
 Loc = tuple[str | int, ...]
 M = TypeVar("M", bound=BaseModel)
-DECIMAL = re.compile(r"0|[1-9][0-9]*")
 
 
 class KbModel(BaseModel):
-    """Base of every record model: unknown fields are errors, values are frozen, and whole
-    numbers are plain decimal (YAML 1.1 also reads ``0x7E9``, ``2_025`` or ``20:15`` as
-    integers; only ``LineDict.raw`` still knows how a number was written)."""
+    """Base of every record model: unknown fields are errors, values are frozen."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _decimal_numbers(cls, data: Any) -> Any:
-        ints = _int_fields(cls)
-        if not ints or not isinstance(data, LineDict) or not data.raw:
-            return data
-        bad = {
-            key: Misspelled(text)
-            for key, text in data.raw.items()
-            if key in ints and type(data[key]) is int and not DECIMAL.fullmatch(text)
-        }
-        return copy_mapping(data, bad) if bad else data
-
-
-@dataclass(frozen=True)
-class Misspelled:
-    """A whole number not written in plain decimal (``0x7E9``); the int types refuse it."""
-
-    text: str
 
 
 def copy_mapping(data: Mapping[Any, Any], changes: Mapping[Any, Any], drop: Any = None) -> LineDict:
@@ -81,18 +56,7 @@ def copy_mapping(data: Mapping[Any, Any], changes: Mapping[Any, Any], drop: Any 
     out.pop(drop, None)
     out.line = getattr(data, "line", 1)
     out.key_lines = getattr(data, "key_lines", {})
-    out.raw = {k: v for k, v in getattr(data, "raw", {}).items() if k in out}
     return out
-
-
-@cache
-def _int_fields(model: type[BaseModel]) -> frozenset[str]:
-    """The model's fields whose type checks a whole number (``Check.kind == "int"``)."""
-    return frozenset(
-        name
-        for name, info in model.model_fields.items()
-        if any(getattr(m, "kind", None) == "int" for m in info.metadata)
-    )
 
 
 def field(doc: str, **kwargs: Any) -> Any:

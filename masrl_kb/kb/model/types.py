@@ -17,9 +17,10 @@ from typing import Annotated, Any
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic_core import core_schema
 
-from masrl_kb.kb.model.base import PLACEHOLDER, Misspelled, describe, fail
+from masrl_kb.kb.model.base import PLACEHOLDER, describe, fail
 from masrl_kb.kb.rules import HTTP_URL_PATTERN, is_http_url
 from masrl_kb.kb.text import shorten, text_problem
+from masrl_kb.kb.yamlio import WrittenInt
 
 KEY_PATTERN = r"^[a-z0-9][a-z0-9-]*[a-z0-9]$"
 EXCLUSION_ID_PATTERN = r"^E[0-9]{3,}$"
@@ -116,7 +117,7 @@ def _check_arxiv(value: object) -> str | None:
 
 
 def check_int(value: object) -> str | None:
-    if isinstance(value, Misspelled):
+    if isinstance(value, WrittenInt):  # 0x7E9, 2_025, 20:15: YAML 1.1 integers
         return f"write the number in plain decimal digits, got {shorten(value.text)}"
     if isinstance(value, bool) or not isinstance(value, int):
         return f"expected a whole number, got {describe(value)}"
