@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from masrl_kb.kb.model.base import validate_mapping
 from masrl_kb.kb.model.paper import BenchmarkEntry as Benchmark
 from masrl_kb.kb.paths import find_root
-from masrl_kb.kb.yamlio import LineDict, load_yaml_file
+from masrl_kb.kb.yamlio import load_yaml_file
 
 __all__ = ["BENCHMARKS_FILE", "Benchmark", "BenchmarkFile", "read_benchmarks"]
 BENCHMARKS_FILE = "benchmarks.yaml"
@@ -18,12 +18,12 @@ BENCHMARKS_FILE = "benchmarks.yaml"
 
 @dataclass(frozen=True)
 class BenchmarkFile:
-    """The registry: its valid benchmarks, structure problems as ``(line, field, message)``
+    """The registry: its valid benchmarks, the file's problems as ``(line, field, message)``
     and every entry as loaded (checked field by field with the records)."""
 
     benchmarks: tuple[Benchmark, ...]
     problems: tuple[tuple[int, str, str], ...]
-    entries: tuple[LineDict, ...] = ()
+    entries: tuple[object, ...] = ()
 
 
 def read_benchmarks(root: str | os.PathLike[str] | None = None) -> BenchmarkFile:
@@ -38,11 +38,5 @@ def read_benchmarks(root: str | os.PathLike[str] | None = None) -> BenchmarkFile
         return BenchmarkFile(
             (), tuple(found or [(1, "benchmarks", "expected a list of benchmarks")])
         )
-    entries = tuple(e for e in raw if isinstance(e, LineDict))
-    problems = tuple(
-        (1, f"benchmarks[{i}]", "expected a mapping")
-        for i, e in enumerate(raw)
-        if not isinstance(e, LineDict)
-    )
-    valid = (validate_mapping(Benchmark, e, BENCHMARKS_FILE)[0] for e in entries)
-    return BenchmarkFile(tuple(b for b in valid if b), problems, entries)
+    valid = (validate_mapping(Benchmark, e, BENCHMARKS_FILE)[0] for e in raw)
+    return BenchmarkFile(tuple(b for b in valid if b), (), tuple(raw))

@@ -15,6 +15,7 @@ from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.readings import ReadingsError, load_readers
 from masrl_kb.kb.records import RecordFile, RecordSet
 from masrl_kb.kb.text import title_skeleton
+from masrl_kb.kb.yamlio import LineDict
 
 Checked = Sequence[tuple[RecordFile, Paper]]  # the papers whose own fields are valid
 _ARXIV_IN_TEXT = re.compile(
@@ -119,8 +120,7 @@ def registry_problems(
     for i, entry in enumerate(registry.entries):
         prefix = f"benchmarks[{i}]."
         yield from validate_mapping(BenchmarkEntry, entry, BENCHMARKS_FILE, ctx, prefix)[1]
-        bid = entry.get("id")
-        if not isinstance(bid, str):
+        if not isinstance(entry, LineDict) or not isinstance(bid := entry.get("id"), str):
             continue
         line = entry.line_of("id")
         if bid in seen:
