@@ -37,8 +37,7 @@ def _word(value: object) -> bool:
 
 
 def _hosts(value: object, ctx: object) -> str | None:
-    problem = _words(value)
-    if problem or not isinstance(value, list):
+    if (problem := _words(value)) or not isinstance(value, list):
         return problem
     bad = [h for h in value if not HOST_RE.fullmatch(h)]
     return f"{shorten(bad[0])} is not a lower-case ASCII host name" if bad else None

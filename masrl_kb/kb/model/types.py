@@ -91,12 +91,9 @@ def check_text(value: object, multiline: bool = False) -> str | None:
 
 
 def check_url(value: object) -> str | None:
-    problem = check_text(value)
-    if problem:
+    if problem := check_text(value):
         return problem
-    if not is_http_url(value):
-        return f"{shorten(value)} is not an http(s) URL"
-    return None
+    return None if is_http_url(value) else f"{shorten(value)} is not an http(s) URL"
 
 
 def _check_arxiv(value: object) -> str | None:
@@ -105,15 +102,11 @@ def _check_arxiv(value: object) -> str | None:
             f"got {describe(value)}: quote arXiv ids (e.g. '2508.04652'); "
             "unquoted they are read as numbers and lose trailing zeros"
         )
-    problem = check_text(value)
-    if problem or not isinstance(value, str):
+    if (problem := check_text(value)) or not isinstance(value, str):
         return problem
-    if not _ARXIV_RE.match(value):
-        return (
-            f"malformed arXiv id {shorten(value)}: "
-            "expected YYMM.NNNNN (e.g. 2508.04652), no version"
-        )
-    return None
+    if _ARXIV_RE.match(value):
+        return None
+    return f"malformed arXiv id {shorten(value)}: expected YYMM.NNNNN (e.g. 2508.04652), no version"
 
 
 def check_int(value: object) -> str | None:
@@ -137,19 +130,14 @@ def _latest(minute: int) -> dt.date:
 
 
 def _check_year(value: object) -> str | None:
-    problem = check_int(value)
-    if problem or not isinstance(value, int):
+    if (problem := check_int(value)) or not isinstance(value, int):
         return problem
     last = latest_date().year
-    if not MIN_YEAR <= value <= last:
-        return f"year {value} is outside {MIN_YEAR}..{last}"
-    return None
+    return None if MIN_YEAR <= value <= last else f"year {value} is outside {MIN_YEAR}..{last}"
 
 
 def check_bool(value: object) -> str | None:
-    if not isinstance(value, bool):
-        return f"expected true or false, got {describe(value)}"
-    return None
+    return None if isinstance(value, bool) else f"expected true or false, got {describe(value)}"
 
 
 def check_date(value: object) -> str | None:
@@ -186,8 +174,7 @@ def pattern(regex: str) -> Check:
     compiled = re.compile(regex)
 
     def test(value: object, ctx: object) -> str | None:
-        problem = check_text(value)
-        if problem or not isinstance(value, str):
+        if (problem := check_text(value)) or not isinstance(value, str):
             return problem
         return None if compiled.fullmatch(value) else f"{shorten(value)} does not match {regex}"
 
