@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from masrl_kb.kb.model.base import validate_mapping
 from masrl_kb.kb.model.paper import BenchmarkEntry as Benchmark
-from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.paths import Root, find_root
 from masrl_kb.kb.yamlio import load_yaml_file
 
 __all__ = ["BENCHMARKS_FILE", "Benchmark", "BenchmarkFile", "read_benchmarks"]
@@ -26,7 +26,7 @@ class BenchmarkFile:
     entries: tuple[object, ...] = ()
 
 
-def read_benchmarks(root: str | os.PathLike[str] | None = None) -> BenchmarkFile:
+def read_benchmarks(root: Root = None) -> BenchmarkFile:
     """Read ``benchmarks.yaml`` (absent: an empty registry)."""
     path = find_root(root) / BENCHMARKS_FILE
     if not os.path.lexists(path):  # a dangling link is still reported below

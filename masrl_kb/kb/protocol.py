@@ -3,11 +3,9 @@
 
 from __future__ import annotations
 
-import os
-
 from masrl_kb.kb.model.base import context, validate_file
 from masrl_kb.kb.model.protocol import Protocol, QueryFamily
-from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.paths import Root, find_root
 from masrl_kb.kb.problem import DataFileError, Problem
 from masrl_kb.kb.taxonomy import load_taxonomy
 
@@ -19,7 +17,7 @@ class ProtocolError(DataFileError):
     """``protocol.yaml`` is missing or malformed; ``problems`` lists every problem found."""
 
 
-def load_protocol(root: str | os.PathLike[str] | None = None) -> Protocol:
+def load_protocol(root: Root = None) -> Protocol:
     """Read and check ``protocol.yaml``; raise :class:`ProtocolError` listing every problem."""
     base = find_root(root)
     path = base / PROTOCOL_FILE

@@ -6,7 +6,6 @@ non-ASCII or punycode host, a control character or a dot segment is never primar
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +21,7 @@ from masrl_kb.kb.model.sources import (
     bare,
     read_sources,
 )
+from masrl_kb.kb.paths import Root
 from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.records import RecordFile
 from masrl_kb.kb.text import shorten, shorten_name
@@ -295,7 +295,7 @@ def _evaluations(c: _Check) -> Iterator[Problem]:
 
 
 def provenance_problems(
-    papers: Sequence[tuple[RecordFile, Paper]], root: str | os.PathLike[str] | None = None
+    papers: Sequence[tuple[RecordFile, Paper]], root: Root = None
 ) -> Iterator[Problem]:
     """Every provenance problem of the valid paper records, and of ``sources.yaml`` itself
     (a data root without that file, such as a small test root, has the rule off)."""

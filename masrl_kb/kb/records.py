@@ -11,7 +11,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.paths import Root, find_root
 from masrl_kb.kb.yamlio import (
     LineDict,
     LoadedYaml,
@@ -127,7 +127,7 @@ def _read_dir(
     return records, stray, None
 
 
-def read_records(root: str | os.PathLike[str] | None = None) -> RecordSet:
+def read_records(root: Root = None) -> RecordSet:
     """Parse every record file (no validation beyond YAML itself); ``papers/`` must exist
     (an empty pool is an empty folder), ``exclusions/`` may be absent."""
     base = find_root(root)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from masrl_kb.kb.model.base import validate_file
 from masrl_kb.kb.model.rounds import ROUND_ID, RoundFile, whole
-from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.paths import Root, find_root
 from masrl_kb.kb.problem import Problem
 
 SCREENING_DIR = "screening"
@@ -122,7 +122,7 @@ def _refuse_link(path: Path, rel: str) -> None:
         raise _problem(rel, 1, "file", "a symbolic link; refused (screening files are real files)")
 
 
-def screening_root(root: str | os.PathLike[str] | None) -> Path:
+def screening_root(root: Root) -> Path:
     """``screening/`` of the data root; a symbolic link there is refused."""
     base = find_root(root) / SCREENING_DIR
     _refuse_link(base, f"{SCREENING_DIR}/")
@@ -131,7 +131,7 @@ def screening_root(root: str | os.PathLike[str] | None) -> Path:
     return base
 
 
-def round_dir(root: str | os.PathLike[str] | None, rid: str) -> Path:
+def round_dir(root: Root, rid: str) -> Path:
     """The folder of round ``rid`` (the id is checked: it becomes a path; links refused)."""
     if not ROUND_ID.match(rid):
         raise RoundError(f"malformed round id {rid!r}: expected YYYY-MM-DD_YYYY-MM-DD")
@@ -140,7 +140,7 @@ def round_dir(root: str | os.PathLike[str] | None, rid: str) -> Path:
     return folder
 
 
-def load_round(root: str | os.PathLike[str] | None, rid: str) -> Round:
+def load_round(root: Root, rid: str) -> Round:
     """Read one round; :class:`RoundError` when it is missing or malformed (the rules:
     :class:`masrl_kb.kb.model.rounds.RoundFile`)."""
     folder = round_dir(root, rid)
@@ -168,7 +168,7 @@ def load_round(root: str | os.PathLike[str] | None, rid: str) -> Round:
     )
 
 
-def load_rounds(root: str | os.PathLike[str] | None = None) -> list[Round]:
+def load_rounds(root: Root = None) -> list[Round]:
     """Every round under ``screening/``, oldest window first."""
     base = screening_root(root)
     if not base.is_dir():

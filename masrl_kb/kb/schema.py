@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,7 @@ from pydantic import BaseModel
 
 from masrl_kb.kb.model.exclusion import Exclusion
 from masrl_kb.kb.model.paper import Paper
-from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.paths import Root, find_root
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
 
 SCHEMA_DIR = "schema"
@@ -57,7 +56,7 @@ def _finish(node: Any, defs: dict[str, Any], tax: Taxonomy) -> Any:
     return out
 
 
-def schema_texts(root: str | os.PathLike[str] | None = None) -> dict[Path, str]:
+def schema_texts(root: Root = None) -> dict[Path, str]:
     """The schema files a data root should hold, path -> deterministic JSON text."""
     base = find_root(root)
     tax = load_taxonomy(base)
@@ -77,9 +76,7 @@ def schema_texts(root: str | os.PathLike[str] | None = None) -> dict[Path, str]:
     return out
 
 
-def stale_schema_files(
-    root: str | os.PathLike[str] | None = None, write: bool = False
-) -> list[Path]:
+def stale_schema_files(root: Root = None, write: bool = False) -> list[Path]:
     """Schema files that are missing or differ from what would be generated (rewritten
     when ``write``)."""
     stale = []

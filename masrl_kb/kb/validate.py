@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Mapping
 
 from masrl_kb.kb import crossrules
@@ -12,6 +11,7 @@ from masrl_kb.kb.benchmarks import read_benchmarks
 from masrl_kb.kb.model.base import context, validate_mapping
 from masrl_kb.kb.model.exclusion import Exclusion
 from masrl_kb.kb.model.paper import Paper
+from masrl_kb.kb.paths import Root
 from masrl_kb.kb.problem import Problem, Report
 from masrl_kb.kb.provenance import provenance_problems
 from masrl_kb.kb.records import RecordFile, RecordSet, read_records
@@ -70,7 +70,7 @@ def validate_records(records: RecordSet, tax: Taxonomy) -> list[Problem]:
     return sorted(set(problems))
 
 
-def validate(root: str | os.PathLike[str] | None = None) -> Report:
+def validate(root: Root = None) -> Report:
     """Validate every record under the data root."""
     records = read_records(root)
     try:

@@ -13,7 +13,7 @@ from pydantic import AfterValidator, Field
 
 from masrl_kb.kb.model.base import KbModel, Maybe, field, optional, validate_file
 from masrl_kb.kb.model.types import Check, Names, Text
-from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.paths import Root, find_root
 from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.text import shorten
 
@@ -112,7 +112,7 @@ class HostData(KbModel):
 
 
 def read_sources(
-    root: str | os.PathLike[str] | None = None,
+    root: Root = None,
 ) -> tuple[HostData | None, list[Problem]]:
     """``sources.yaml`` under the data root; ``None`` when the root has none."""
     path = Path(find_root(root)) / SOURCES_FILE
