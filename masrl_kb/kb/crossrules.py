@@ -63,11 +63,9 @@ def identities(rec: RecordFile) -> Iterator[tuple[str, str, str]]:
         return
     if isinstance(data.get(rec.id_field), str):
         yield rec.id_field, "key", data[rec.id_field]
-    seen = set()
-    for name, aid in _arxiv_sources(data):
-        if aid not in seen:
-            seen.add(aid)
-            yield name, "arXiv id", aid
+    # Each id once, named by the field that first gives it.
+    for aid, name in {aid: name for name, aid in reversed(_arxiv_sources(data))}.items():
+        yield name, "arXiv id", aid
     if isinstance(data.get("url"), str):
         yield "url", "URL", normalise_url(data["url"])
     if isinstance(data.get("title"), str) and data["title"].strip():

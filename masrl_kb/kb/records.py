@@ -101,15 +101,14 @@ def _record_paths(base: Path, folder: str) -> tuple[list[Path], list[str]]:
 
 def _load_files(paths: list[Path]) -> list[LoadedYaml]:
     """Each file parsed; one that cannot be read safely is a problem on that file."""
-    raws: dict[int, bytes] = {}
-    loaded: dict[int, LoadedYaml] = {}
-    for i, path in enumerate(paths):
+    read: list[bytes | LoadedYaml] = []
+    for path in paths:
         try:
-            raws[i] = read_regular_file(path)
+            read.append(read_regular_file(path))
         except UnsafeFileError as err:
-            loaded[i] = LoadedYaml(None, [YamlProblem(1, "file", str(err))])
-    loaded.update(zip(raws, _parse_all(list(raws.values())), strict=True))
-    return [loaded[i] for i in range(len(paths))]
+            read.append(LoadedYaml(None, [YamlProblem(1, "file", str(err))]))
+    parsed = iter(_parse_all([r for r in read if isinstance(r, bytes)]))
+    return [next(parsed) if isinstance(r, bytes) else r for r in read]
 
 
 def _read_dir(

@@ -173,10 +173,9 @@ def load_rounds(root: Root = None) -> list[Round]:
     base = screening_root(root)
     if not base.is_dir():
         return []
-    rounds = []
-    for folder in sorted(base.iterdir()):
-        if ROUND_ID.match(folder.name) and (
-            folder.is_symlink() or os.path.lexists(folder / ROUND_FILE)
-        ):
-            rounds.append(load_round(root, folder.name))
+    rounds = [
+        load_round(root, f.name)
+        for f in sorted(base.iterdir())
+        if ROUND_ID.match(f.name) and (f.is_symlink() or os.path.lexists(f / ROUND_FILE))
+    ]
     return sorted(rounds, key=lambda r: (r.until, r.since))
