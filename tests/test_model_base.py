@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from masrl_kb.kb.fields import PAPER_FIELDS
-from masrl_kb.kb.model.base import context, validate_mapping, validate_partial
+from masrl_kb.kb.model.base import context, validate_mapping
 from masrl_kb.kb.model.paper import Paper
 from masrl_kb.kb.model.taxonomy import Taxonomy
 from masrl_kb.kb.taxonomy import load_taxonomy
@@ -45,7 +45,7 @@ def test_partial_validation_still_runs_the_rules_on_what_is_well_formed() -> Non
     text = GOOD_PAPER.replace("credit_strict: false", "credit_strict: true\nnotes: ''")
     data = load_yaml_text(text).data
     assert check(text)[0] == "p.yaml:19: notes: must not be empty"
-    record, problems = validate_partial(Paper, data, "p.yaml", CTX)
+    record, problems = validate_mapping(Paper, data, "p.yaml", CTX, partial=True)
     assert record is None
     assert [str(p) for p in problems] == [
         "p.yaml:19: notes: must not be empty",
@@ -57,7 +57,9 @@ def test_partial_validation_still_runs_the_rules_on_what_is_well_formed() -> Non
 
 
 def test_a_valid_record_comes_back_typed() -> None:
-    record, problems = validate_partial(Paper, load_yaml_text(GOOD_PAPER).data, "p.yaml", CTX)
+    record, problems = validate_mapping(
+        Paper, load_yaml_text(GOOD_PAPER).data, "p.yaml", CTX, partial=True
+    )
     assert problems == [] and record is not None
     assert record.decisions[0].id == "O2" and record.artifacts.links() == {
         "code": "https://example.org/code"

@@ -99,7 +99,7 @@ SINGLE_RULE_CASES = {
     ),
     "decision listed twice": (
         GOOD_PAPER.replace("added:", "  - id: O2\n    learned: false\n    why: Again.\nadded:"),
-        "papers/bad.yaml:23: decisions[1].id: decision O2 listed twice (first on line 20)",
+        "papers/bad.yaml:23: decisions[1].id: decision 'O2' given twice (first on line 20)",
     ),
     "decision outside taxonomy": (
         GOOD_PAPER.replace("  - id: O2", "  - id: O6"),

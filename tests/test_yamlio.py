@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 import pytest
@@ -83,10 +84,18 @@ def test_refused_input(text: str, message: str) -> None:
 # ---------------------------------------------------------------- hardening (issue 8)
 
 
-def test_raw_text_of_non_string_scalars() -> None:
-    data = load_yaml_text("a: 0x7E9\nb: 2025\nc: text\nd: 2026-05-04\n").data
-    assert data == {"a": 2025, "b": 2025, "c": "text", "d": __import__("datetime").date(2026, 5, 4)}
-    assert (data.raw.get("a"), data.raw.get("b"), data.raw.get("c")) == ("0x7E9", "2025", None)
+def test_integers_not_in_plain_decimal_keep_their_text() -> None:
+    data = load_yaml_text("a: 0x7E9\nb: 2025\nc: text\nd: 2026-05-04\ne: 2_025\n").data
+    assert data == {
+        "a": 2025,
+        "b": 2025,
+        "c": "text",
+        "d": __import__("datetime").date(2026, 5, 4),
+        "e": 2025,
+    }
+    assert (data["a"].text, data["e"].text) == ("0x7E9", "2_025")
+    assert type(data["b"]) is int
+    assert pickle.loads(pickle.dumps(data["a"])).text == "0x7E9"  # parsed in worker processes
 
 
 def test_value_errors_name_their_field() -> None:

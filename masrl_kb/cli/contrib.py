@@ -165,10 +165,10 @@ def cmd_export_survey_csv(args: argparse.Namespace) -> int:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    from masrl_kb.kb.schema import stale_schema_files, write_schemas
+    from masrl_kb.kb.schema import stale_schema_files
 
     root = args.root
-    changed = stale_schema_files(root) if args.check else write_schemas(root)
+    changed = stale_schema_files(root, write=not args.check)
     for path in changed:
         if args.check:
             err(f"{_relative(path, root)} is stale: run `masrl-kb schema` and commit the result")

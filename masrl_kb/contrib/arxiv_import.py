@@ -30,7 +30,7 @@ from masrl_kb.contrib.sources.arxiv import (
 )
 from masrl_kb.contrib.text import MAX_ABSTRACT, MAX_TITLE, clean_names, clean_text
 from masrl_kb.kb.atomic import write_atomic
-from masrl_kb.kb.crossrules import identities, normalise_title, normalise_url
+from masrl_kb.kb.crossrules import identities, normalise_url
 from masrl_kb.kb.fields import (
     EXCLUSION_FIELDS,
     EXCLUSION_ID_PATTERN,
@@ -43,7 +43,7 @@ from masrl_kb.kb.rules import is_http_url
 from masrl_kb.kb.schema import schema_comment
 from masrl_kb.kb.synthetic import dump_record
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
-from masrl_kb.kb.text import shorten
+from masrl_kb.kb.text import shorten, title_skeleton
 from masrl_kb.kb.validate import record_text_problems
 
 ARXIV_VENUE = "arXiv"
@@ -168,7 +168,7 @@ def refuse_existing(
     wanted = {
         ("arXiv id", arxiv_id),
         ("URL", normalise_url(url) if url else None),
-        ("title", normalise_title(title) if title else None),
+        ("title", title_skeleton(title) if title else None),
     }
     found = []
     for rec in records.papers + records.exclusions:

@@ -1,8 +1,5 @@
-"""Benchmarks outside the pool (GSM8K, SWE-bench Verified...), read from ``benchmarks.yaml``.
-
-Each has one sourced entry (:class:`~masrl_kb.kb.model.paper.BenchmarkEntry`) so that
-``evaluated_on`` names it by id; pooled benchmark records are named by their own key.
-The rules over entries and records are in :mod:`masrl_kb.kb.crossrules`.
+"""Benchmarks outside the pool (GSM8K, SWE-bench Verified...), read from ``benchmarks.yaml``
+so that ``evaluated_on`` names them by id (the rules: :mod:`masrl_kb.kb.crossrules`).
 """
 
 from __future__ import annotations
@@ -12,8 +9,8 @@ from dataclasses import dataclass
 
 from masrl_kb.kb.model.base import validate_mapping
 from masrl_kb.kb.model.paper import BenchmarkEntry as Benchmark
-from masrl_kb.kb.paths import find_root
-from masrl_kb.kb.yamlio import LineDict, load_yaml_file
+from masrl_kb.kb.paths import Root, find_root
+from masrl_kb.kb.yamlio import load_yaml_file
 
 __all__ = ["BENCHMARKS_FILE", "Benchmark", "BenchmarkFile", "read_benchmarks"]
 BENCHMARKS_FILE = "benchmarks.yaml"
@@ -21,15 +18,15 @@ BENCHMARKS_FILE = "benchmarks.yaml"
 
 @dataclass(frozen=True)
 class BenchmarkFile:
-    """The registry: its valid benchmarks, structure problems as ``(line, field, message)``
+    """The registry: its valid benchmarks, the file's problems as ``(line, field, message)``
     and every entry as loaded (checked field by field with the records)."""
 
     benchmarks: tuple[Benchmark, ...]
     problems: tuple[tuple[int, str, str], ...]
-    entries: tuple[LineDict, ...] = ()
+    entries: tuple[object, ...] = ()
 
 
-def read_benchmarks(root: str | os.PathLike[str] | None = None) -> BenchmarkFile:
+def read_benchmarks(root: Root = None) -> BenchmarkFile:
     """Read ``benchmarks.yaml`` (absent: an empty registry)."""
     path = find_root(root) / BENCHMARKS_FILE
     if not os.path.lexists(path):  # a dangling link is still reported below
@@ -41,11 +38,5 @@ def read_benchmarks(root: str | os.PathLike[str] | None = None) -> BenchmarkFile
         return BenchmarkFile(
             (), tuple(found or [(1, "benchmarks", "expected a list of benchmarks")])
         )
-    entries = tuple(e for e in raw if isinstance(e, LineDict))
-    problems = tuple(
-        (1, f"benchmarks[{i}]", "expected a mapping")
-        for i, e in enumerate(raw)
-        if not isinstance(e, LineDict)
-    )
-    valid = (validate_mapping(Benchmark, e, BENCHMARKS_FILE)[0] for e in entries)
-    return BenchmarkFile(tuple(b for b in valid if b), problems, entries)
+    valid = (validate_mapping(Benchmark, e, BENCHMARKS_FILE)[0] for e in raw)
+    return BenchmarkFile(tuple(b for b in valid if b), (), tuple(raw))

@@ -15,6 +15,7 @@ from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.readings import ReadingsError, load_readers
 from masrl_kb.kb.records import RecordFile, RecordSet
 from masrl_kb.kb.text import title_skeleton
+from masrl_kb.kb.yamlio import LineDict
 
 Checked = Sequence[tuple[RecordFile, Paper]]  # the papers whose own fields are valid
 _ARXIV_IN_TEXT = re.compile(
@@ -24,11 +25,6 @@ _ARXIV_IN_TEXT = re.compile(
 
 
 # ---------------------------------------------------------------- duplicates
-
-
-def normalise_title(title: str) -> str:
-    """Title reduced to what a reader sees, for duplicate checks (see ``title_skeleton``)."""
-    return title_skeleton(title)
 
 
 def normalise_url(url: str) -> str:
@@ -67,15 +63,13 @@ def identities(rec: RecordFile) -> Iterator[tuple[str, str, str]]:
         return
     if isinstance(data.get(rec.id_field), str):
         yield rec.id_field, "key", data[rec.id_field]
-    seen = set()
-    for name, aid in _arxiv_sources(data):
-        if aid not in seen:
-            seen.add(aid)
-            yield name, "arXiv id", aid
+    # Each id once, named by the field that first gives it.
+    for aid, name in {aid: name for name, aid in reversed(_arxiv_sources(data))}.items():
+        yield name, "arXiv id", aid
     if isinstance(data.get("url"), str):
         yield "url", "URL", normalise_url(data["url"])
     if isinstance(data.get("title"), str) and data["title"].strip():
-        yield "title", "title", normalise_title(data["title"])
+        yield "title", "title", title_skeleton(data["title"])
 
 
 def duplicate_problems(records: Sequence[RecordFile]) -> Iterator[Problem]:
@@ -97,14 +91,10 @@ def duplicate_problems(records: Sequence[RecordFile]) -> Iterator[Problem]:
 # ---------------------------------------------------------------- references
 
 
-def benchmark_keys(papers: Checked) -> frozenset[str]:
-    """Keys of the pooled benchmark records (what ``evaluated_on`` may name)."""
-    return frozenset(p.key for _, p in papers if p.category == BENCHMARK_CATEGORY)
-
-
 def unknown_benchmark_problems(papers: Checked, registry: BenchmarkFile) -> Iterator[Problem]:
     """``evaluated_on`` names a pooled benchmark record or an id of ``benchmarks.yaml``."""
-    known = benchmark_keys(papers) | {b.id for b in registry.benchmarks}
+    known = {p.key for _, p in papers if p.category == BENCHMARK_CATEGORY}
+    known |= {b.id for b in registry.benchmarks}
     allowed = ", ".join(sorted(known)) or "none"
     for rec, paper in papers:
         for i, item in enumerate(paper.evaluated_on or ()):
@@ -128,8 +118,7 @@ def registry_problems(
     for i, entry in enumerate(registry.entries):
         prefix = f"benchmarks[{i}]."
         yield from validate_mapping(BenchmarkEntry, entry, BENCHMARKS_FILE, ctx, prefix)[1]
-        bid = entry.get("id")
-        if not isinstance(bid, str):
+        if not isinstance(entry, LineDict) or not isinstance(bid := entry.get("id"), str):
             continue
         line = entry.line_of("id")
         if bid in seen:

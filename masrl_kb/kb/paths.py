@@ -6,12 +6,13 @@ import os
 from pathlib import Path
 
 ENV_ROOT = "MASRL_KB_ROOT"
+Root = str | os.PathLike[str] | None  # a data root argument (None: find_root's search)
 TAXONOMY_FILE = "taxonomy.yaml"
 # The clone this package runs from (its mkdocs.yml and protocol also serve a bare data root).
 CLONE = Path(__file__).resolve().parents[2]
 
 
-def find_root(root: str | os.PathLike[str] | None = None) -> Path:
+def find_root(root: Root = None) -> Path:
     """The data root (the folder holding ``taxonomy.yaml``): ``root``, else
     ``MASRL_KB_ROOT``, else the clone the package runs from, else the nearest one up
     from the current directory."""

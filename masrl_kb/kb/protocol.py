@@ -3,27 +3,21 @@
 
 from __future__ import annotations
 
-import os
-
 from masrl_kb.kb.model.base import context, validate_file
 from masrl_kb.kb.model.protocol import Protocol, QueryFamily
-from masrl_kb.kb.paths import find_root
-from masrl_kb.kb.problem import Problem
+from masrl_kb.kb.paths import Root, find_root
+from masrl_kb.kb.problem import DataFileError, Problem
 from masrl_kb.kb.taxonomy import load_taxonomy
 
 __all__ = ["PROTOCOL_FILE", "Protocol", "ProtocolError", "QueryFamily", "load_protocol"]
 PROTOCOL_FILE = "protocol.yaml"
 
 
-class ProtocolError(ValueError):
-    """``protocol.yaml`` is malformed; ``problems`` lists every problem found."""
-
-    def __init__(self, problems: list[Problem]) -> None:
-        self.problems = problems
-        super().__init__("\n".join(str(p) for p in problems))
+class ProtocolError(DataFileError):
+    """``protocol.yaml`` is missing or malformed; ``problems`` lists every problem found."""
 
 
-def load_protocol(root: str | os.PathLike[str] | None = None) -> Protocol:
+def load_protocol(root: Root = None) -> Protocol:
     """Read and check ``protocol.yaml``; raise :class:`ProtocolError` listing every problem."""
     base = find_root(root)
     path = base / PROTOCOL_FILE
@@ -31,5 +25,5 @@ def load_protocol(root: str | os.PathLike[str] | None = None) -> Protocol:
         raise ProtocolError([Problem(PROTOCOL_FILE, 1, "file", f"no {PROTOCOL_FILE} in {base}")])
     protocol, problems = validate_file(Protocol, path, PROTOCOL_FILE, context(load_taxonomy(base)))
     if protocol is None:
-        raise ProtocolError(sorted(problems))
+        raise ProtocolError(sorted(problems), f"problem(s) in {PROTOCOL_FILE}")
     return protocol

@@ -1,17 +1,11 @@
-"""Provenance: every corrected fact and every reading rests on a primary source.
-
-Primary hosts are data (``sources.yaml``); some depend on the record: the account
-of its ``artifacts.code`` or ``own_sites``, a vendor's site for its ``affiliation``.
-A ``sources`` field, learned or strict-credit evidence, ``artifacts.source``,
-``evaluated_on_none`` and ``evaluation_source`` each need a primary URL or a
-provisional reason, and an evidence ``source:`` label must fit its page. URLs are
-judged strictly first: only http(s), no user-info, non-ASCII or punycode host, port,
-backslash, space, control character or dot segment; anything else is never primary.
+"""Provenance: every corrected fact and every reading rests on a primary source (a URL
+whose host ``sources.yaml`` or the record itself makes primary) or a provisional reason,
+and an evidence ``source:`` label fits its page. A URL with user-info, a port, a
+non-ASCII or punycode host, a control character or a dot segment is never primary.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +21,7 @@ from masrl_kb.kb.model.sources import (
     bare,
     read_sources,
 )
+from masrl_kb.kb.paths import Root
 from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.records import RecordFile
 from masrl_kb.kb.text import shorten, shorten_name
@@ -300,7 +295,7 @@ def _evaluations(c: _Check) -> Iterator[Problem]:
 
 
 def provenance_problems(
-    papers: Sequence[tuple[RecordFile, Paper]], root: str | os.PathLike[str] | None = None
+    papers: Sequence[tuple[RecordFile, Paper]], root: Root = None
 ) -> Iterator[Problem]:
     """Every provenance problem of the valid paper records, and of ``sources.yaml`` itself
     (a data root without that file, such as a small test root, has the rule off)."""

@@ -5,11 +5,9 @@ knowledge base's own records are a reader too (``kb``), so agreement can be meas
 
 from __future__ import annotations
 
-import os
-
 from masrl_kb.kb.model.base import context, validate_file
 from masrl_kb.kb.model.readings import KB_READER, READING_AXES, Reader
-from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.paths import Root, find_root
 from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.taxonomy import load_taxonomy
 
@@ -25,7 +23,7 @@ class ReadingsError(ValueError):
         super().__init__(str(problem))
 
 
-def load_readers(paper_keys: set[str], root: str | os.PathLike[str] | None = None) -> list[Reader]:
+def load_readers(paper_keys: set[str], root: Root = None) -> list[Reader]:
     """Every reader under ``readings/``, sorted by id (the kb's own reading excluded)."""
     base = find_root(root)
     folder = base / READINGS_DIR

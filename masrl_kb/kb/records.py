@@ -11,7 +11,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.paths import Root, find_root
 from masrl_kb.kb.yamlio import (
     LineDict,
     LoadedYaml,
@@ -49,9 +49,7 @@ class RecordFile:
 
     def line(self, name: str) -> int:
         """Line of a top-level field, 1 when unknown."""
-        if isinstance(self.data, LineDict):
-            return self.data.line_of(name) or 1
-        return 1
+        return (self.data.line_of(name) or 1) if isinstance(self.data, LineDict) else 1
 
 
 @dataclass
@@ -103,15 +101,14 @@ def _record_paths(base: Path, folder: str) -> tuple[list[Path], list[str]]:
 
 def _load_files(paths: list[Path]) -> list[LoadedYaml]:
     """Each file parsed; one that cannot be read safely is a problem on that file."""
-    raws: dict[int, bytes] = {}
-    loaded: dict[int, LoadedYaml] = {}
-    for i, path in enumerate(paths):
+    read: list[bytes | LoadedYaml] = []
+    for path in paths:
         try:
-            raws[i] = read_regular_file(path)
+            read.append(read_regular_file(path))
         except UnsafeFileError as err:
-            loaded[i] = LoadedYaml(None, [YamlProblem(1, "file", str(err))])
-    loaded.update(zip(raws, _parse_all(list(raws.values())), strict=True))
-    return [loaded[i] for i in range(len(paths))]
+            read.append(LoadedYaml(None, [YamlProblem(1, "file", str(err))]))
+    parsed = iter(_parse_all([r for r in read if isinstance(r, bytes)]))
+    return [next(parsed) if isinstance(r, bytes) else r for r in read]
 
 
 def _read_dir(
@@ -129,7 +126,7 @@ def _read_dir(
     return records, stray, None
 
 
-def read_records(root: str | os.PathLike[str] | None = None) -> RecordSet:
+def read_records(root: Root = None) -> RecordSet:
     """Parse every record file (no validation beyond YAML itself); ``papers/`` must exist
     (an empty pool is an empty folder), ``exclusions/`` may be absent."""
     base = find_root(root)

@@ -1,8 +1,5 @@
-"""Screening rounds: what ``screening/<round-id>/round.yaml`` says about each round.
-
-A round is a window of first-publication dates holding source batches (``screen run``
-and ``screen import`` add them, ``screen decide`` the decisions); the site and the
-query layer read them here, so they need nothing from ``contrib``.
+"""Screening rounds (``screening/<round-id>/round.yaml``): a window of first-publication
+dates holding source batches and decisions, read here for the site and the query layer.
 """
 
 from __future__ import annotations
@@ -14,13 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from masrl_kb.kb.model.base import validate_file
-from masrl_kb.kb.model.rounds import DOI_PATTERN, OPENREVIEW_PATTERN, ROUND_ID, RoundFile, whole
-from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.model.rounds import ROUND_ID, RoundFile, whole
+from masrl_kb.kb.paths import Root, find_root
 from masrl_kb.kb.problem import Problem
 
-__all__ = ["DOI_PATTERN", "OPENREVIEW_PATTERN", "ROUND_FILE", "SCREENING_DIR", "SOURCE_COUNTS"]
-__all__ += ["Round", "RoundError", "load_round", "load_rounds", "round_dir"]
-__all__ += ["round_id", "screening_root"]
 SCREENING_DIR = "screening"
 ROUND_FILE = "round.yaml"
 # One source batch of a round: where its candidates came from and what became of them.
@@ -85,13 +79,6 @@ class Round:
     def awaiting(self) -> int:
         return self.counts["to_screen"] - self.included - self.excluded
 
-    def decided_source(self, decided: dict) -> str:
-        """The source batch a decided candidate came from (older rounds: their one source)."""
-        if "source" in decided:
-            return decided["source"]
-        names = {b["name"] for b in self.batches}
-        return names.pop() if len(names) == 1 else "unknown"
-
     def by_source(self) -> dict[str, dict[str, int]]:
         """Per source: identified, duplicates removed, outside the window, screened,
         included, excluded and awaiting (screened = the batches' new candidates)."""
@@ -101,8 +88,9 @@ class Round:
             for k in BATCH_COUNTS:
                 row[k] += b[k]
             row["screened"] += b["identified"] - b["duplicates_removed"] - b["outside_window"]
+        only = next(iter(out)) if len(out) == 1 else "unknown"  # older rounds: one source
         for d in self.decided.values():
-            row = out.setdefault(self.decided_source(d), dict.fromkeys(SOURCE_COUNTS, 0))
+            row = out.setdefault(d.get("source", only), dict.fromkeys(SOURCE_COUNTS, 0))
             row["included" if d["decision"] == "include" else "excluded"] += 1
         for row in out.values():
             row["awaiting"] = row["screened"] - row["included"] - row["excluded"]
@@ -134,7 +122,7 @@ def _refuse_link(path: Path, rel: str) -> None:
         raise _problem(rel, 1, "file", "a symbolic link; refused (screening files are real files)")
 
 
-def screening_root(root: str | os.PathLike[str] | None) -> Path:
+def screening_root(root: Root) -> Path:
     """``screening/`` of the data root; a symbolic link there is refused."""
     base = find_root(root) / SCREENING_DIR
     _refuse_link(base, f"{SCREENING_DIR}/")
@@ -143,7 +131,7 @@ def screening_root(root: str | os.PathLike[str] | None) -> Path:
     return base
 
 
-def round_dir(root: str | os.PathLike[str] | None, rid: str) -> Path:
+def round_dir(root: Root, rid: str) -> Path:
     """The folder of round ``rid`` (the id is checked: it becomes a path; links refused)."""
     if not ROUND_ID.match(rid):
         raise RoundError(f"malformed round id {rid!r}: expected YYYY-MM-DD_YYYY-MM-DD")
@@ -152,7 +140,7 @@ def round_dir(root: str | os.PathLike[str] | None, rid: str) -> Path:
     return folder
 
 
-def load_round(root: str | os.PathLike[str] | None, rid: str) -> Round:
+def load_round(root: Root, rid: str) -> Round:
     """Read one round; :class:`RoundError` when it is missing or malformed (the rules:
     :class:`masrl_kb.kb.model.rounds.RoundFile`)."""
     folder = round_dir(root, rid)
@@ -180,15 +168,14 @@ def load_round(root: str | os.PathLike[str] | None, rid: str) -> Round:
     )
 
 
-def load_rounds(root: str | os.PathLike[str] | None = None) -> list[Round]:
+def load_rounds(root: Root = None) -> list[Round]:
     """Every round under ``screening/``, oldest window first."""
     base = screening_root(root)
     if not base.is_dir():
         return []
-    rounds = []
-    for folder in sorted(base.iterdir()):
-        if ROUND_ID.match(folder.name) and (
-            folder.is_symlink() or os.path.lexists(folder / ROUND_FILE)
-        ):
-            rounds.append(load_round(root, folder.name))
+    rounds = [
+        load_round(root, f.name)
+        for f in sorted(base.iterdir())
+        if ROUND_ID.match(f.name) and (f.is_symlink() or os.path.lexists(f / ROUND_FILE))
+    ]
     return sorted(rounds, key=lambda r: (r.until, r.since))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from masrl_kb.kb.model.base import validate_file
 from masrl_kb.kb.model.taxonomy import Taxonomy
-from masrl_kb.kb.paths import TAXONOMY_FILE, find_root
+from masrl_kb.kb.paths import TAXONOMY_FILE, Root, find_root
 from masrl_kb.kb.problem import DataFileError, Problem
 
 __all__ = ["TAXONOMY_FILE", "Taxonomy", "TaxonomyError", "load_taxonomy"]
@@ -29,14 +29,13 @@ def _load_cached(path: Path, mtime_ns: int, size: int) -> Taxonomy:
     return tax
 
 
-def load_taxonomy(root: str | os.PathLike[str] | None = None) -> Taxonomy:
+def load_taxonomy(root: Root = None) -> Taxonomy:
     """Load and check ``taxonomy.yaml`` from the data root; :class:`TaxonomyError` lists
     every problem when the file is missing, unsafe, malformed or breaks a rule."""
     path = find_root(root) / TAXONOMY_FILE
     try:
         info = os.lstat(path)
     except OSError:
-        raise TaxonomyError(
-            [Problem(TAXONOMY_FILE, 1, "file", f"does not exist in the data root {path.parent}")]
-        ) from None
+        message = f"does not exist in the data root {path.parent}"
+        raise TaxonomyError([Problem(TAXONOMY_FILE, 1, "file", message)]) from None
     return _load_cached(path.absolute(), info.st_mtime_ns, info.st_size)

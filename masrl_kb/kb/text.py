@@ -1,12 +1,6 @@
-"""Rules for free text from records and the network: one home for each.
-
-:func:`text_problem` says what is wrong with a text value (control characters;
-line breaks in single-line fields), :func:`shorten` cuts any value echoed in a
-message, and :func:`title_skeleton` folds look-alike titles (Cyrillic or Greek
-letters, fullwidth forms, zero-width and combining characters) for the
-duplicate check. Unicode's confusables table (UTS #39) is the full answer, but
-its Python wrappers are unmaintained or give no comparable skeleton; titles are
-Latin-script, so a small table of look-alike letters after NFKC covers it.
+"""Rules for free text from records and the network: control characters, echoing values
+in messages, and look-alike titles. Unicode's confusables (UTS #39) have no maintained
+Python wrapper; titles are Latin-script, so a small look-alike table after NFKC covers it.
 """
 
 from __future__ import annotations

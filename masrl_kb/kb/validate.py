@@ -1,22 +1,17 @@
-"""``validate``: every record checked against its model, then the rules across records.
-
-Each record file is validated into its model (:mod:`masrl_kb.kb.model`), which
-reports every problem of the file as ``path:line: field: message``; then the
-rules that need several records (:mod:`masrl_kb.kb.crossrules`) and the
-primary-source rule (:mod:`masrl_kb.kb.provenance`) run on the result. A run
-collects all problems rather than stopping at the first.
+"""``validate``: every record checked against its model, then the rules across records
+(:mod:`.crossrules`, :mod:`.provenance`); every problem is reported, not the first.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Mapping
 
 from masrl_kb.kb import crossrules
 from masrl_kb.kb.benchmarks import read_benchmarks
-from masrl_kb.kb.model.base import context, validate_partial
+from masrl_kb.kb.model.base import context, validate_mapping
 from masrl_kb.kb.model.exclusion import Exclusion
 from masrl_kb.kb.model.paper import Paper
+from masrl_kb.kb.paths import Root
 from masrl_kb.kb.problem import Problem, Report
 from masrl_kb.kb.provenance import provenance_problems
 from masrl_kb.kb.records import RecordFile, RecordSet, read_records
@@ -42,15 +37,13 @@ def check_record(
     problems = [Problem(rec.rel, p.line, p.field, p.message) for p in rec.problems]
     if rec.problems and rec.data is None:
         return None, problems
-    record, found = validate_partial(MODELS[rec.kind], rec.data, rec.rel, ctx)
+    record, found = validate_mapping(MODELS[rec.kind], rec.data, rec.rel, ctx, partial=True)
     return record, problems + found + list(_file_name(rec))
 
 
 def record_text_problems(kind: str, rel: str, text: str, tax: Taxonomy) -> list[Problem]:
-    """What ``validate`` would say of one record file's text, ``TODO`` placeholders aside.
-
-    Used before a tool writes a record, so nothing is written that breaks a rule.
-    """
+    """What ``validate`` would say of one record file's text, ``TODO`` placeholders aside
+    (tools check a record before writing it)."""
     loaded = load_yaml_text(text)
     rec = RecordFile(kind, rel, loaded.data, loaded.problems)
     found = check_record(rec, context(tax))[1]
@@ -77,12 +70,11 @@ def validate_records(records: RecordSet, tax: Taxonomy) -> list[Problem]:
     return sorted(set(problems))
 
 
-def validate(root: str | os.PathLike[str] | None = None) -> Report:
+def validate(root: Root = None) -> Report:
     """Validate every record under the data root."""
     records = read_records(root)
     try:
-        tax = load_taxonomy(records.root)
+        problems = validate_records(records, load_taxonomy(records.root))
     except TaxonomyError as err:
-        return Report(list(err.problems), len(records.papers), len(records.exclusions))
-    problems = validate_records(records, tax)
+        problems = list(err.problems)
     return Report(problems, len(records.papers), len(records.exclusions))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,6 +40,8 @@ _PLAIN_TEXT_STARTS = (
     else frozenset(chr(c) for c in range(0x20, 0x250) if chr(c) not in _RESOLVER_STARTS)
 )
 _MERGE = "tag:yaml.org,2002:merge"
+_INT = "tag:yaml.org,2002:int"
+_DECIMAL = re.compile(r"0|[1-9][0-9]*")
 # A record is a few kilobytes; anything far larger is a mistake or an attack
 # (a 5 MB scalar, a link to /dev/zero) and is refused before it is parsed.
 MAX_FILE_BYTES = 1 << 20
@@ -49,11 +52,17 @@ class LineDict(dict):
 
     line: int = 0
     key_lines: dict
-    raw: dict  # key -> the scalar's text as written, for values that are not strings
 
     def line_of(self, key: Any) -> int:
         """Line of ``key`` if present, else the mapping's own line."""
         return self.key_lines.get(key, self.line)
+
+
+class WrittenInt(int):
+    """A whole number YAML 1.1 reads from text not in plain decimal (``0x7E9``, ``2_025``,
+    ``20:15``): ``text`` keeps how it was written, so the record models can refuse it."""
+
+    text: str
 
 
 @dataclass
@@ -92,11 +101,9 @@ class _Builder:
         self.loader = _BaseLoader(text)
         self.anchors: dict[str, Any] = {}
         self.duplicates: list[YamlProblem] = []
-        self.last_raw: str | None = None
 
     def scalar(self, ev: Any) -> Any:  # a ScalarEvent (the C parser's marks are untyped)
         tag = ev.tag
-        self.last_raw = None
         if tag is None or tag == "!":
             if not ev.implicit[0] or (ev.value and ev.value[0] in _PLAIN_TEXT_STARTS):
                 # Quoted scalars, and plain ones whose first character no implicit
@@ -105,20 +112,23 @@ class _Builder:
             tag = self.loader.resolve(ScalarNode, ev.value, ev.implicit)
         if tag == _STR:
             return ev.value
-        self.last_raw = ev.value
         if tag == _MERGE:
             raise _error("merge keys (<<) are not supported in records", ev.start_mark)
         ctor = self.loader.yaml_constructors.get(tag)
         if ctor is None:
             raise _error(f"tag {shorten(tag)} is not allowed (safe loading only)", ev.start_mark)
         try:
-            return ctor(
+            value = ctor(
                 self.loader, ScalarNode(tag, ev.value, ev.start_mark, ev.end_mark, ev.style)
             )
         except ValueError as err:  # e.g. 2026-02-30, or an integer of 5,000 digits
             kind = tag.rsplit(":", 1)[-1]
             message = f"cannot read {shorten(ev.value, 40)} as a {kind}: {err}"
             raise _error(message, ev.start_mark) from None
+        if tag == _INT and not _DECIMAL.fullmatch(ev.value):
+            value = WrittenInt(value)
+            value.text = ev.value
+        return value
 
     def _check_tag(self, ev: MappingStartEvent | SequenceStartEvent, plain: str) -> None:
         if ev.tag not in (None, "!", plain):
@@ -129,7 +139,6 @@ class _Builder:
         value = LineDict()
         value.line = ev.start_mark.line + 1
         value.key_lines = lines = dict[Any, int]()
-        value.raw = raw = dict[Any, str]()
         if ev.anchor:
             self.anchors[ev.anchor] = value
         while not self.loader.check_event(MappingEndEvent):
@@ -142,15 +151,11 @@ class _Builder:
             if seen:
                 message = f"key given twice (first on line {lines[key]})"
                 self.duplicates.append(YamlProblem(mark.line + 1, shorten_name(key), message))
-            self.last_raw = None
             try:
                 value[key] = self.node()
             except yaml.constructor.ConstructorError as err:
                 _prefix_path(err, shorten_name(key))
                 raise
-            if self.last_raw is not None:
-                raw[key] = self.last_raw
-                self.last_raw = None
             lines[key] = mark.line + 1
         self.loader.get_event()
         return value

@@ -21,9 +21,10 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from masrl_kb.contrib.screen.store import StoreError
 from masrl_kb.contrib.sources.arxiv import ArxivPaper
 from masrl_kb.contrib.text import MAX_AUTHORS
-from masrl_kb.kb.crossrules import normalise_title
+from masrl_kb.kb.model.rounds import DOI_PATTERN, OPENREVIEW_PATTERN
 from masrl_kb.kb.protocol import QueryFamily
-from masrl_kb.kb.rounds import DOI_PATTERN, OPENREVIEW_PATTERN, round_dir
+from masrl_kb.kb.rounds import round_dir
+from masrl_kb.kb.text import title_skeleton
 
 ENTRIES_JSON = "entries.json"
 CANDIDATES_CSV = "candidates.csv"
@@ -42,7 +43,7 @@ class EntryError(ValueError):
 def title_key(title: str) -> str:
     """A title for look-alike comparison: accents folded, then the records' normalisation."""
     folded = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
-    return normalise_title(folded)
+    return title_skeleton(folded)
 
 
 def known_id(arxiv_id: str, doi: str, openreview_id: str) -> str:

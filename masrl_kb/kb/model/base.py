@@ -1,12 +1,9 @@
 """Shared machinery of the record models: pydantic errors as ``path:line: field: message``.
 
-Pydantic v2, not msgspec (``bench/bench_model_choice.py``): both are small beside
-YAML parsing, but msgspec stops at the first error while ``validate`` reports every
-problem of a file; pydantic collects them all, with nested locations, and generates
-the editor's JSON Schema. Field types (:mod:`.types`) raise :func:`fail` with the
-exact message; missing and unknown fields (with a did-you-mean), wrong containers
-and ``TODO`` placeholders are worded here, once, with the field's doc. The
-taxonomy is data, so it travels in the validation context (:func:`context`).
+Pydantic, not msgspec (``bench/bench_model_choice.py``): it reports every problem of a
+file, not the first, and generates the editor's JSON Schema. Field types
+(:mod:`.types`) word their own messages (:func:`fail`); missing and unknown fields,
+wrong containers and ``TODO`` are worded here, with the field's doc.
 """
 
 from __future__ import annotations
@@ -14,13 +11,11 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import os
-import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic import Field as _Field
 from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails, PydanticCustomError
@@ -46,35 +41,12 @@ else:
 PLACEHOLDER = "TODO"
 Loc = tuple[str | int, ...]
 M = TypeVar("M", bound=BaseModel)
-DECIMAL = re.compile(r"0|[1-9][0-9]*")
 
 
 class KbModel(BaseModel):
-    """Base of every record model: unknown fields are errors, values are frozen, and whole
-    numbers are plain decimal (YAML 1.1 also reads ``0x7E9``, ``2_025`` or ``20:15`` as
-    integers; only ``LineDict.raw`` still knows how a number was written)."""
+    """Base of every record model: unknown fields are errors, values are frozen."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _decimal_numbers(cls, data: Any) -> Any:
-        ints = _int_fields(cls)
-        if not ints or not isinstance(data, LineDict) or not data.raw:
-            return data
-        bad = {
-            key: Misspelled(text)
-            for key, text in data.raw.items()
-            if key in ints and type(data[key]) is int and not DECIMAL.fullmatch(text)
-        }
-        return copy_mapping(data, bad) if bad else data
-
-
-@dataclass(frozen=True)
-class Misspelled:
-    """A whole number not written in plain decimal (``0x7E9``); the int types refuse it."""
-
-    text: str
 
 
 def copy_mapping(data: Mapping[Any, Any], changes: Mapping[Any, Any], drop: Any = None) -> LineDict:
@@ -84,18 +56,7 @@ def copy_mapping(data: Mapping[Any, Any], changes: Mapping[Any, Any], drop: Any 
     out.pop(drop, None)
     out.line = getattr(data, "line", 1)
     out.key_lines = getattr(data, "key_lines", {})
-    out.raw = {k: v for k, v in getattr(data, "raw", {}).items() if k in out}
     return out
-
-
-@cache
-def _int_fields(model: type[BaseModel]) -> frozenset[str]:
-    """The model's fields whose type checks a whole number (``Check.kind == "int"``)."""
-    return frozenset(
-        name
-        for name, info in model.model_fields.items()
-        if any(getattr(m, "kind", None) == "int" for m in info.metadata)
-    )
 
 
 def field(doc: str, **kwargs: Any) -> Any:
@@ -130,6 +91,16 @@ class Finding:
     message: str
     at: Loc | None = None
     ref: Loc | None = None
+
+
+def repeated(loc: Loc, ids: Iterable[object], what: str = "", key: str = "id") -> Iterator[Finding]:
+    """A finding on each ``key`` of the list at ``loc`` given again, citing the first."""
+    first: dict[object, int] = {}
+    for i, value in enumerate(ids):
+        j = first.setdefault(value, i)
+        if j != i:
+            message = f"{what}{shorten(value)} given twice (first on line {{line}})"
+            yield Finding((*loc, i, key), message, ref=(*loc, j, key))
 
 
 def report(findings: Iterable[Finding]) -> None:
@@ -278,26 +249,12 @@ def problems_of(
             for f in error["ctx"]["findings"]:
                 line = line_at(data, loc + (f.at or f.loc))
                 ref = line_at(data, loc + f.ref) if f.ref else 0
-                message = f.message.format(line=ref) if f.ref else f.message
+                message = f.message.replace("{line}", str(ref)) if f.ref else f.message
                 found.append(Problem(path, line, field_name(loc + f.loc, prefix), message))
             continue
         name = field_name(loc, prefix) or "record"
         found.append(Problem(path, line_at(data, loc), name, _message(error, model)))
     return found
-
-
-def validate_mapping(
-    model: type[M],
-    data: object,
-    path: str,
-    ctx: Mapping[str, object] | None = None,
-    prefix: str = "",
-) -> tuple[M | None, list[Problem]]:
-    """``data`` (a loaded YAML mapping) as a ``model``, or None and every problem in it."""
-    try:
-        return model.model_validate(data, context=ctx), []
-    except ValidationError as err:
-        return None, problems_of(err, data, model, path, prefix)
 
 
 def validate_file(
@@ -336,21 +293,25 @@ def _without(data: object, loc: Loc) -> object:
     return copy_mapping(data, {loc[0]: _without(data[loc[0]], loc[1:])})
 
 
-def validate_partial(
+def validate_mapping(
     model: type[M],
     data: object,
     path: str,
     ctx: Mapping[str, object] | None = None,
     prefix: str = "",
+    partial: bool = False,
 ) -> tuple[M | None, list[Problem]]:
-    """Like :func:`validate_mapping`, but wrong values are reported, then left out and the
-    rest validated again, so the rules still judge what is well formed (a blank
-    ``provisional`` is reported and its URL still checked). The record is None only
-    when a required field stays wrong or a rule fails."""
+    """``data`` (a loaded YAML mapping) as a ``model``, or None and every problem in it.
+    When ``partial``, wrong values are reported, then left out and the rest validated
+    again, so the rules still judge what is well formed (a blank ``provisional`` is
+    reported and its URL still checked): the record is None only when a required field
+    stays wrong or a rule fails."""
     try:
         return model.model_validate(data, context=ctx), []
     except ValidationError as err:
         problems, error = problems_of(err, data, model, path, prefix), err
+    if not partial:
+        return None, problems
     for _ in range(3):
         locs = [tuple(e["loc"]) for e in error.errors() if e["type"] not in _KEPT]
         if not locs:

@@ -1,8 +1,6 @@
-"""The paper record (``papers/<key>.yaml``): its fields, their docs and its own rules.
-
-A field is added here, once: the validator, the editor schema, the field lists and
-``masrl-kb add`` read this model. The ``_rules`` validators tie fields of one record
-together and run once every field is well formed, so a bad value is reported once.
+"""The paper record (``papers/<key>.yaml``): its fields, their docs and its own rules (the
+``_rules`` validators, run once every field is well formed). A field is added here, once:
+the validator, the editor schema, the field lists and ``masrl-kb add`` read this model.
 """
 
 from __future__ import annotations
@@ -12,7 +10,7 @@ from typing import Annotated, Self
 
 from pydantic import model_validator
 
-from masrl_kb.kb.model.base import Finding, KbModel, Maybe, report
+from masrl_kb.kb.model.base import Finding, KbModel, Maybe, repeated, report
 from masrl_kb.kb.model.base import field as doc
 from masrl_kb.kb.model.base import optional as opt
 from masrl_kb.kb.model.types import (
@@ -258,14 +256,7 @@ class Paper(KbModel):
             yield Finding(("authors_note",), message)
 
     def _decisions(self) -> Iterator[Finding]:
-        first: dict[str, int] = {}
-        for i, decision in enumerate(self.decisions):
-            j = first.setdefault(decision.id, i)
-            if j != i:
-                message = f"decision {decision.id} listed twice (first on line {{line}})"
-                yield Finding(
-                    ("decisions", i, "id"), message, at=("decisions", i), ref=("decisions", j)
-                )
+        return repeated(("decisions",), (d.id for d in self.decisions), "decision ")
 
     def _artifacts(self) -> Iterator[Finding]:
         """An artifact link never leads back to the paper's own page (two kinds may share
@@ -283,12 +274,8 @@ class Paper(KbModel):
         if self.evaluated_on and self.evaluation_source is None:
             message = "evaluated_on needs evaluation_source: the URL the results were read from"
             yield Finding(("evaluation_source",), message, at=("evaluated_on",))
-        seen: set[str] = set()
-        for i, item in enumerate(self.evaluated_on or ()):
-            if item.benchmark in seen:
-                message = f"benchmark {item.benchmark!r} is listed twice"
-                yield Finding(("evaluated_on", i, "benchmark"), message)
-            seen.add(item.benchmark)
+        benchmarks = (e.benchmark for e in self.evaluated_on or ())
+        yield from repeated(("evaluated_on",), benchmarks, "benchmark ", "benchmark")
 
     def _benchmark_record(self) -> Iterator[Finding]:
         """A benchmark record says what it scores and whether that is the team."""

@@ -4,12 +4,11 @@ Source and query family ids are taxonomy values, so the exclusions a round write
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Annotated, Literal, Self
 
 from pydantic import PrivateAttr, ValidationInfo, field_validator, model_validator
 
-from masrl_kb.kb.model.base import Finding, KbModel, field, report
+from masrl_kb.kb.model.base import KbModel, field, repeated, report
 from masrl_kb.kb.model.types import Axis, Bool, Check, Date, Text, pattern
 
 RULE_ID = re.compile(r"^I[0-9]+$")
@@ -101,17 +100,9 @@ class Protocol(KbModel):
 
     @model_validator(mode="after")
     def _unique(self) -> Self:
-        report(self._twice())
+        names = ("sources", "query_families", "inclusion_rules")
+        report(f for n in names for f in repeated((n,), (x.id for x in getattr(self, n))))
         return self
-
-    def _twice(self) -> Iterator[Finding]:
-        for name in ("sources", "query_families", "inclusion_rules"):
-            seen: dict[str, int] = {}
-            for i, item in enumerate(getattr(self, name)):
-                if item.id in seen:
-                    message = f"{item.id!r} given twice (first on line {{line}})"
-                    yield Finding((name, i, "id"), message, ref=(name, seen[item.id], "id"))
-                seen.setdefault(item.id, i)
 
     # The names the screening code and the pages have always read.
     survey_title = property(lambda self: self.survey.title)

@@ -9,7 +9,7 @@ from typing import Annotated, Self
 
 from pydantic import Field, ValidationInfo, model_validator
 
-from masrl_kb.kb.model.base import Finding, KbModel, Maybe, field, optional, report
+from masrl_kb.kb.model.base import Finding, KbModel, Maybe, field, optional, repeated, report
 from masrl_kb.kb.model.types import Axis, Bool, Date, LongText, Text
 
 KB_READER = "kb"
@@ -69,11 +69,7 @@ class Reader(KbModel):
         if self.reader != stem or self.reader == KB_READER:
             message = f"must equal the file name {stem!r} and not be {KB_READER!r}"
             yield Finding(("reader",), message)
-        seen: dict[str, int] = {}
         for i, reading in enumerate(self.entries):
-            loc = ("readings", i, "key")
             if isinstance(keys, set | frozenset) and reading.key not in keys:
-                yield Finding(loc, f"no pooled paper {reading.key!r}")
-            elif reading.key in seen:
-                yield Finding(loc, f"{reading.key!r} read twice")
-            seen.setdefault(reading.key, i)
+                yield Finding(("readings", i, "key"), f"no pooled paper {reading.key!r}")
+        yield from repeated(("readings",), (r.key for r in self.entries), key="key")

@@ -30,8 +30,7 @@ WHOLE = ("window", "families", "capped", "decided")
 
 
 def _check_count(value: object, ctx: object) -> str | None:
-    problem = check_int(value)
-    if problem or not isinstance(value, int) or 0 <= value <= MAX_COUNT:
+    if (problem := check_int(value)) or not isinstance(value, int) or 0 <= value <= MAX_COUNT:
         return problem
     return f"{value if abs(value) < 10**12 else 'a huge number'} is outside 0..{MAX_COUNT}"
 

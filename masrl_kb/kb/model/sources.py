@@ -12,8 +12,8 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field
 
 from masrl_kb.kb.model.base import KbModel, Maybe, field, optional, validate_file
-from masrl_kb.kb.model.types import Check, Text
-from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.model.types import Check, Names, Text
+from masrl_kb.kb.paths import Root, find_root
 from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.text import shorten
 
@@ -37,8 +37,7 @@ def _word(value: object) -> bool:
 
 
 def _hosts(value: object, ctx: object) -> str | None:
-    problem = _words(value)
-    if problem or not isinstance(value, list):
+    if (problem := _words(value)) or not isinstance(value, list):
         return problem
     bad = [h for h in value if not HOST_RE.fullmatch(h)]
     return f"{shorten(bad[0])} is not a lower-case ASCII host name" if bad else None
@@ -46,11 +45,6 @@ def _hosts(value: object, ctx: object) -> str | None:
 
 def _host(value: object, ctx: object) -> str | None:
     return None if isinstance(value, str) and HOST_RE.fullmatch(value) else "expected a host name"
-
-
-def _affiliations(value: object, ctx: object) -> str | None:
-    ok = isinstance(value, list) and any(isinstance(a, str) and a.strip() for a in value)
-    return None if ok else "expected a non-empty list of affiliations"
 
 
 def _lower(words: list[str]) -> frozenset[str]:
@@ -88,11 +82,7 @@ class Forge(KbModel):
 
 class Vendor(KbModel):
     name: Text = field("The company.")
-    affiliations: Annotated[
-        frozenset[str],
-        Check("strings", _affiliations, _LIST),
-        AfterValidator(lambda v: frozenset(a for a in v if isinstance(a, str) and a.strip())),
-    ] = field("The affiliations whose records its site is primary for.")
+    affiliations: Names = field("The affiliations whose records its site is primary for.")
     hosts: Hosts = field("Its own sites.")
     accounts: Words = field("Its accounts on forges (host/account).", default=())
 
@@ -122,7 +112,7 @@ class HostData(KbModel):
 
 
 def read_sources(
-    root: str | os.PathLike[str] | None = None,
+    root: Root = None,
 ) -> tuple[HostData | None, list[Problem]]:
     """``sources.yaml`` under the data root; ``None`` when the root has none."""
     path = Path(find_root(root)) / SOURCES_FILE

@@ -9,7 +9,7 @@ from typing import Self
 from pydantic import PrivateAttr, model_validator
 
 from masrl_kb.kb.fields import EXCLUSION_FIELDS, PAPER_FIELDS, Field
-from masrl_kb.kb.model.base import Finding, KbModel, Maybe, field, optional, report
+from masrl_kb.kb.model.base import Finding, KbModel, Maybe, field, optional, repeated, report
 from masrl_kb.kb.model.types import Int, Text
 from masrl_kb.kb.rules import ABSENT, LEARNED, PRESENT
 from masrl_kb.kb.text import shorten
@@ -116,13 +116,7 @@ class Taxonomy(KbModel):
 
     def _unique(self) -> Iterator[Finding]:
         for name, axis in self.axes.items():
-            seen: dict[str, int] = {}
-            for i, value in enumerate(axis.values):
-                if value.id in seen:
-                    message = f"id {shorten(value.id)} given twice (first on line {{line}})"
-                    loc = ("axes", name, "values", i, "id")
-                    yield Finding(loc, message, ref=("axes", name, "values", seen[value.id], "id"))
-                seen.setdefault(value.id, i)
+            yield from repeated(("axes", name, "values"), (v.id for v in axis.values), "id ")
 
     def _extras(self) -> Iterator[Finding]:
         """``family`` belongs to (and is required in) reward_type, ``boundary`` to decision."""

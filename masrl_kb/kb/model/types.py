@@ -17,9 +17,10 @@ from typing import Annotated, Any
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic_core import core_schema
 
-from masrl_kb.kb.model.base import PLACEHOLDER, Misspelled, describe, fail
+from masrl_kb.kb.model.base import PLACEHOLDER, describe, fail
 from masrl_kb.kb.rules import HTTP_URL_PATTERN, is_http_url
 from masrl_kb.kb.text import shorten, text_problem
+from masrl_kb.kb.yamlio import WrittenInt
 
 KEY_PATTERN = r"^[a-z0-9][a-z0-9-]*[a-z0-9]$"
 EXCLUSION_ID_PATTERN = r"^E[0-9]{3,}$"
@@ -90,12 +91,9 @@ def check_text(value: object, multiline: bool = False) -> str | None:
 
 
 def check_url(value: object) -> str | None:
-    problem = check_text(value)
-    if problem:
+    if problem := check_text(value):
         return problem
-    if not is_http_url(value):
-        return f"{shorten(value)} is not an http(s) URL"
-    return None
+    return None if is_http_url(value) else f"{shorten(value)} is not an http(s) URL"
 
 
 def _check_arxiv(value: object) -> str | None:
@@ -104,19 +102,15 @@ def _check_arxiv(value: object) -> str | None:
             f"got {describe(value)}: quote arXiv ids (e.g. '2508.04652'); "
             "unquoted they are read as numbers and lose trailing zeros"
         )
-    problem = check_text(value)
-    if problem or not isinstance(value, str):
+    if (problem := check_text(value)) or not isinstance(value, str):
         return problem
-    if not _ARXIV_RE.match(value):
-        return (
-            f"malformed arXiv id {shorten(value)}: "
-            "expected YYMM.NNNNN (e.g. 2508.04652), no version"
-        )
-    return None
+    if _ARXIV_RE.match(value):
+        return None
+    return f"malformed arXiv id {shorten(value)}: expected YYMM.NNNNN (e.g. 2508.04652), no version"
 
 
 def check_int(value: object) -> str | None:
-    if isinstance(value, Misspelled):
+    if isinstance(value, WrittenInt):  # 0x7E9, 2_025, 20:15: YAML 1.1 integers
         return f"write the number in plain decimal digits, got {shorten(value.text)}"
     if isinstance(value, bool) or not isinstance(value, int):
         return f"expected a whole number, got {describe(value)}"
@@ -136,19 +130,14 @@ def _latest(minute: int) -> dt.date:
 
 
 def _check_year(value: object) -> str | None:
-    problem = check_int(value)
-    if problem or not isinstance(value, int):
+    if (problem := check_int(value)) or not isinstance(value, int):
         return problem
     last = latest_date().year
-    if not MIN_YEAR <= value <= last:
-        return f"year {value} is outside {MIN_YEAR}..{last}"
-    return None
+    return None if MIN_YEAR <= value <= last else f"year {value} is outside {MIN_YEAR}..{last}"
 
 
 def check_bool(value: object) -> str | None:
-    if not isinstance(value, bool):
-        return f"expected true or false, got {describe(value)}"
-    return None
+    return None if isinstance(value, bool) else f"expected true or false, got {describe(value)}"
 
 
 def check_date(value: object) -> str | None:
@@ -185,8 +174,7 @@ def pattern(regex: str) -> Check:
     compiled = re.compile(regex)
 
     def test(value: object, ctx: object) -> str | None:
-        problem = check_text(value)
-        if problem or not isinstance(value, str):
+        if (problem := check_text(value)) or not isinstance(value, str):
             return problem
         return None if compiled.fullmatch(value) else f"{shorten(value)} does not match {regex}"
 
