@@ -1,9 +1,7 @@
 """Screening candidates: one sanitised entry per paper a source found, and its id.
 
-An entry comes from the arXiv API (``screen run``) or an imported file (``screen import``).
-Its id, which names it in every file of the round, is the bare arXiv id (as in rounds
-written before imports existed), else ``doi:<DOI>``, else ``openreview:<forum id>``, else
-``title:<hash>`` of the normalised title.
+The id names the entry in every file of the round: the bare arXiv id, else ``doi:<DOI>``,
+else ``openreview:<forum id>``, else ``title:<hash>`` of the normalised title.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from masrl_kb.contrib.arxiv_import import family_given
@@ -73,18 +73,9 @@ class Candidate:
 
     def cells(self) -> dict[str, str]:
         """The row under :data:`COLUMNS` (guarded when written)."""
-        values = (
-            self.id,
-            self.title,
-            "; ".join(self.authors),
-            self.date.isoformat() if self.date else "",
-            self.url,
-            self.abstract,
-            self.doi,
-            self.arxiv_id,
-            self.openreview_id,
-        )
-        return dict(zip(COLUMNS, values, strict=True))
+        date = self.date.isoformat() if self.date else ""
+        values = asdict(self) | {"id": self.id, "authors": "; ".join(self.authors), "date": date}
+        return {c: values[c] for c in COLUMNS}
 
 
 def candidate(
