@@ -127,8 +127,7 @@ def write_survey_csv(
 ) -> list[Path]:
     """Write both files into ``folder`` (each atomically); returns their paths."""
     folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, text in survey_csv_texts(root, as_of).items():
-        write_atomic(folder / name, text, newline="")
-        written.append(folder / name)
-    return written
+    files = {folder / name: text for name, text in survey_csv_texts(root, as_of).items()}
+    for path, text in files.items():
+        write_atomic(path, text, newline="")
+    return list(files)
