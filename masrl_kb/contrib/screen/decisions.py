@@ -31,12 +31,7 @@ from masrl_kb.contrib.screen.entries import (
     read_entries,
     title_id,
 )
-from masrl_kb.contrib.screen.import_files import (
-    Problems,
-    csv_rows,
-    read_text,
-    ris_refs,
-)
+from masrl_kb.contrib.screen.import_files import Problems, csv_rows, read_text, ris_refs
 from masrl_kb.contrib.screen.round_files import round_yaml
 from masrl_kb.contrib.screen.store import ScreeningError, replace_file, round_lock
 from masrl_kb.contrib.sources.arxiv import parse_arxiv_id

@@ -18,20 +18,9 @@ from typing import NoReturn
 
 from masrl_kb.contrib.arxiv_import import family_given
 from masrl_kb.contrib.export.csv_io import unguard_cell
-from masrl_kb.contrib.screen.entries import (
-    Entry,
-    or_empty,
-    parse_doi,
-    parse_openreview,
-)
+from masrl_kb.contrib.screen.entries import Entry, or_empty, parse_doi, parse_openreview
 from masrl_kb.contrib.sources.arxiv import arxiv_in, arxiv_or_none, parse_arxiv_id
-from masrl_kb.contrib.text import (
-    MAX_ABSTRACT,
-    MAX_TITLE,
-    MAX_URL,
-    clean_names,
-    clean_text,
-)
+from masrl_kb.contrib.text import MAX_ABSTRACT, MAX_TITLE, MAX_URL, clean_names, clean_text
 from masrl_kb.kb.rules import is_http_url
 
 MAX_FILE_BYTES = 50 * 1024 * 1024

@@ -16,13 +16,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
-from masrl_kb.contrib.sources.http import (
-    FetchError,
-    Limits,
-    StatusError,
-    env_seconds,
-    http_request,
-)
+from masrl_kb.contrib.sources.http import FetchError, Limits, StatusError, env_seconds, http_request
 from masrl_kb.contrib.text import MAX_ABSTRACT, MAX_CATEGORY, MAX_TITLE, clean_names, clean_text
 from masrl_kb.kb.fields import ARXIV_ID_PATTERN
 from masrl_kb.kb.protocol import QueryFamily
