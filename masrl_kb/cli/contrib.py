@@ -194,16 +194,16 @@ def cmd_release(args: argparse.Namespace) -> int:
 def cmd_check_links(args: argparse.Namespace) -> int:
     from masrl_kb.contrib.links import check_links, format_problem
 
-    report = check_links(args.root, timeout=args.timeout, workers=args.workers)
-    for link, result in report.broken:
+    checked = check_links(args.root, timeout=args.timeout, workers=args.workers)
+    for link, result in (c for c in checked if c[1].broken):
         print(format_problem(link, result))
-    for link, result in report.blocked:
+    for link, result in (c for c in checked if c[1].blocked):
         print(f"{format_problem(link, result)} (blocked for robots; not counted as broken)")
-    for link, result in report.moved:
+    for link, result in (c for c in checked if c[1].moved):
         print(f"{link.path}:{link.line}: {link.field}: moved to {result.final_url} (update it)")
-    urls = len({link.url for link, _ in report.links})
-    broken = len(report.broken)
-    summary = f"{broken} broken link(s) of {len(report.links)} in the records ({urls} distinct)"
+    urls = len({link.url for link, _ in checked})
+    broken = sum(result.broken for _, result in checked)
+    summary = f"{broken} broken link(s) of {len(checked)} in the records ({urls} distinct)"
     print(summary, file=sys.stderr if broken else sys.stdout)
     return EXIT_FAILED if broken else 0
 

@@ -22,12 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from masrl_kb.contrib.sources.arxiv import (
-    ArxivPaper,
-    arxiv_or_none,
-    fetch_paper,
-    parse_arxiv_id,
-)
+from masrl_kb.contrib.sources.arxiv import ArxivPaper, arxiv_or_none, fetch_paper, parse_arxiv_id
 from masrl_kb.contrib.text import MAX_ABSTRACT, MAX_TITLE, clean_names, clean_text
 from masrl_kb.kb.atomic import write_atomic
 from masrl_kb.kb.crossrules import identities, normalise_url

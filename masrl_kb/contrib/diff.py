@@ -348,15 +348,13 @@ def render(old: Side, new: Side, ref: str) -> str:
 
 
 def _changed_fields(old: dict, new: dict) -> list[str]:
-    out = []
-    for name in list(dict.fromkeys([*old, *new])):
-        if old.get(name) == new.get(name):
-            continue
-        if name in ("source", "query_family", "stage", "reason"):
-            out.append(f"`{name}` {_show(old.get(name))} → {_show(new.get(name))}")
-        else:
-            out.append(name)
-    return out
+    return [
+        f"`{name}` {_show(old.get(name))} → {_show(new.get(name))}"
+        if name in ("source", "query_family", "stage", "reason")
+        else name
+        for name in dict.fromkeys([*old, *new])
+        if old.get(name) != new.get(name)
+    ]
 
 
 @dataclass

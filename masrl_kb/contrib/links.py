@@ -118,36 +118,17 @@ def check_url(url: str, timeout: float = DEFAULT_TIMEOUT) -> LinkResult:
         return LinkResult(url, None, _error_text(err))
 
 
-@dataclass
-class LinkReport:
-    """Every link with its result."""
-
-    links: list[tuple[Link, LinkResult]]
-
-    @property
-    def broken(self) -> list[tuple[Link, LinkResult]]:
-        return [(link, r) for link, r in self.links if r.broken]
-
-    @property
-    def blocked(self) -> list[tuple[Link, LinkResult]]:
-        return [(link, r) for link, r in self.links if r.blocked]
-
-    @property
-    def moved(self) -> list[tuple[Link, LinkResult]]:
-        return [(link, r) for link, r in self.links if r.moved]
-
-
 def check_links(
     root: str | os.PathLike[str] | None = None,
     timeout: float = DEFAULT_TIMEOUT,
     workers: int = DEFAULT_WORKERS,
-) -> LinkReport:
-    """Check every record's links, a few at a time."""
+) -> list[tuple[Link, LinkResult]]:
+    """Every record's links with their results, checked a few at a time."""
     links = list(record_links(read_records(root)))
     urls = sorted({link.url for link in links})
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         results = dict(zip(urls, pool.map(lambda u: check_url(u, timeout), urls), strict=True))
-    return LinkReport([(link, results[link.url]) for link in links])
+    return [(link, results[link.url]) for link in links]
 
 
 def format_problem(link: Link, result: LinkResult) -> str:

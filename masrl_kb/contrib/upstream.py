@@ -154,11 +154,7 @@ def plain_name(text: str) -> str:
 
 
 def _as_text(value: object) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, dt.date):
-        return value.isoformat()
-    return str(value)
+    return "" if value is None else value.isoformat() if isinstance(value, dt.date) else str(value)
 
 
 # ---------------------------------------------------------------- comparing
@@ -382,7 +378,6 @@ def _record_values(rec: RecordFile, changes: list[Change]) -> dict[str, object]:
 class _Edit:
     """One record file's new text, not yet written."""
 
-    rec: RecordFile
     path: Path
     old: str
     new: str
@@ -406,14 +401,12 @@ def _edited(root: Path, rec: RecordFile, changes: list[Change]) -> _Edit | None:
             f"{rec.rel}:{rec.line(name)}: {name}: the release's value cannot be written "
             f"and read back unchanged: {shorten(values[name])}"
         )
-    return _Edit(
-        rec, path, old_text, new_text, replace(rec, data=loaded.data, problems=loaded.problems)
-    )
+    return _Edit(path, old_text, new_text, replace(rec, data=loaded.data, problems=loaded.problems))
 
 
 def _new_problems(records: RecordSet, edits: list[_Edit], tax: Taxonomy) -> list[str]:
     """Rule violations the edits would add to the pool (what was broken before is not theirs)."""
-    replaced = {e.rec.rel: e.record for e in edits}
+    replaced = {e.record.rel: e.record for e in edits}
 
     def swap(recs: list[RecordFile]) -> list[RecordFile]:
         return [replaced.get(r.rel, r) for r in recs]
@@ -438,7 +431,7 @@ def swap_files(edits: list[_Edit]) -> list[str]:
         for e in reversed(done):
             write_atomic(e.path, e.old)
         raise
-    return [e.rec.rel for e in done]
+    return [e.record.rel for e in done]
 
 
 def _refuse(problems: list[str], what: str) -> None:

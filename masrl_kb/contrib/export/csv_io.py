@@ -1,12 +1,9 @@
 """Reading a CSV or JSON export (``masrl-kb export csv|json``) back into records.
 
-Each row holds every record field (lists and mappings as JSON) plus derived
-columns (``reward_family``, one per decision id, ``bibtex_key`` ...). Reading gives
-back the record mappings in field order; derived columns are checked against the
-fields they come from (an edited cell that disagrees is an error), and dropped.
-Cells are text with no missing-value guessing: ``NA`` is a real tag value.
-Every CSV the project writes guards its cells (:func:`guard_cell`: a spreadsheet
-never runs one as a formula) and every reader unguards them (:func:`unguard_cell`).
+Derived columns are checked against the fields they come from (an edited cell that
+disagrees is an error), then dropped; ``NA`` is a real tag value, never a missing one.
+Every CSV the project writes guards its cells (:func:`guard_cell`) so a spreadsheet never
+runs one as a formula, and every reader unguards them (:func:`unguard_cell`).
 """
 
 from __future__ import annotations

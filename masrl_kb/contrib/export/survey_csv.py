@@ -21,36 +21,14 @@ from masrl_kb.query.frames import load_pool
 
 PAPERS_FILE = "papers.csv"
 EXCLUDED_FILE = "excluded.csv"
-PAPER_COLUMNS = (
-    "key",
-    "title",
-    "first_author",
-    "affiliation",
-    "year",
-    "arxiv_id",
-    "venue",
-    "url",
-    "category",
-    "is_rl",
-    "reward_type",
-    "credit_granularity",
-    "orchestration_form",
-    "scenario",
-    "is_core",
-    "one_liner",
-    "verified",
-    "notes",
+PAPER_COLUMNS = tuple(
+    """key title first_author affiliation year arxiv_id venue url category is_rl
+    reward_type credit_granularity orchestration_form scenario is_core one_liner
+    verified notes""".split()
 )
-EXCLUDED_COLUMNS = (
-    "record_id",
-    "source",
-    "query_family",
-    "screening_label",
-    "identifier",
-    "url",
-    "date_screened",
-    "stage",
-    "exclusion_reason",
+EXCLUDED_COLUMNS = tuple(
+    """record_id source query_family screening_label identifier url date_screened stage
+    exclusion_reason""".split()
 )
 # Survey column -> record field. (key, first_author and record_id are handled apart.)
 PAPER_FACTS = {name: name for name in ("title", "affiliation", "year", "arxiv_id", "venue")}
@@ -127,8 +105,7 @@ def write_survey_csv(
 ) -> list[Path]:
     """Write both files into ``folder`` (each atomically); returns their paths."""
     folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, text in survey_csv_texts(root, as_of).items():
-        write_atomic(folder / name, text, newline="")
-        written.append(folder / name)
-    return written
+    files = {folder / name: text for name, text in survey_csv_texts(root, as_of).items()}
+    for path, text in files.items():
+        write_atomic(path, text, newline="")
+    return list(files)

@@ -31,12 +31,7 @@ from masrl_kb.contrib.screen.entries import (
     read_entries,
     title_id,
 )
-from masrl_kb.contrib.screen.import_files import (
-    Problems,
-    csv_rows,
-    read_text,
-    ris_refs,
-)
+from masrl_kb.contrib.screen.import_files import Problems, csv_rows, read_text, ris_refs
 from masrl_kb.contrib.screen.round_files import round_yaml
 from masrl_kb.contrib.screen.store import ScreeningError, replace_file, round_lock
 from masrl_kb.contrib.sources.arxiv import parse_arxiv_id
@@ -55,6 +50,8 @@ _ASREVIEW_LABELS = {
     "asreview_irrelevant": "exclude",
     "asreview_not_seen": None,
 }
+# ASReview's ``included`` cell: 1, 0, or empty while not labelled.
+_INCLUDED = {"1": "include", "1.0": "include", "0": "exclude", "0.0": "exclude", "": None}
 _ID_COLUMNS = ("id", "arxiv_id", "record_id", "doi", "url", "urls", "journal_name", "notes")
 
 
@@ -108,11 +105,8 @@ def candidate_of(values: Iterable[object], wanted: set[str]) -> str | None:
 
 
 def read_decisions(path: Path, vocab: _Vocab, candidates: Iterable[str]) -> list[Decision]:
-    """Decisions from an ASReview export (CSV with ``included``, or RIS) or a plain CSV.
-
-    The extension says the format and the first line must agree; entries ASReview has not
-    labelled are skipped; every problem is raised at once as :class:`DecisionFileError`.
-    """
+    """Decisions from an ASReview export (CSV with ``included``, or RIS) or a plain CSV;
+    unlabelled entries are skipped, every problem raised at once (:class:`DecisionFileError`)."""
     problems = Problems(path.name, DecisionFileError)
     text = read_text(path, problems, MAX_DECISION_BYTES)
     suffix = path.suffix.lower()
@@ -227,13 +221,9 @@ def _csv_items(text: str, problems: Problems, wanted) -> Iterator[Decision]:
 def _csv_decision(kind: str, row: dict, line: int, problems: Problems) -> str | None:
     if kind == "asreview":
         value = row.get("included", "")
-        decision = {"1": "include", "1.0": "include", "0": "exclude", "0.0": "exclude"}.get(
-            value, "?" if value else None
-        )
-        if decision == "?":
+        if value not in _INCLUDED:
             problems.add(line, "included", f"{value[:40]!r}; allowed: 1, 0 or empty")
-            return None
-        return decision  # None: not labelled yet
+        return _INCLUDED.get(value)  # None: not labelled yet
     decision = row.get("decision", "").lower()
     if decision not in ("include", "exclude"):
         given = row.get("decision", "")[:40]

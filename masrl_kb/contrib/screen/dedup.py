@@ -1,12 +1,9 @@
 """Duplicates of a screening round: what the knowledge base already holds.
 
-An entry duplicates a record, an earlier round's candidate or an earlier entry of its batch
-when it has the same arXiv id (any version), DOI or OpenReview id, or a look-alike title (a
-rapidfuzz ratio of the normalised titles of at least ``deduplication.title_similarity``).
-Titles are blocked by their first two, last two and two longest words, and an entry is
-compared only within its blocks: titles that close differ in a few characters, so they share
-a block unless the edits touch both ends and the longest words at once. Comparing every pair
-took minutes at 40,000 entries (bench/bench_screening.py measures it).
+An entry duplicates what has its arXiv id, DOI or OpenReview id, or a look-alike title (a
+rapidfuzz ratio of at least ``deduplication.title_similarity``). Titles are compared only
+within blocks (first two, last two and two longest words): comparing every pair took
+minutes at 40,000 entries (bench/bench_screening.py measures it).
 """
 
 from __future__ import annotations

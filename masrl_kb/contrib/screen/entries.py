@@ -1,9 +1,7 @@
 """Screening candidates: one sanitised entry per paper a source found, and its id.
 
-An entry comes from the arXiv API (``screen run``) or an imported file (``screen import``).
-Its id, which names it in every file of the round, is the bare arXiv id (as in rounds
-written before imports existed), else ``doi:<DOI>``, else ``openreview:<forum id>``, else
-``title:<hash>`` of the normalised title.
+The id names the entry in every file of the round: the bare arXiv id, else ``doi:<DOI>``,
+else ``openreview:<forum id>``, else ``title:<hash>`` of the normalised title.
 """
 
 from __future__ import annotations
@@ -46,14 +44,10 @@ def title_key(title: str) -> str:
     return title_skeleton(folded)
 
 
-def known_id(arxiv_id: str, doi: str, openreview_id: str) -> str:
-    """A candidate's id from what identifies it: the bare arXiv id, else ``doi:``, else
-    ``openreview:``; empty when it has none of them (then its title names it)."""
-    if arxiv_id:
-        return arxiv_id
-    if doi:
-        return f"doi:{doi}"
-    return f"openreview:{openreview_id}" if openreview_id else ""
+def known_id(*ids: str, forms: tuple[str, ...] = ("{}", "doi:{}", "openreview:{}")) -> str:
+    """The first of a candidate's (arXiv id, DOI, OpenReview id) in its form, by default its
+    id (the bare arXiv id, ``doi:``, ``openreview:``); empty when it has none of them."""
+    return next((form.format(i) for form, i in zip(forms, ids, strict=True) if i), "")
 
 
 def title_id(title: str) -> str:
@@ -116,11 +110,6 @@ class Entry:
     def id(self) -> str:
         return known_id(self.arxiv_id, self.doi, self.openreview_id) or title_id(self.title)
 
-    def _first_id(self, forms: tuple[str, str, str]) -> str:
-        """The first id the entry has (arXiv, DOI, OpenReview) written in its form."""
-        ids = (self.arxiv_id, self.doi, self.openreview_id)
-        return next((form.format(i) for form, i in zip(forms, ids, strict=True) if i), "")
-
     @property
     def link(self) -> str:
         """The record's http(s) address: the source's URL, else one made from an id."""
@@ -129,12 +118,13 @@ class Entry:
             "https://doi.org/{}",
             "https://openreview.net/forum?id={}",
         )
-        return self.url or self._first_id(forms)
+        return self.url or known_id(self.arxiv_id, self.doi, self.openreview_id, forms=forms)
 
     @property
     def identifier(self) -> str:
         """An exclusion record's ``identifier``: arXiv:ID, doi:..., OpenReview:... or the URL."""
-        return self._first_id(("arXiv:{}", "doi:{}", "OpenReview:{}")) or self.link
+        forms = ("arXiv:{}", "doi:{}", "OpenReview:{}")
+        return known_id(self.arxiv_id, self.doi, self.openreview_id, forms=forms) or self.link
 
     def paper(self) -> ArxivPaper:
         return ArxivPaper(

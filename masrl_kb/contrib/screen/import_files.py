@@ -1,10 +1,8 @@
-"""Candidate lists exported elsewhere, read for ``masrl-kb screen import``: ``.csv`` (the
-:data:`COLUMNS`, ``id`` and ``title`` required, authors "Family, Given" separated by ``;``,
-``date`` YYYY-MM-DD of the first public version), ``.ris`` (TY ... ER records) and
-``.bib``/``.bibtex``. The extension AND the first line tell the format (a mismatch is
-refused, never guessed). Every candidate needs a title and a full date. A malformed file is
-refused whole with :class:`ImportFileError` (``path:line: field: message``); reading is
-bounded (file size, 131,072 characters a cell) and takes CR, LF and CRLF alike.
+"""Candidate lists exported elsewhere, read for ``masrl-kb screen import``: ``.csv``
+(:data:`COLUMNS`), ``.ris`` and ``.bib``/``.bibtex`` (CONTRIBUTING.md describes them).
+
+The extension and the first line must agree on the format (never guessed). A malformed
+file is refused whole with :class:`ImportFileError`; reading is bounded.
 """
 
 from __future__ import annotations
@@ -20,20 +18,9 @@ from typing import NoReturn
 
 from masrl_kb.contrib.arxiv_import import family_given
 from masrl_kb.contrib.export.csv_io import unguard_cell
-from masrl_kb.contrib.screen.entries import (
-    Entry,
-    or_empty,
-    parse_doi,
-    parse_openreview,
-)
+from masrl_kb.contrib.screen.entries import Entry, or_empty, parse_doi, parse_openreview
 from masrl_kb.contrib.sources.arxiv import arxiv_in, arxiv_or_none, parse_arxiv_id
-from masrl_kb.contrib.text import (
-    MAX_ABSTRACT,
-    MAX_TITLE,
-    MAX_URL,
-    clean_names,
-    clean_text,
-)
+from masrl_kb.contrib.text import MAX_ABSTRACT, MAX_TITLE, MAX_URL, clean_names, clean_text
 from masrl_kb.kb.rules import is_http_url
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
@@ -250,34 +237,31 @@ def ris_refs(text: str, problems: Problems) -> list[tuple[int, dict]]:
     return refs
 
 
-def _ris_raws(text: str, problems: Problems) -> list[_Raw]:
-    return [_raw_from_ris(ref, start) for start, ref in ris_refs(text, problems)]
-
-
 def _first(value: object) -> str:
     if isinstance(value, list):
         value = value[0] if value else ""
     return value if isinstance(value, str) else ""
 
 
-def _raw_from_ris(ref: dict, line: int) -> _Raw:
-    urls = [u for u in ref.get("urls") or [] if isinstance(u, str)]
-    texts = [_first(ref.get("id")), *urls, _first(ref.get("journal_name"))]
-    arxiv = next((a for a in map(arxiv_in, texts) if a), "")
-    openreview = next((u for u in urls if "openreview.net" in u.lower()), "")
-    authors = ref.get("authors") or ref.get("first_authors") or []
-    return _Raw(
-        line=line,
-        id=_first(ref.get("id")),
-        title=_first(ref.get("title") or ref.get("primary_title")),
-        authors=tuple(a for a in authors if isinstance(a, str)),
-        date=_first(ref.get("date") or ref.get("publication_year") or ref.get("year")),
-        url=urls[0] if urls else "",
-        abstract=_first(ref.get("abstract") or ref.get("notes_abstract")),
-        doi=_first(ref.get("doi")),
-        arxiv_id=arxiv,
-        openreview_id=openreview,
-    )
+def _ris_raws(text: str, problems: Problems) -> Iterator[_Raw]:
+    for line, ref in ris_refs(text, problems):
+        urls = [u for u in ref.get("urls") or [] if isinstance(u, str)]
+        texts = [_first(ref.get("id")), *urls, _first(ref.get("journal_name"))]
+        arxiv = next((a for a in map(arxiv_in, texts) if a), "")
+        openreview = next((u for u in urls if "openreview.net" in u.lower()), "")
+        authors = ref.get("authors") or ref.get("first_authors") or []
+        yield _Raw(
+            line=line,
+            id=_first(ref.get("id")),
+            title=_first(ref.get("title") or ref.get("primary_title")),
+            authors=tuple(a for a in authors if isinstance(a, str)),
+            date=_first(ref.get("date") or ref.get("publication_year") or ref.get("year")),
+            url=urls[0] if urls else "",
+            abstract=_first(ref.get("abstract") or ref.get("notes_abstract")),
+            doi=_first(ref.get("doi")),
+            arxiv_id=arxiv,
+            openreview_id=openreview,
+        )
 
 
 # ---------------------------------------------------------------- BibTeX

@@ -14,11 +14,8 @@ from masrl_kb.kb.records import read_records
 
 
 def pool_texts(root: Path) -> list[str]:
-    """Each pooled paper's title and summary (the ranking's reference texts).
-
-    Read from the record files, not the validated pool: papers a previous round
-    included are still unfinished (TODO) while the next round runs.
-    """
+    """Each pooled paper's title and summary, from the record files: papers a previous
+    round included are still unfinished (TODO), so the validated pool lacks them."""
     texts = []
     for rec in read_records(root).papers:
         data = rec.data if isinstance(rec.data, dict) else {}

@@ -25,17 +25,7 @@ from masrl_kb.contrib.screen.entries import (
 from masrl_kb.contrib.screen.store import StoreError
 from masrl_kb.kb.rounds import ROUND_FILE, Round
 
-CSV_COLUMNS = (
-    "id",
-    "title",
-    "authors",
-    "submitted",
-    "families",
-    "score",
-    "duplicate_of",
-    "source",
-    "url",
-)
+CSV_COLUMNS = tuple("id title authors submitted families score duplicate_of source url".split())
 
 
 def candidates_csv(entries: list[Entry], kept: Sequence[list[str]] = ()) -> str:

@@ -1,11 +1,8 @@
-"""Living-review screening rounds: ``masrl-kb screen run`` and ``screen import``.
+"""Living-review screening rounds: ``masrl-kb screen run`` (arXiv, per query family) and
+``screen import`` (an exported list), each adding a source batch to a window's round.
 
-A round is a window of first-publication dates, ``screening/<since>_<until>/``, holding one
-or more source batches: ``screen run`` runs every query family of ``protocol.yaml`` against
-arXiv; ``screen import`` reads a candidate list exported elsewhere (RIS, BibTeX or CSV) into
-the same window. Each batch drops what the knowledge base already holds (pool, exclusions,
-other rounds, earlier batches) and what falls outside the window; then the round's
-candidates are ranked again together. Each step has its module in this package.
+Each batch drops what the knowledge base already holds and what falls outside the window;
+then the round's candidates are ranked again together.
 """
 
 from __future__ import annotations
@@ -205,9 +202,7 @@ def import_round(
     empty_ok: bool = False,
 ) -> RunResult:
     """Add a batch read from an exported list to the window's round (made if new); a
-    malformed file writes nothing. A candidate matching no query family itself takes the
-    first one ``query`` matches, so its exclusion can name one. ``empty_ok``: see
-    :func:`read_candidates`."""
+    candidate matching no query family takes the first one ``query`` matches."""
     base = find_root(root)
     today = today or dt.date.today()
     check_window(since, until, today, EARLIEST_IMPORT)

@@ -70,11 +70,8 @@ def _check_folder(folder: Path) -> None:
 
 
 def write_round_folder(target: Path, files: dict[str, str], replace: bool = False) -> None:
-    """Make ``target`` hold exactly ``files``: built beside it, then renamed in.
-
-    ``replace``: the folder exists and is swapped for the new one (callers hold
-    the round's lock); otherwise an existing folder is an error, never overwritten.
-    """
+    """Make ``target`` hold exactly ``files``, built beside it, then renamed in; an existing
+    folder is an error unless ``replace`` (callers hold the round's lock)."""
     if target.is_symlink() or target.parent.is_symlink():
         raise StoreError(f"{target}: a symbolic link; refused")
     if target.exists() and not replace:

@@ -1,10 +1,8 @@
 """The one arXiv API client, for ``add``/``exclude`` (one paper) and ``screen run`` (searches).
 
-Requests go through :mod:`.http` (deadline, size caps, bounded retries). The ``arxiv``
-package is not used: ``Client.results`` makes its own requests without a deadline or size
-cap, and reading a feed fetched here needs its private ``Result._from_feed_entry``. A query
-is a few URL parameters and an answer a few Atom elements; a document type declaration (the
-door to entity expansion) is refused before parsing. ``MASRL_KB_ARXIV_URL`` replaces the
+Requests go through :mod:`.http` (deadline, size caps, bounded retries): the ``arxiv``
+package's client has neither deadline nor size cap. A document type declaration (the door
+to entity expansion) is refused before parsing. ``MASRL_KB_ARXIV_URL`` replaces the
 endpoint, ``MASRL_KB_ARXIV_DEADLINE``/``_DELAY`` the deadline and the wait between requests.
 """
 
@@ -18,13 +16,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
-from masrl_kb.contrib.sources.http import (
-    FetchError,
-    Limits,
-    StatusError,
-    env_seconds,
-    http_request,
-)
+from masrl_kb.contrib.sources.http import FetchError, Limits, StatusError, env_seconds, http_request
 from masrl_kb.contrib.text import MAX_ABSTRACT, MAX_CATEGORY, MAX_TITLE, clean_names, clean_text
 from masrl_kb.kb.fields import ARXIV_ID_PATTERN
 from masrl_kb.kb.protocol import QueryFamily
@@ -262,11 +254,8 @@ def search_family(
     paging: Paging,
     given_endpoint: str | None = None,
 ) -> tuple[list[ArxivPaper], bool]:
-    """Every paper the API returns for one family (in the window or not).
-
-    Pages until a short page or ``paging.max_per_family`` papers; the flag
-    says whether that many came (the family's results may be cut short).
-    """
+    """Every paper the API returns for one family (in the window or not), and whether
+    ``paging.max_per_family`` came (the family's results may be cut short)."""
     url, query = endpoint(given_endpoint), family_query(family, since, until)
     papers: list[ArxivPaper] = []
     while len(papers) < paging.max_per_family:

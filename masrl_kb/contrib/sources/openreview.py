@@ -19,13 +19,7 @@ import re
 
 from masrl_kb.contrib.screen.entries import or_empty, parse_openreview
 from masrl_kb.contrib.sources.http import Client, Service, ShapeError, SourceError, field
-from masrl_kb.contrib.sources.rows import (
-    Candidate,
-    Fetched,
-    candidate,
-    in_window,
-    unique,
-)
+from masrl_kb.contrib.sources.rows import Candidate, Fetched, candidate, in_window, unique
 
 SERVICE = Service(
     name="openreview",

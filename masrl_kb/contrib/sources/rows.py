@@ -12,27 +12,16 @@ from __future__ import annotations
 import datetime as dt
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from masrl_kb.contrib.arxiv_import import family_given
 from masrl_kb.contrib.export.csv_io import csv_text
-from masrl_kb.contrib.screen.entries import (
-    known_id,
-    or_empty,
-    parse_doi,
-    parse_openreview,
-)
+from masrl_kb.contrib.screen.entries import known_id, or_empty, parse_doi, parse_openreview
 from masrl_kb.contrib.screen.import_files import COLUMNS
 from masrl_kb.contrib.sources.arxiv import parse_arxiv_id
 from masrl_kb.contrib.sources.http import SourceError
-from masrl_kb.contrib.text import (
-    MAX_ABSTRACT,
-    MAX_TITLE,
-    MAX_URL,
-    clean_names,
-    clean_text,
-)
+from masrl_kb.contrib.text import MAX_ABSTRACT, MAX_TITLE, MAX_URL, clean_names, clean_text
 from masrl_kb.kb.atomic import write_atomic
 from masrl_kb.kb.crossrules import arxiv_ids_of
 from masrl_kb.kb.records import read_records
@@ -73,18 +62,9 @@ class Candidate:
 
     def cells(self) -> dict[str, str]:
         """The row under :data:`COLUMNS` (guarded when written)."""
-        values = (
-            self.id,
-            self.title,
-            "; ".join(self.authors),
-            self.date.isoformat() if self.date else "",
-            self.url,
-            self.abstract,
-            self.doi,
-            self.arxiv_id,
-            self.openreview_id,
-        )
-        return dict(zip(COLUMNS, values, strict=True))
+        date = self.date.isoformat() if self.date else ""
+        values = asdict(self) | {"id": self.id, "authors": "; ".join(self.authors), "date": date}
+        return {c: values[c] for c in COLUMNS}
 
 
 def candidate(

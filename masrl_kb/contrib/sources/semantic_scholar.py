@@ -15,14 +15,7 @@ from __future__ import annotations
 import datetime as dt
 
 from masrl_kb.contrib.sources.arxiv import arxiv_or_none
-from masrl_kb.contrib.sources.http import (
-    Client,
-    Service,
-    ShapeError,
-    SourceError,
-    env_value,
-    field,
-)
+from masrl_kb.contrib.sources.http import Client, Service, ShapeError, SourceError, env_value, field
 from masrl_kb.contrib.sources.rows import (
     Candidate,
     Fetched,
