@@ -21,14 +21,36 @@ from masrl_kb.query.frames import load_pool
 
 PAPERS_FILE = "papers.csv"
 EXCLUDED_FILE = "excluded.csv"
-PAPER_COLUMNS = tuple(
-    """key title first_author affiliation year arxiv_id venue url category is_rl
-    reward_type credit_granularity orchestration_form scenario is_core one_liner
-    verified notes""".split()
+PAPER_COLUMNS = (
+    "key",
+    "title",
+    "first_author",
+    "affiliation",
+    "year",
+    "arxiv_id",
+    "venue",
+    "url",
+    "category",
+    "is_rl",
+    "reward_type",
+    "credit_granularity",
+    "orchestration_form",
+    "scenario",
+    "is_core",
+    "one_liner",
+    "verified",
+    "notes",
 )
-EXCLUDED_COLUMNS = tuple(
-    """record_id source query_family screening_label identifier url date_screened stage
-    exclusion_reason""".split()
+EXCLUDED_COLUMNS = (
+    "record_id",
+    "source",
+    "query_family",
+    "screening_label",
+    "identifier",
+    "url",
+    "date_screened",
+    "stage",
+    "exclusion_reason",
 )
 # Survey column -> record field. (key, first_author and record_id are handled apart.)
 PAPER_FACTS = {name: name for name in ("title", "affiliation", "year", "arxiv_id", "venue")}

@@ -25,7 +25,17 @@ from masrl_kb.contrib.screen.entries import (
 from masrl_kb.contrib.screen.store import StoreError
 from masrl_kb.kb.rounds import ROUND_FILE, Round
 
-CSV_COLUMNS = tuple("id title authors submitted families score duplicate_of source url".split())
+CSV_COLUMNS = (
+    "id",
+    "title",
+    "authors",
+    "submitted",
+    "families",
+    "score",
+    "duplicate_of",
+    "source",
+    "url",
+)
 
 
 def candidates_csv(entries: list[Entry], kept: Sequence[list[str]] = ()) -> str:
