@@ -67,8 +67,7 @@ def cmd_add(args: argparse.Namespace) -> int:
     field set to TODO. Prints the abstract to help tagging."""
     from masrl_kb.contrib.arxiv_import import add_paper
 
-    root = args.root
-    return _write_record(root, lambda: add_paper(args.arxiv_id, root=root, key=args.key))
+    return _write_record(args.root, lambda: add_paper(args.arxiv_id, root=args.root, key=args.key))
 
 
 def cmd_exclude(args: argparse.Namespace) -> int:

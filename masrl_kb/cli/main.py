@@ -243,21 +243,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="build on the finished records, drafts (TODO fields) left out under a banner",
     )
-    _register_groups(sub)
+    # Command groups that live beside their own modules, run through the same path.
+    from masrl_kb.cli import contrib, judgements, screen
+    from masrl_kb.traces import command as traces
+
+    for group in (contrib, judgements, traces, screen):
+        group.register(sub)
     return parser
-
-
-def _register_groups(sub) -> None:
-    """Command groups that live beside their own modules, run through the same path."""
-    from masrl_kb.cli.contrib import register as register_contrib
-    from masrl_kb.cli.judgements import register as register_judgements
-    from masrl_kb.cli.screen import register as register_screen
-    from masrl_kb.traces.command import register as register_traces
-
-    register_contrib(sub)
-    register_judgements(sub)
-    register_traces(sub)
-    register_screen(sub)
 
 
 # ---------------------------------------------------------------- the error path
@@ -309,10 +301,6 @@ def _is_ours(err: BaseException) -> bool:
     return type(err).__module__.split(".")[0] == "masrl_kb"
 
 
-def _is_user_error(err: BaseException) -> bool:
-    return isinstance(err, UsageError | OSError) or _is_ours(err)
-
-
 def _describe(err: BaseException) -> str:
     text = str(err) or type(err).__name__
     if isinstance(err, KeyError):
@@ -350,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as error:  # noqa: BLE001 - the one place errors become exit codes
         if args.debug:
             traceback.print_exc()
-        if _is_user_error(error):
+        if isinstance(error, UsageError | OSError) or _is_ours(error):
             err(_one_line(error))
             return EXIT_USER_ERROR
         hint = "" if args.debug else f"; rerun with {PROG} --debug ... for the traceback"

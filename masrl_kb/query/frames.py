@@ -12,7 +12,7 @@ import datetime as dt
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -97,20 +97,12 @@ def pool_as_of(papers: pd.DataFrame, exclusions: pd.DataFrame, as_of: dt.date | 
     return papers[papers["added"] <= day], exclusions[exclusions["screened"] <= day]
 
 
-def _is_frames(value: object) -> TypeGuard[Frames]:
-    return (
-        isinstance(value, tuple)
-        and len(value) == 2
-        and all(isinstance(f, pd.DataFrame) for f in value)
-    )
-
-
 def _built_pool(base: Path, drafts: str) -> Frames:
     """Both frames, kept (:mod:`masrl_kb.kb.cache`) when the pool has no drafts."""
     key = cache.pool_fingerprint(base, f"frames {pd.__version__} {np.__version__}")
     kept = cache.load(f"frames-{key}") if key is not None else None
-    if _is_frames(kept):
-        return kept
+    if isinstance(kept, tuple) and [type(f) for f in kept] == [pd.DataFrame] * 2:
+        return cast(Frames, kept)
     records = read_records(base)
     left_out: list[Draft] = []
     if drafts == "exclude":

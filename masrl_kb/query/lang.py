@@ -74,20 +74,16 @@ def parse(text: str) -> ast.expr:
         raise QueryError("empty query")
     source = " ".join(text.splitlines())  # YAML block strings: one expression
     _check_tokens(source)
-    tree = _syntax_tree(source)
-    _check_size(tree)
-    _mask(None, tree.body)
-    return tree.body
-
-
-def _syntax_tree(source: str) -> ast.Expression:
     try:
-        return ast.parse(source, mode="eval")
+        tree = ast.parse(source, mode="eval")
     except SyntaxError as err:
         where = f" at character {err.offset}" if err.offset else ""
         raise QueryError(f"not a valid query{where}: {err.msg}") from None
     except (ValueError, RecursionError, MemoryError) as err:  # NUL bytes, deep nesting
         raise QueryError(f"not a valid query: {type(err).__name__}") from None
+    _check_size(tree)
+    _mask(None, tree.body)
+    return tree.body
 
 
 def _check_size(tree: ast.AST) -> None:
