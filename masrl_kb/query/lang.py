@@ -81,13 +81,7 @@ def parse(text: str) -> ast.expr:
         raise QueryError(f"not a valid query{where}: {err.msg}") from None
     except (ValueError, RecursionError, MemoryError) as err:  # NUL bytes, deep nesting
         raise QueryError(f"not a valid query: {type(err).__name__}") from None
-    _check_size(tree)
-    _mask(None, tree.body)
-    return tree.body
-
-
-def _check_size(tree: ast.AST) -> None:
-    """Bound the tree before walking it recursively (a hostile query may be deep)."""
+    # Bound the tree before walking it recursively (a hostile query may be deep).
     count = 0
     stack: list[tuple[ast.AST, int]] = [(tree, 0)]
     while stack:
@@ -98,6 +92,8 @@ def _check_size(tree: ast.AST) -> None:
         if depth > MAX_DEPTH:
             raise QueryError(f"query nested too deeply: more than {MAX_DEPTH} levels")
         stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    _mask(None, tree.body)
+    return tree.body
 
 
 def _check_tokens(source: str) -> None:
