@@ -1,8 +1,5 @@
-"""Contributor commands: add, exclude, export, schema, release, check-links, diff.
-
-``register(sub)`` adds them to the main parser; each handler returns the exit code,
-and an error this package defines ends in :func:`masrl_kb.cli.main.main` (exit 2).
-"""
+"""Contributor commands: add, exclude, export, schema, release, check-links, diff; each
+handler returns the exit code (an error this package defines ends in ``main``, exit 2)."""
 
 from __future__ import annotations
 
@@ -25,9 +22,8 @@ if TYPE_CHECKING:
 
 @functools.cache
 def _default_axis_ids() -> dict[str, list[str]]:
-    """Each axis's ids in the default root's taxonomy, for the options' help: a plain read
-    of the YAML, as the checked model would cost every command's start (``_check_root``
-    checks the taxonomy)."""
+    """Each axis's ids in the default root's taxonomy, for the options' help: a plain YAML
+    read, as the checked model would cost every command's start."""
     from masrl_kb.kb.yamlio import load_yaml_file
 
     try:

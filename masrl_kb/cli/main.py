@@ -1,8 +1,6 @@
-"""The ``masrl-kb`` command line, and its one error path (:func:`main`): a user error
-(any error class this package defines, an OSError, bad arguments or ``--root``) is one
-line and exit 2; anything else is a bug, exit 70 (its traceback under ``--debug``).
-Commands import what they need when they run.
-"""
+"""The ``masrl-kb`` command line and its one error path (:func:`main`): a user error (an
+error class of this package, an OSError, bad arguments or ``--root``) is one line and exit 2,
+anything else a bug, exit 70. Commands import what they need when they run."""
 
 from __future__ import annotations
 

@@ -60,13 +60,10 @@ class InvalidRecordsError(ValueError):
 def load_papers(
     root: PathLike = None, as_of: DateLike = None, drafts: str = "error"
 ) -> pd.DataFrame:
-    """One row per pooled paper, indexed by ``key``; tags are ordered categoricals.
-
-    Derived columns: ``reward_family``, ``bibtex_key``, ``entry_type`` and ``O1``..``O5``
-    (absent / present / learned). ``as_of``: papers added on or before that day only.
-    ``drafts``: records with ``TODO`` fields are invalid (``"error"``) or left out
-    (``"exclude"``, see :func:`load_drafts`). Raises :class:`InvalidRecordsError`.
-    """
+    """One row per pooled paper, indexed by ``key``, tags as ordered categoricals, derived
+    columns (``reward_family``, ``bibtex_key``, ``O1``..``O5``: absent / present / learned ...).
+    ``as_of``: papers added by that day; ``drafts``: records with ``TODO`` fields invalid
+    (``"error"``) or left out (``"exclude"``). Raises :class:`InvalidRecordsError`."""
     return load_pool(root, as_of=as_of, drafts=drafts)[0]
 
 
@@ -332,11 +329,8 @@ def crosstab(
     papers: pd.DataFrame | None = None,
     root: PathLike = None,
 ) -> pd.DataFrame:
-    """Paper counts for two axes (:func:`axes_of`), in taxonomy order, zeros kept.
-
-    ``decision`` counts a paper once per decision it touches, ``decision_learned`` per
-    decision learned. ``strict=True`` counts only papers with ``credit_strict``.
-    """
+    """Paper counts for two axes (:func:`axes_of`), in taxonomy order, zeros kept; a paper
+    counts once per decision it touches (learns), ``strict=True`` only with ``credit_strict``."""
     papers = load_papers(root) if papers is None else papers
     check_axis(papers, rows)
     check_axis(papers, cols)

@@ -218,11 +218,8 @@ def _is_number(value: object) -> TypeGuard[int | float]:
 
 
 def mask(frame: pd.DataFrame, query: str) -> pd.Series:
-    """Boolean Series over ``frame``'s rows: which match ``query``.
-
-    The frame's index name counts as a column (``key`` for papers, ``id`` for
-    exclusions). Raises :class:`QueryError` naming an unknown column or value.
-    """
+    """Which of ``frame``'s rows match ``query`` (its index name, ``key`` or ``id``, counts
+    as a column); raises :class:`QueryError` naming an unknown column or value."""
     return _mask(frame, parse(query))
 
 
