@@ -375,10 +375,8 @@ def tag_matrix(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.
     ``reward_family``, ``credit_strict`` (per credit unit) and the decision axes."""
     papers = load_papers(root) if papers is None else papers
     require_columns(papers, [*TAG_FIELDS, "reward_family", "credit_strict"], "tag_matrix")
-    columns = {}
-    for axis in (*TAG_FIELDS, "reward_family", *DECISION_AXES):
-        for value in axis_values(axis, papers):
-            columns[(axis, value)] = axis_mask(papers, axis, value)
+    axes = (*TAG_FIELDS, "reward_family", *DECISION_AXES)
+    columns = {(a, v): axis_mask(papers, a, v) for a in axes for v in axis_values(a, papers)}
     for unit in axis_values("credit_unit", papers):
         columns[("credit_strict", unit)] = (papers["credit_unit"] == unit) & papers["credit_strict"]
     frame = pd.DataFrame(columns, index=papers.index)
