@@ -408,11 +408,9 @@ def _entries(papers: pd.DataFrame) -> Iterable[tuple[str, str, dict[str, Any]]]:
 
 
 def evaluations(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.DataFrame:
-    """One row per (paper ``key``, ``benchmark``) a paper reports results on.
-
-    ``benchmark`` is a pooled record's key (``pooled``) or an id of ``benchmarks.yaml``;
-    ``label`` is its title or name; ``category`` is the evaluating paper's.
-    """
+    """One row per (paper ``key``, ``benchmark``) a paper reports results on: ``benchmark``
+    a pooled record's key (``pooled``) or an id of ``benchmarks.yaml``, ``label`` its title
+    or name, ``category`` the evaluating paper's."""
     base = find_root(root)
     papers = load_papers(base) if papers is None else papers
     require_columns(papers, ["title", "url", "category", "evaluated_on"], "evaluations")
@@ -446,11 +444,8 @@ def benchmark_matrix(
     outside: int = 15,
     table: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """Papers with an evaluation (rows) x benchmarks, 1 where the paper reports on it.
-
-    Columns: every pooled benchmark, then the ``outside`` most used others (ties by
-    name). ``table`` reuses an :func:`evaluations` frame already computed.
-    """
+    """Papers with an evaluation x benchmarks (every pooled one, then the ``outside`` most
+    used others), 1 where the paper reports on it; ``table``: an :func:`evaluations` frame."""
     base = find_root(root) if papers is None or table is None else None
     papers = load_papers(base) if papers is None else papers
     table = evaluations(papers, base) if table is None else table
