@@ -112,8 +112,7 @@ def cmd_screen_import(args: argparse.Namespace) -> int:
     from masrl_kb.contrib.screen.rounds import import_round
 
     window = (args.file, args.source, args.since, args.until)
-    query = args.query or ""
-    result = import_round(*window, query=query, root=args.root, empty_ok=args.empty_ok)
+    result = import_round(*window, query=args.query or "", root=args.root, empty_ok=args.empty_ok)
     batch = result.batch
     new = batch["identified"] - batch["duplicates_removed"] - batch["outside_window"]
     lines = [
