@@ -107,22 +107,18 @@ def _print_drafts(drafts) -> None:
         print(f"  {line if len(line) <= MAX_MESSAGE else line[: MAX_MESSAGE - 3] + '...'}")
 
 
-def _coverage_line(root, as_of) -> str:
-    from masrl_kb.query.views import pool_coverage, survey_baseline
-
-    if as_of:
-        return f"as of {as_of.isoformat()} (records added or screened by then)"
-    covers, baseline = pool_coverage(root), survey_baseline(root)
-    if covers is None:
-        return "the whole pool (no protocol.yaml baseline, no screening round)"
-    return f"today's pool, covering papers up to {covers} (the survey's pool: as of {baseline})"
-
-
 def cmd_stats(args: argparse.Namespace) -> int:
     from masrl_kb.query.frames import crosstab, load_drafts, load_pool
+    from masrl_kb.query.views import pool_coverage, survey_baseline
 
     papers, exclusions = load_pool(args.root, as_of=args.as_of, drafts="exclude")
-    print(_coverage_line(args.root, args.as_of))
+    if args.as_of:
+        print(f"as of {args.as_of.isoformat()} (records added or screened by then)")
+    elif (covers := pool_coverage(args.root)) is None:
+        print("the whole pool (no protocol.yaml baseline, no screening round)")
+    else:
+        baseline = survey_baseline(args.root)
+        print(f"today's pool, covering papers up to {covers} (the survey's pool: as of {baseline})")
     print(f"pooled papers: {len(papers)}")
     print(f"excluded records: {len(exclusions)}")
     print(f"audited records: {len(papers) + len(exclusions)}")
@@ -131,18 +127,6 @@ def cmd_stats(args: argparse.Namespace) -> int:
         print(crosstab(rows, cols, papers=papers).to_string())
     _print_drafts(load_drafts(args.root))
     return 0
-
-
-def _claims_header(root) -> str:
-    from masrl_kb.query.views import pool_coverage, survey_baseline
-
-    baseline = survey_baseline(root)
-    if baseline is None:
-        return "claims checked on the whole pool (no protocol.yaml baseline)"
-    return (
-        f"claims checked in the survey's pool (as of {baseline}); where today's pool "
-        f"(covering papers up to {pool_coverage(root)}) gives another value, it follows"
-    )
 
 
 def _print_claim(view, width: int) -> None:
@@ -164,11 +148,18 @@ def _print_claim(view, width: int) -> None:
 
 def cmd_claims(args: argparse.Namespace) -> int:
     from masrl_kb.query.frames import load_drafts, load_pool
-    from masrl_kb.query.views import claim_views
+    from masrl_kb.query.views import claim_views, pool_coverage, survey_baseline
 
     papers, exclusions = load_pool(args.root, drafts="exclude")
     views = claim_views(papers=papers, exclusions=exclusions, root=args.root)
-    print(_claims_header(args.root))
+    baseline = survey_baseline(args.root)
+    if baseline is None:
+        print("claims checked on the whole pool (no protocol.yaml baseline)")
+    else:
+        print(
+            f"claims checked in the survey's pool (as of {baseline}); where today's pool "
+            f"(covering papers up to {pool_coverage(args.root)}) gives another value, it follows"
+        )
     width = max((len(v.claim.id) for v in views), default=0)
     for view in views:
         _print_claim(view, width)
