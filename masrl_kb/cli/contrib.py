@@ -118,23 +118,18 @@ def _export(render: str) -> Callable[[argparse.Namespace], int]:
 
 
 def cmd_export_markdown(args: argparse.Namespace) -> int:
-    from masrl_kb.contrib.export.markdown import (
-        DEFAULT_FILE,
-        AwesomeBlockError,
-        render_block,
-        update_file,
-    )
+    from masrl_kb.contrib.export import markdown
     from masrl_kb.kb.taxonomy import load_taxonomy
 
     papers = _selected(args)
     if papers is None:
         return EXIT_USER_ERROR
     root = args.root
-    path = Path(args.file) if args.file else root / DEFAULT_FILE
-    block = render_block(papers, load_taxonomy(root), where=args.where)
+    path = Path(args.file) if args.file else root / markdown.DEFAULT_FILE
+    block = markdown.render_block(papers, load_taxonomy(root), where=args.where)
     try:
-        changed = update_file(path, block, check=args.check)
-    except AwesomeBlockError as error:
+        changed = markdown.update_file(path, block, check=args.check)
+    except markdown.AwesomeBlockError as error:
         err(str(error))
         return EXIT_FAILED
     shown = _relative(path, root)
