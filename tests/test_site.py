@@ -25,7 +25,7 @@ from masrl_kb.query.frames import (
 )
 from masrl_kb.site import site_files
 from masrl_kb.site import urls as site_urls
-from masrl_kb.site.context import all_crosses
+from masrl_kb.site.context import ALL_CROSSES
 from masrl_kb.site.screening_pages import FEED_ENTRIES
 from tests.test_site_support import cell_keys, hrefs, page, parse, real_site, with_attr
 
@@ -99,7 +99,7 @@ def _heat_cells(site: Path, cross) -> dict[tuple[str, str], tuple[int, str | Non
     return cells
 
 
-@pytest.mark.parametrize("cross", all_crosses(), ids=lambda c: c.slug)
+@pytest.mark.parametrize("cross", ALL_CROSSES, ids=lambda c: c.slug)
 def test_crosstab_cells_equal_the_api_and_link_to_exactly_their_papers(site, papers, cross):
     table = crosstab(cross.rows, cross.cols, strict=cross.strict, papers=papers)
     if cross.cols == "year":  # a year with no paper is no gap: the page leaves it out
@@ -295,7 +295,7 @@ def test_per_paper_and_cell_pages_stay_out_of_the_navigation(site, papers) -> No
 def test_nav_lists_every_crosstab_page() -> None:
     config = (REPO / "mkdocs.yml").read_text()
     listed = re.findall(r"crosstabs/([^/\s]+)/index\.md", config)
-    assert listed == [c.slug for c in all_crosses()]
+    assert listed == [c.slug for c in ALL_CROSSES]
 
 
 def test_no_page_loads_anything_from_another_host(site) -> None:
@@ -332,7 +332,7 @@ def _totals(site: Path, cross) -> tuple[list[int], list[int], int]:
     return rows, cols, int(everything.text)
 
 
-@pytest.mark.parametrize("cross", all_crosses(), ids=lambda c: c.slug)
+@pytest.mark.parametrize("cross", ALL_CROSSES, ids=lambda c: c.slug)
 def test_crosstab_totals_count_each_paper_once(site, papers, cross) -> None:
     table = crosstab(cross.rows, cross.cols, strict=cross.strict, papers=papers)
     rows, cols, everything = _totals(site, cross)
@@ -365,7 +365,7 @@ def test_year_columns_run_oldest_to_newest(site) -> None:
 
 
 def test_shading_ignores_the_na_cells(site, papers) -> None:
-    cross = all_crosses()[0]  # reward family x credit unit, where NA x NA is large
+    cross = ALL_CROSSES[0]  # reward family x credit unit, where NA x NA is large
     table = crosstab(cross.rows, cross.cols, papers=papers)
     real = table.drop(index="NA", columns="NA", errors="ignore")
     peak = int(real.to_numpy().max())

@@ -17,7 +17,7 @@ import pytest
 
 from masrl_kb.query.frames import cell_papers, evaluations, load_exclusions, load_papers, select
 from masrl_kb.site import urls as site_urls
-from masrl_kb.site.context import Cross, all_crosses
+from masrl_kb.site.context import ALL_CROSSES, Cross
 from tests.test_site_support import KEY, build_hostile_site, real_site, serve
 
 # Chromium on a whole real site: minutes, so only with --all (and in CI).
@@ -136,7 +136,7 @@ def page_kinds() -> dict[str, str]:
     """One URL of each kind of page (the records choose the paper and the cell)."""
     papers = load_papers()
     key = papers.index[0]
-    cross = all_crosses()[0]
+    cross = ALL_CROSSES[0]
     row = papers.loc[key]
     return {
         "home": "",

@@ -1,8 +1,5 @@
-"""Contributor commands: add, exclude, export, schema, release, check-links, diff.
-
-``register(sub)`` adds them to the main parser; each handler returns the exit code,
-and an error this package defines ends in :func:`masrl_kb.cli.main.main` (exit 2).
-"""
+"""Contributor commands: add, exclude, export, schema, release, check-links, diff; each
+handler returns the exit code (an error this package defines ends in ``main``, exit 2)."""
 
 from __future__ import annotations
 
@@ -25,9 +22,8 @@ if TYPE_CHECKING:
 
 @functools.cache
 def _default_axis_ids() -> dict[str, list[str]]:
-    """Each axis's ids in the default root's taxonomy, for the options' help: a plain read
-    of the YAML, as the checked model would cost every command's start (``_check_root``
-    checks the taxonomy)."""
+    """Each axis's ids in the default root's taxonomy, for the options' help: a plain YAML
+    read, as the checked model would cost every command's start."""
     from masrl_kb.kb.yamlio import load_yaml_file
 
     try:
@@ -67,8 +63,7 @@ def cmd_add(args: argparse.Namespace) -> int:
     field set to TODO. Prints the abstract to help tagging."""
     from masrl_kb.contrib.arxiv_import import add_paper
 
-    root = args.root
-    return _write_record(root, lambda: add_paper(args.arxiv_id, root=root, key=args.key))
+    return _write_record(args.root, lambda: add_paper(args.arxiv_id, root=args.root, key=args.key))
 
 
 def cmd_exclude(args: argparse.Namespace) -> int:
@@ -123,23 +118,18 @@ def _export(render: str) -> Callable[[argparse.Namespace], int]:
 
 
 def cmd_export_markdown(args: argparse.Namespace) -> int:
-    from masrl_kb.contrib.export.markdown import (
-        DEFAULT_FILE,
-        AwesomeBlockError,
-        render_block,
-        update_file,
-    )
+    from masrl_kb.contrib.export import markdown
     from masrl_kb.kb.taxonomy import load_taxonomy
 
     papers = _selected(args)
     if papers is None:
         return EXIT_USER_ERROR
     root = args.root
-    path = Path(args.file) if args.file else root / DEFAULT_FILE
-    block = render_block(papers, load_taxonomy(root), where=args.where)
+    path = Path(args.file) if args.file else root / markdown.DEFAULT_FILE
+    block = markdown.render_block(papers, load_taxonomy(root), where=args.where)
     try:
-        changed = update_file(path, block, check=args.check)
-    except AwesomeBlockError as error:
+        changed = markdown.update_file(path, block, check=args.check)
+    except markdown.AwesomeBlockError as error:
         err(str(error))
         return EXIT_FAILED
     shown = _relative(path, root)

@@ -1,8 +1,6 @@
-"""The ``masrl-kb`` command line, and its one error path (:func:`main`): a user error
-(any error class this package defines, an OSError, bad arguments or ``--root``) is one
-line and exit 2; anything else is a bug, exit 70 (its traceback under ``--debug``).
-Commands import what they need when they run.
-"""
+"""The ``masrl-kb`` command line and its one error path (:func:`main`): a user error (an
+error class of this package, an OSError, bad arguments or ``--root``) is one line and exit 2,
+anything else a bug, exit 70. Commands import what they need when they run."""
 
 from __future__ import annotations
 
@@ -109,22 +107,18 @@ def _print_drafts(drafts) -> None:
         print(f"  {line if len(line) <= MAX_MESSAGE else line[: MAX_MESSAGE - 3] + '...'}")
 
 
-def _coverage_line(root, as_of) -> str:
-    from masrl_kb.query.views import pool_coverage, survey_baseline
-
-    if as_of:
-        return f"as of {as_of.isoformat()} (records added or screened by then)"
-    covers, baseline = pool_coverage(root), survey_baseline(root)
-    if covers is None:
-        return "the whole pool (no protocol.yaml baseline, no screening round)"
-    return f"today's pool, covering papers up to {covers} (the survey's pool: as of {baseline})"
-
-
 def cmd_stats(args: argparse.Namespace) -> int:
     from masrl_kb.query.frames import crosstab, load_drafts, load_pool
+    from masrl_kb.query.views import pool_coverage, survey_baseline
 
     papers, exclusions = load_pool(args.root, as_of=args.as_of, drafts="exclude")
-    print(_coverage_line(args.root, args.as_of))
+    if args.as_of:
+        print(f"as of {args.as_of.isoformat()} (records added or screened by then)")
+    elif (covers := pool_coverage(args.root)) is None:
+        print("the whole pool (no protocol.yaml baseline, no screening round)")
+    else:
+        baseline = survey_baseline(args.root)
+        print(f"today's pool, covering papers up to {covers} (the survey's pool: as of {baseline})")
     print(f"pooled papers: {len(papers)}")
     print(f"excluded records: {len(exclusions)}")
     print(f"audited records: {len(papers) + len(exclusions)}")
@@ -133,18 +127,6 @@ def cmd_stats(args: argparse.Namespace) -> int:
         print(crosstab(rows, cols, papers=papers).to_string())
     _print_drafts(load_drafts(args.root))
     return 0
-
-
-def _claims_header(root) -> str:
-    from masrl_kb.query.views import pool_coverage, survey_baseline
-
-    baseline = survey_baseline(root)
-    if baseline is None:
-        return "claims checked on the whole pool (no protocol.yaml baseline)"
-    return (
-        f"claims checked in the survey's pool (as of {baseline}); where today's pool "
-        f"(covering papers up to {pool_coverage(root)}) gives another value, it follows"
-    )
 
 
 def _print_claim(view, width: int) -> None:
@@ -166,11 +148,18 @@ def _print_claim(view, width: int) -> None:
 
 def cmd_claims(args: argparse.Namespace) -> int:
     from masrl_kb.query.frames import load_drafts, load_pool
-    from masrl_kb.query.views import claim_views
+    from masrl_kb.query.views import claim_views, pool_coverage, survey_baseline
 
     papers, exclusions = load_pool(args.root, drafts="exclude")
     views = claim_views(papers=papers, exclusions=exclusions, root=args.root)
-    print(_claims_header(args.root))
+    baseline = survey_baseline(args.root)
+    if baseline is None:
+        print("claims checked on the whole pool (no protocol.yaml baseline)")
+    else:
+        print(
+            f"claims checked in the survey's pool (as of {baseline}); where today's pool "
+            f"(covering papers up to {pool_coverage(args.root)}) gives another value, it follows"
+        )
     width = max((len(v.claim.id) for v in views), default=0)
     for view in views:
         _print_claim(view, width)
@@ -243,21 +232,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="build on the finished records, drafts (TODO fields) left out under a banner",
     )
-    _register_groups(sub)
+    # Command groups that live beside their own modules, run through the same path.
+    from masrl_kb.cli import contrib, judgements, screen
+    from masrl_kb.traces import command as traces
+
+    for group in (contrib, judgements, traces, screen):
+        group.register(sub)
     return parser
-
-
-def _register_groups(sub) -> None:
-    """Command groups that live beside their own modules, run through the same path."""
-    from masrl_kb.cli.contrib import register as register_contrib
-    from masrl_kb.cli.judgements import register as register_judgements
-    from masrl_kb.cli.screen import register as register_screen
-    from masrl_kb.traces.command import register as register_traces
-
-    register_contrib(sub)
-    register_judgements(sub)
-    register_traces(sub)
-    register_screen(sub)
 
 
 # ---------------------------------------------------------------- the error path
@@ -309,10 +290,6 @@ def _is_ours(err: BaseException) -> bool:
     return type(err).__module__.split(".")[0] == "masrl_kb"
 
 
-def _is_user_error(err: BaseException) -> bool:
-    return isinstance(err, UsageError | OSError) or _is_ours(err)
-
-
 def _describe(err: BaseException) -> str:
     text = str(err) or type(err).__name__
     if isinstance(err, KeyError):
@@ -350,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as error:  # noqa: BLE001 - the one place errors become exit codes
         if args.debug:
             traceback.print_exc()
-        if _is_user_error(error):
+        if isinstance(error, UsageError | OSError) or _is_ours(error):
             err(_one_line(error))
             return EXIT_USER_ERROR
         hint = "" if args.debug else f"; rerun with {PROG} --debug ... for the traceback"

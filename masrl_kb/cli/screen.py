@@ -112,8 +112,7 @@ def cmd_screen_import(args: argparse.Namespace) -> int:
     from masrl_kb.contrib.screen.rounds import import_round
 
     window = (args.file, args.source, args.since, args.until)
-    query = args.query or ""
-    result = import_round(*window, query=query, root=args.root, empty_ok=args.empty_ok)
+    result = import_round(*window, query=args.query or "", root=args.root, empty_ok=args.empty_ok)
     batch = result.batch
     new = batch["identified"] - batch["duplicates_removed"] - batch["outside_window"]
     lines = [
@@ -167,7 +166,12 @@ def cmd_import_upstream(args: argparse.Namespace) -> int:
     return 0
 
 
-def _register_steps(steps: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the living-review commands to the main parser's sub-parsers."""
+    from masrl_kb.cli.sources import register as register_fetch
+
+    screen = sub.add_parser("screen", help="living-review screening rounds against arXiv")
+    steps = screen.add_subparsers(dest="step", required=True, metavar="STEP")
     about = "search arXiv with the protocol's query families and write a round"
     p = command(steps, "run", cmd_screen_run, about)
     p.add_argument("--since", required=True, type=iso_date, help="first submission day")
@@ -195,15 +199,6 @@ def _register_steps(steps: argparse._SubParsersAction) -> None:
     p.add_argument("file", help="decisions file (.csv or .ris)")
     p.add_argument("--stage", default="abstract_screen", help="screening stage of exclusions")
     p.add_argument("--reason", help="reason code for exclusions whose row gives none")
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    """Add the living-review commands to the main parser's sub-parsers."""
-    from masrl_kb.cli.sources import register as register_fetch
-
-    screen = sub.add_parser("screen", help="living-review screening rounds against arXiv")
-    steps = screen.add_subparsers(dest="step", required=True, metavar="STEP")
-    _register_steps(steps)
     register_fetch(steps)  # screen fetch SOURCE
     about = "compare a newer release of the survey's CSV files with the records"
     p = command(sub, "import-upstream", cmd_import_upstream, about)

@@ -7,20 +7,11 @@ from __future__ import annotations
 import argparse
 import functools
 import shlex
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from masrl_kb.cli.main import EXIT_FAILED, EXIT_USER_ERROR, command, iso_date
-
-MAX_MESSAGE = 400
-
-
-def _err(message: str) -> None:
-    from masrl_kb.contrib.text import clean_text
-
-    print(f"masrl-kb: {clean_text(message, MAX_MESSAGE)}", file=sys.stderr)
+from masrl_kb.cli.main import EXIT_FAILED, EXIT_USER_ERROR, MAX_MESSAGE, command, err, iso_date
 
 
 def _report(args: argparse.Namespace, source: str, fetched: Any, notes: list[str]) -> int:
@@ -46,12 +37,13 @@ def _guarded(fetch: Callable[[argparse.Namespace], int]) -> Callable[[argparse.N
     @functools.wraps(fetch)
     def handler(args: argparse.Namespace) -> int:
         from masrl_kb.contrib.sources.http import SourceError
+        from masrl_kb.contrib.text import clean_text
 
         try:
             return fetch(args)
-        except SourceError as err:
-            _err(str(err))
-            return EXIT_FAILED if err.network else EXIT_USER_ERROR
+        except SourceError as error:
+            err(clean_text(str(error), MAX_MESSAGE))
+            return EXIT_FAILED if error.network else EXIT_USER_ERROR
 
     return handler
 

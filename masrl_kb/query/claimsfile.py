@@ -1,8 +1,5 @@
-"""``claims.yaml`` read and checked, with no pandas: ``validate`` runs this.
-
-:class:`Claim` is the model; its queries are parsed here, and their columns and values
-checked when :mod:`masrl_kb.query.claims` evaluates them on a table.
-"""
+"""``claims.yaml`` read and checked, with no pandas (``validate`` runs this): queries are
+parsed here, their columns and values checked when :mod:`masrl_kb.query.claims` runs them."""
 
 from __future__ import annotations
 

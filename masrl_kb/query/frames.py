@@ -12,7 +12,7 @@ import datetime as dt
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -60,13 +60,10 @@ class InvalidRecordsError(ValueError):
 def load_papers(
     root: PathLike = None, as_of: DateLike = None, drafts: str = "error"
 ) -> pd.DataFrame:
-    """One row per pooled paper, indexed by ``key``; tags are ordered categoricals.
-
-    Derived columns: ``reward_family``, ``bibtex_key``, ``entry_type`` and ``O1``..``O5``
-    (absent / present / learned). ``as_of``: papers added on or before that day only.
-    ``drafts``: records with ``TODO`` fields are invalid (``"error"``) or left out
-    (``"exclude"``, see :func:`load_drafts`). Raises :class:`InvalidRecordsError`.
-    """
+    """One row per pooled paper, indexed by ``key``, tags as ordered categoricals, derived
+    columns (``reward_family``, ``bibtex_key``, ``O1``..``O5``: absent / present / learned ...).
+    ``as_of``: papers added by that day; ``drafts``: records with ``TODO`` fields invalid
+    (``"error"``) or left out (``"exclude"``). Raises :class:`InvalidRecordsError`."""
     return load_pool(root, as_of=as_of, drafts=drafts)[0]
 
 
@@ -97,20 +94,12 @@ def pool_as_of(papers: pd.DataFrame, exclusions: pd.DataFrame, as_of: dt.date | 
     return papers[papers["added"] <= day], exclusions[exclusions["screened"] <= day]
 
 
-def _is_frames(value: object) -> TypeGuard[Frames]:
-    return (
-        isinstance(value, tuple)
-        and len(value) == 2
-        and all(isinstance(f, pd.DataFrame) for f in value)
-    )
-
-
 def _built_pool(base: Path, drafts: str) -> Frames:
     """Both frames, kept (:mod:`masrl_kb.kb.cache`) when the pool has no drafts."""
     key = cache.pool_fingerprint(base, f"frames {pd.__version__} {np.__version__}")
     kept = cache.load(f"frames-{key}") if key is not None else None
-    if _is_frames(kept):
-        return kept
+    if isinstance(kept, tuple) and [type(f) for f in kept] == [pd.DataFrame] * 2:
+        return cast(Frames, kept)
     records = read_records(base)
     left_out: list[Draft] = []
     if drafts == "exclude":
@@ -340,11 +329,8 @@ def crosstab(
     papers: pd.DataFrame | None = None,
     root: PathLike = None,
 ) -> pd.DataFrame:
-    """Paper counts for two axes (:func:`axes_of`), in taxonomy order, zeros kept.
-
-    ``decision`` counts a paper once per decision it touches, ``decision_learned`` per
-    decision learned. ``strict=True`` counts only papers with ``credit_strict``.
-    """
+    """Paper counts for two axes (:func:`axes_of`), in taxonomy order, zeros kept; a paper
+    counts once per decision it touches (learns), ``strict=True`` only with ``credit_strict``."""
     papers = load_papers(root) if papers is None else papers
     check_axis(papers, rows)
     check_axis(papers, cols)
@@ -389,10 +375,8 @@ def tag_matrix(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.
     ``reward_family``, ``credit_strict`` (per credit unit) and the decision axes."""
     papers = load_papers(root) if papers is None else papers
     require_columns(papers, [*TAG_FIELDS, "reward_family", "credit_strict"], "tag_matrix")
-    columns = {}
-    for axis in (*TAG_FIELDS, "reward_family", *DECISION_AXES):
-        for value in axis_values(axis, papers):
-            columns[(axis, value)] = axis_mask(papers, axis, value)
+    axes = (*TAG_FIELDS, "reward_family", *DECISION_AXES)
+    columns = {(a, v): axis_mask(papers, a, v) for a in axes for v in axis_values(a, papers)}
     for unit in axis_values("credit_unit", papers):
         columns[("credit_strict", unit)] = (papers["credit_unit"] == unit) & papers["credit_strict"]
     frame = pd.DataFrame(columns, index=papers.index)
@@ -424,11 +408,9 @@ def _entries(papers: pd.DataFrame) -> Iterable[tuple[str, str, dict[str, Any]]]:
 
 
 def evaluations(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.DataFrame:
-    """One row per (paper ``key``, ``benchmark``) a paper reports results on.
-
-    ``benchmark`` is a pooled record's key (``pooled``) or an id of ``benchmarks.yaml``;
-    ``label`` is its title or name; ``category`` is the evaluating paper's.
-    """
+    """One row per (paper ``key``, ``benchmark``) a paper reports results on: ``benchmark``
+    a pooled record's key (``pooled``) or an id of ``benchmarks.yaml``, ``label`` its title
+    or name, ``category`` the evaluating paper's."""
     base = find_root(root)
     papers = load_papers(base) if papers is None else papers
     require_columns(papers, ["title", "url", "category", "evaluated_on"], "evaluations")
@@ -462,11 +444,8 @@ def benchmark_matrix(
     outside: int = 15,
     table: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """Papers with an evaluation (rows) x benchmarks, 1 where the paper reports on it.
-
-    Columns: every pooled benchmark, then the ``outside`` most used others (ties by
-    name). ``table`` reuses an :func:`evaluations` frame already computed.
-    """
+    """Papers with an evaluation x benchmarks (every pooled one, then the ``outside`` most
+    used others), 1 where the paper reports on it; ``table``: an :func:`evaluations` frame."""
     base = find_root(root) if papers is None or table is None else None
     papers = load_papers(base) if papers is None else papers
     table = evaluations(papers, base) if table is None else table

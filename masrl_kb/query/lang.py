@@ -74,24 +74,14 @@ def parse(text: str) -> ast.expr:
         raise QueryError("empty query")
     source = " ".join(text.splitlines())  # YAML block strings: one expression
     _check_tokens(source)
-    tree = _syntax_tree(source)
-    _check_size(tree)
-    _mask(None, tree.body)
-    return tree.body
-
-
-def _syntax_tree(source: str) -> ast.Expression:
     try:
-        return ast.parse(source, mode="eval")
+        tree = ast.parse(source, mode="eval")
     except SyntaxError as err:
         where = f" at character {err.offset}" if err.offset else ""
         raise QueryError(f"not a valid query{where}: {err.msg}") from None
     except (ValueError, RecursionError, MemoryError) as err:  # NUL bytes, deep nesting
         raise QueryError(f"not a valid query: {type(err).__name__}") from None
-
-
-def _check_size(tree: ast.AST) -> None:
-    """Bound the tree before walking it recursively (a hostile query may be deep)."""
+    # Bound the tree before walking it recursively (a hostile query may be deep).
     count = 0
     stack: list[tuple[ast.AST, int]] = [(tree, 0)]
     while stack:
@@ -102,6 +92,8 @@ def _check_size(tree: ast.AST) -> None:
         if depth > MAX_DEPTH:
             raise QueryError(f"query nested too deeply: more than {MAX_DEPTH} levels")
         stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    _mask(None, tree.body)
+    return tree.body
 
 
 def _check_tokens(source: str) -> None:
@@ -226,11 +218,8 @@ def _is_number(value: object) -> TypeGuard[int | float]:
 
 
 def mask(frame: pd.DataFrame, query: str) -> pd.Series:
-    """Boolean Series over ``frame``'s rows: which match ``query``.
-
-    The frame's index name counts as a column (``key`` for papers, ``id`` for
-    exclusions). Raises :class:`QueryError` naming an unknown column or value.
-    """
+    """Which of ``frame``'s rows match ``query`` (its index name, ``key`` or ``id``, counts
+    as a column); raises :class:`QueryError` naming an unknown column or value."""
     return _mask(frame, parse(query))
 
 

@@ -58,16 +58,6 @@ def _fence(text: str, lang: str) -> str:
     return f"{fence}{lang}\n{text.rstrip()}\n{fence}"
 
 
-def _cff_people(people: list[dict]) -> str:
-    """CITATION.cff authors as a BibTeX author field (an entity's name braced whole)."""
-    return " and ".join(
-        "{" + str(p["name"]) + "}"
-        if "name" in p
-        else f"{p.get('family-names', '')}, {p.get('given-names', '')}".strip(", ")
-        for p in people
-    )
-
-
 def _bib_key(entry: dict, fallback: str) -> str:
     """A key like zhang2026reinforcement: first author, year, first title word."""
     people = entry.get("authors") or [{}]
@@ -80,7 +70,13 @@ def _bib_key(entry: dict, fallback: str) -> str:
 def _bib(entry_type: str, key: str, entry: dict, **fields: object) -> str:
     """A BibTeX entry: the braced title and authors of a CFF entry, then ``fields``."""
     title = "{" + str(entry.get("title", "")) + "}"
-    pairs = {"title": title, "author": _cff_people(entry.get("authors", [])), **fields}
+    author = " and ".join(  # an entity's name braced whole
+        "{" + str(p["name"]) + "}"
+        if "name" in p
+        else f"{p.get('family-names', '')}, {p.get('given-names', '')}".strip(", ")
+        for p in entry.get("authors", [])
+    )
+    pairs = {"title": title, "author": author, **fields}
     body = ",\n".join(f"  {name} = {{{value}}}" for name, value in pairs.items() if value)
     return f"@{entry_type}{{{key},\n{body}\n}}"
 

@@ -52,12 +52,9 @@ def build_site(
     site_dir: str | os.PathLike[str] | None = None,
     preview: bool = False,
 ) -> int:
-    """Run ``mkdocs build`` (``--strict`` by default) for a data root; return its exit code.
-
-    The site goes to ``site_dir`` (default ``<root>/site``); :class:`SiteDirError` before
-    building when it holds files no build created. ``preview`` leaves drafts out under a
-    banner; a release build (the default) refuses them.
-    """
+    """Run ``mkdocs build`` (``--strict`` by default) into ``site_dir`` (default
+    ``<root>/site``), raising :class:`SiteDirError` first when it holds files no build
+    created; the exit code. ``preview`` leaves drafts out under a banner."""
     data_root = find_root(root).resolve()
     config = source_file(data_root, CONFIG_FILE)
     if config is None:

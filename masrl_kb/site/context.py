@@ -54,10 +54,8 @@ CROSSTABS: tuple[tuple[Cross, Cross | None], ...] = tuple(
     (Cross(*broad), Cross(*variant) if variant else None) for broad, variant in CROSSTAB_PAIRS
 )
 
-
-def all_crosses() -> list[Cross]:
-    """Every cross-tab page, broad ones first within each pair."""
-    return [c for pair in CROSSTABS for c in pair if c is not None]
+# Every cross-tab page, broad ones first within each pair.
+ALL_CROSSES = tuple(c for pair in CROSSTABS for c in pair if c is not None)
 
 
 # Each variant's broad cross-tab and its reading (strict or learned), and each cross-tab's
@@ -203,7 +201,7 @@ def _fill_cells(ctx: Context) -> None:
     by_paper: dict[str, list] = defaultdict(list)
     keys = ctx.papers.index.to_numpy()
     strict = ctx.papers["credit_strict"].to_numpy(dtype=bool)
-    for cross in all_crosses():
+    for cross in ALL_CROSSES:
         table = frames.crosstab(cross.rows, cross.cols, strict=cross.strict, papers=ctx.papers)
         ctx.tables[cross] = table
         masks = {}

@@ -9,7 +9,7 @@ from masrl_kb.kb.rules import NA
 from masrl_kb.site import urls
 from masrl_kb.site.charts import year_chart
 from masrl_kb.site.components import Page
-from masrl_kb.site.context import CROSSTABS, READING, TWINS, Context, Cross, all_crosses, count_at
+from masrl_kb.site.context import ALL_CROSSES, CROSSTABS, READING, TWINS, Context, Cross, count_at
 
 NEAR_EMPTY = 2  # a cell with this many papers or fewer is "near-empty"
 # Axes whose column heads show the survey's short ids (label on hover) to keep tables narrow.
@@ -58,7 +58,7 @@ def heat(ctx: Context, cross: Cross) -> dict:
 
 def crosstab_pages(ctx: Context) -> Iterator[Page]:
     yield Page(urls.CROSSTABS, "Cross-tabs").show("crosstab_index.md", ctx=ctx, pairs=CROSSTABS)
-    for cross in all_crosses():
+    for cross in ALL_CROSSES:
         page = Page(
             urls.crosstab(cross),
             urls.cross_title(ctx, cross),

@@ -155,9 +155,12 @@ class Neighbours:
         return [(k, label) for k, (_, label) in ranked[:CLOSEST_PER_GAP]]
 
 
-def gap_cells(ctx: Context, broad: Cross, variant: Cross | None) -> list[tuple]:
-    """(row, col, broad count, variant count) of every cell whose variant reading (strict
-    or learned) is at or under NEAR_EMPTY; ``NA`` ("no reward") has no gap."""
+SURVEY_TABLES = CROSSTABS[:4]  # category x year is context, not a survey axis
+
+
+def gap_table(ctx: Context, broad: Cross, variant: Cross | None) -> dict:
+    """One axis pair's cells whose variant reading (strict or learned) is at or under
+    NEAR_EMPTY, with their closest papers; ``NA`` ("no reward") has no gap."""
     table = ctx.tables[broad]
     twin = ctx.tables[variant] if variant is not None else table
     out = []
@@ -169,17 +172,12 @@ def gap_cells(ctx: Context, broad: Cross, variant: Cross | None) -> list[tuple]:
             n_variant = count_at(twin, rv, cv)
             if n_variant <= NEAR_EMPTY:
                 out.append((n_variant, count_at(table, rv, cv), r_i, c_i, rv, cv))
-    return [(rv, cv, broad_n, var_n) for var_n, broad_n, _, _, rv, cv in sorted(out)]
-
-
-SURVEY_TABLES = CROSSTABS[:4]  # category x year is context, not a survey axis
-
-
-def gap_table(ctx: Context, broad: Cross, variant: Cross | None) -> dict:
-    """One axis pair's (near-)empty cells with their closest papers."""
     neighbours = Neighbours(ctx, variant or broad)
     # (row, col, broad count, variant count, closest papers) of each (near-)empty cell
-    cells = [(*cell, neighbours.closest(*cell[:2])) for cell in gap_cells(ctx, broad, variant)]
+    cells = [
+        (rv, cv, broad_n, var_n, neighbours.closest(rv, cv))
+        for var_n, broad_n, _, _, rv, cv in sorted(out)
+    ]
     return {
         "broad": broad,
         "variant": variant,

@@ -184,16 +184,16 @@ def source_links(ctx: Context, key: str) -> dict[str, str]:
 def paper_cells(ctx: Context, key: str) -> list[dict]:
     """The broad cross-tab cells a paper sits in, each with its count and, when the
     paper also holds under the strict or learned reading, that reading's count."""
-    spots = set(ctx.paper_cells.get(key, []))
-    cells = []
-    for cross, rv, cv in ctx.paper_cells.get(key, []):
-        variant = TWINS.get(cross)
-        if cross not in READING:
-            also = variant is not None and (variant, rv, cv) in spots
-            cells.append(
-                {**_cell(ctx, cross, rv, cv), "variant": also and _cell(ctx, variant, rv, cv)}
-            )
-    return cells
+    cells = ctx.paper_cells.get(key, [])
+    spots = set(cells)
+    return [
+        {
+            **_cell(ctx, cross, rv, cv),
+            "variant": (TWINS.get(cross), rv, cv) in spots and _cell(ctx, TWINS[cross], rv, cv),
+        }
+        for cross, rv, cv in cells
+        if cross not in READING
+    ]
 
 
 def _cell(ctx: Context, cross: Cross | None, rv: object, cv: object) -> dict:

@@ -34,8 +34,7 @@ def _members(ctx: Context, axis: str, value_id: str) -> list[str]:
     members = ctx.papers[axis_mask(ctx.papers, axis, value_id)]
     if axis != "decision":
         return list(members.index)
-    order = members[value_id].map({"learned": 0, "present": 1}).astype(int)
-    return list(members.assign(_o=order).sort_values(["_o"], kind="stable").index)
+    return list(members.sort_values(value_id, key=lambda s: s != "learned", kind="stable").index)
 
 
 def taxonomy_pages(ctx: Context) -> Iterator[Page]:

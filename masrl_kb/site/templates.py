@@ -8,14 +8,8 @@ import re
 from collections.abc import Callable
 from functools import cache
 
-from jinja2 import (
-    Environment,
-    FileSystemBytecodeCache,
-    PackageLoader,
-    StrictUndefined,
-    Template,
-    pass_context,
-)
+import jinja2
+from jinja2 import pass_context
 from jinja2.runtime import Context as Scope
 from markupsafe import Markup, escape
 
@@ -66,20 +60,20 @@ def tag(scope: Scope, axis: str, value: object, short: bool = False) -> Markup:
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
-def template_cache() -> FileSystemBytecodeCache | None:
+def template_cache() -> jinja2.FileSystemBytecodeCache | None:
     """Compiled templates kept in this user's cache folder (never in the repository, where
     a pull request could place code); None when it may not be trusted (``cache.folder``)."""
     folder = cache_folder()
-    return None if folder is None else FileSystemBytecodeCache(str(folder), "jinja-%s.cache")
+    return None if folder is None else jinja2.FileSystemBytecodeCache(str(folder), "jinja-%s.cache")
 
 
 @cache
-def environment() -> Environment:
+def environment() -> jinja2.Environment:
     """One environment per process: templates compile once per build."""
-    env = Environment(
-        loader=PackageLoader("masrl_kb.site", "templates"),
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("masrl_kb.site", "templates"),
         autoescape=True,
-        undefined=StrictUndefined,
+        undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
         bytecode_cache=template_cache(),
@@ -92,7 +86,7 @@ def environment() -> Environment:
 
 
 @cache
-def template(name: str) -> Template:
+def template(name: str) -> jinja2.Template:
     return environment().get_template(name)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from masrl_kb.query.views import moved_cells, new_papers
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
-from masrl_kb.site.context import Context, Cross, all_crosses
+from masrl_kb.site.context import ALL_CROSSES, Context, Cross
 from masrl_kb.site.templates import render
 
 DRAFTS_LISTED = 20  # drafts named in a preview banner; the rest are counted
@@ -23,7 +23,7 @@ def since_page(ctx: Context) -> Page:
     page = Page(urls.SINCE, "Since the survey")
     new = new_papers(ctx.papers, ctx.root, ctx.protocol.baseline)
     # Every cross-tab with a cell that moved, and its moved cells (``moved_cells`` rows).
-    specs = [(c.rows, c.cols, c.strict) for c in all_crosses()]
+    specs = [(c.rows, c.cols, c.strict) for c in ALL_CROSSES]
     moved = moved_cells(ctx.papers, ctx.root, ctx.protocol.baseline, specs)
     by_cross = dict(list(moved.groupby(["rows", "cols", "strict"], sort=False)))
     return page.show(
