@@ -1,18 +1,9 @@
 """The per-user cache: values computed from the data, kept outside every clone.
 
-- One folder per user: ``platformdirs.user_cache_dir("masrl-kb")``, or the absolute
-  path in ``$MASRL_KB_CACHE_DIR`` (a relative one is ignored: it would land in the
-  folder a command runs in). It is used only when it is a real folder owned by this
-  user that no one else may change; otherwise one warning line and an uncached run.
-- Nothing is written inside a clone and nothing there is read as a cache, so a file
-  a pull request plants cannot reach an entry: entries are plain pickle, unsigned.
-- An entry is named by a hash of everything its value depends on (the bytes of every
-  data file read, the day, this package's version and code, the Python version and
-  a caller's salt): any change is a miss, never a stale value. A corrupt, oversized
-  or unreadable entry is a miss; only the newest entries stay.
-
-Jinja's compiled templates live in the same folder (``masrl_kb.site.templates``).
-Deleting the folder is always safe.
+One folder per user (platformdirs, or an absolute ``$MASRL_KB_CACHE_DIR``), used only
+when it is a real folder this user alone may change; entries are plain pickle named by a
+hash of everything they depend on, so a change is a miss, never a stale value. The whole
+contract is section 4 of ARCHITECTURE.md.
 """
 
 from __future__ import annotations
