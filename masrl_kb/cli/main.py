@@ -68,7 +68,9 @@ def iso_date(text: str) -> dt.date:
 def cmd_validate(args: argparse.Namespace) -> int:
     from masrl_kb.query.datafiles import validate
 
-    report = validate(args.root)
+    # _check_root already read the kept report of this pool: not a second fingerprint.
+    kept = getattr(args, "kept", None)
+    report = kept if kept is not None else validate(args.root)
     for problem in report.problems:
         print(problem)
     if os.environ.get("GITHUB_ACTIONS"):  # inline annotations on the pull request's diff
@@ -263,9 +265,13 @@ def _check_root(args: argparse.Namespace) -> None:
     except FileNotFoundError:
         message = f"no {TAXONOMY_FILE} here or in a parent folder: pass --root DIR or set {ENV}"
         raise UsageError(message) from None
-    if args.command == "validate" and _valid_before(root):
-        args.root = root
-        return  # this very pool passed validate, taxonomy included: skip loading the models
+    if args.command == "validate":
+        from masrl_kb.query.datafiles import kept_report
+
+        args.kept = kept_report(root)
+        if args.kept is not None and args.kept.ok:
+            args.root = root
+            return  # this very pool passed validate, taxonomy included: skip loading the models
     try:
         from masrl_kb.kb.taxonomy import load_taxonomy
 
@@ -276,13 +282,6 @@ def _check_root(args: argparse.Namespace) -> None:
         message = f"{TAXONOMY_FILE}: cannot be read as a taxonomy: {_describe(err)}"
         raise UsageError(message) from err
     args.root = root
-
-
-def _valid_before(root: Path) -> bool:
-    from masrl_kb.query.datafiles import kept_report
-
-    kept = kept_report(root)
-    return kept is not None and kept.ok
 
 
 def _is_ours(err: BaseException) -> bool:
