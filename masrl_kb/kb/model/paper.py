@@ -11,7 +11,7 @@ from typing import Annotated, Self
 from pydantic import model_validator
 
 from masrl_kb.kb.model.base import Finding, KbModel, Maybe, repeated, report
-from masrl_kb.kb.model.base import field as doc
+from masrl_kb.kb.model.base import field as doc  # Source.field would shadow field()
 from masrl_kb.kb.model.base import optional as opt
 from masrl_kb.kb.model.types import (
     BIBTEX_KEY_PATTERN,
