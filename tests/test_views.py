@@ -42,7 +42,8 @@ from tests.test_site_support import page, parse, with_attr
 
 STOPPER, ORCHESTRATOR, DRAFT = "synthetic-stopper", "synthetic-orchestrator", "synthetic-draft"
 EXCLUDED = "E901"
-ROUND_IN, ROUND_LAST = "2026-06-08_2026-06-14", "2026-11-16_2026-11-22"
+# contiguous from the baseline on: the pool covers up to the end of the last one
+ROUND_IN, ROUND_LAST = "2026-05-05_2026-06-14", "2026-06-15_2026-11-22"
 HOSTILE_TITLE = "<script>alert(1)</script> Draft \x1b[31mred"
 
 
@@ -172,7 +173,7 @@ def test_the_survey_view_is_the_pool_on_its_baseline(kb: Path, pool) -> None:
     assert {STOPPER, ORCHESTRATOR} <= set(papers.index) - set(then_p.index)
 
 
-def test_coverage_is_the_end_of_the_latest_round(kb: Path, tmp_path: Path) -> None:
+def test_coverage_is_the_end_of_the_unbroken_run_of_rounds(kb: Path, tmp_path: Path) -> None:
     assert pool_coverage(kb) == dt.date.fromisoformat(ROUND_LAST.split("_")[1])
     bare = copy_kb(tmp_path / "kb")
     assert pool_coverage(bare) == load_protocol(bare).baseline  # no round: the baseline
@@ -375,7 +376,7 @@ def test_since_the_survey_lists_new_papers_cells_and_claims(kb: Path, preview: P
     [
         ("until: 2026-11-22", "until: soon", "window"),
         ("until: 2026-11-22", "until: [2026-11-22, 2026-11-23]", "window"),
-        ("round: 2026-11-16_2026-11-22", 'round: "\\x1b[2J"', "round"),
+        ("round: 2026-06-15_2026-11-22", 'round: "\\x1b[2J"', "round"),
     ],
 )
 def test_a_tampered_round_stops_stats_in_one_line(

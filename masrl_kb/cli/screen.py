@@ -112,7 +112,14 @@ def cmd_screen_import(args: argparse.Namespace) -> int:
     from masrl_kb.contrib.screen.rounds import import_round
 
     window = (args.file, args.source, args.since, args.until)
-    result = import_round(*window, query=args.query or "", root=args.root, empty_ok=args.empty_ok)
+    result = import_round(
+        *window,
+        query=args.query or "",
+        root=args.root,
+        empty_ok=args.empty_ok,
+        reached=args.reached,
+        strategy=args.strategy or "",
+    )
     batch = result.batch
     new = batch["identified"] - batch["duplicates_removed"] - batch["outside_window"]
     lines = [
@@ -209,7 +216,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     about = "add candidates exported elsewhere (RIS, BibTeX or CSV) to a round"
     p = command(steps, "import", cmd_screen_import, about)
     p.add_argument("file", help="the exported list (.ris, .bib or .csv)")
-    p.add_argument("--source", required=True, help="an exclusion_source id of taxonomy.yaml")
+    p.add_argument(
+        "--source",
+        required=True,
+        help="the public source: an exclusion_source id of taxonomy.yaml, optionally ':' and "
+        "which one (github:owner/list, openreview:VENUE, snowball:ARXIV-ID)",
+    )
+    p.add_argument(
+        "--reached", type=iso_date, help="the last day the source reached, if before --until"
+    )
+    p.add_argument("--strategy", help="the independent search strategy (e.g. A or B)")
     p.add_argument("--since", required=True, type=iso_date, help="first day of the window")
     p.add_argument("--until", required=True, type=iso_date, help="last day of the window")
     p.add_argument("--query", help="the query or export the list came from")

@@ -164,7 +164,7 @@ def load_round(root: Root, rid: str) -> Round:
         per_family=dict(model.retrieved_per_family or {}),
         capped=list(model.capped or []),
         decided={k: v.model_dump(exclude_unset=True) for k, v in (model.decided or {}).items()},
-        sources=[b.model_dump() for b in model.sources or []],
+        sources=[b.model_dump(exclude_none=True) for b in model.sources or []],
     )
 
 

@@ -43,12 +43,18 @@ def _baseline(root: PathLike, baseline: dt.date | None) -> dt.date | None:
 
 
 def pool_coverage(root: PathLike = None, baseline: dt.date | None = None) -> dt.date | None:
-    """The date the live pool covers: the latest end of a screening round's window or
-    the baseline; None when there is neither."""
+    """The date the live pool covers: the last day of the unbroken run of screening
+    rounds from the baseline on that every source searched reached
+    (:func:`masrl_kb.query.coverage.covered_until`); the latest round's end without a
+    baseline; None when there is neither."""
+    from masrl_kb.query.coverage import covered_until
+
     base = find_root(root)
     day = _baseline(base, baseline)
-    ends = [r.until for r in load_rounds(base)] + ([day] if day is not None else [])
-    return max(ends, default=None)
+    rounds = load_rounds(base)
+    if day is None:
+        return max((r.until for r in rounds), default=None)
+    return covered_until(rounds, day)
 
 
 def survey_view(

@@ -9,6 +9,7 @@ from pathlib import PurePosixPath
 import pandas as pd
 
 from masrl_kb.kb.rounds import SOURCE_COUNTS, Round, load_rounds
+from masrl_kb.query.coverage import batch_reach, recall_estimates, round_reach
 from masrl_kb.query.frames import crosstab, value_counts
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
@@ -27,8 +28,11 @@ def record_ids(rnd: Round, decision: str) -> list[str]:
 
 
 def source_label(ctx: Context, source: str) -> str:
+    """A batch's source as a reader names it: the kind's label, then which one."""
     axis = ctx.tax["exclusion_source"]
-    return axis.label_of(source) if source in axis.ids else source
+    kind, _, which = source.partition(":")
+    label = axis.label_of(kind) if kind in axis.ids else kind
+    return f"{label}: {which}" if which else label
 
 
 def source_rows(ctx: Context, rounds: list[Round]) -> list[dict]:
@@ -79,6 +83,7 @@ def added_by_hand(ctx: Context, rounds: list[Round]) -> list[str]:
 def rounds_page(ctx: Context) -> Page:
     rounds = load_rounds(ctx.root)
     page = Page(urls.ROUNDS, "Screening rounds")
+    recall = {r["round"]: r for r in recall_estimates(ctx.root).to_dict("records")}
     previous = len(ctx.survey[0])
     overall = round_flow(ctx, rounds, previous, "Screening flow, all rounds")
     sections = []
@@ -90,7 +95,12 @@ def rounds_page(ctx: Context) -> Page:
                 "flow": flow,
                 "diagram": flow_svg(flow),
                 "sources": source_rows(ctx, [rnd]),
-                "batches": [dict(b, label=source_label(ctx, b["name"])) for b in rnd.batches],
+                "batches": [
+                    dict(b, label=source_label(ctx, b["name"]), reach=batch_reach(rnd, b))
+                    for b in rnd.batches
+                ],
+                "reach": round_reach(rnd),
+                "recall": recall.get(rnd.id),
                 "included": record_ids(rnd, "include"),
                 "excluded": record_ids(rnd, "exclude"),
             }
@@ -102,7 +112,7 @@ def rounds_page(ctx: Context) -> Page:
         overall=overall if rounds else None,
         overall_diagram=flow_svg(overall),
         overall_sources=source_rows(ctx, rounds),
-        rounds=rounds[::-1],
+        rounds=[(r, round_reach(r), recall.get(r.id)) for r in rounds[::-1]],
         sections=sections[::-1],  # newest round first
         by_hand=added_by_hand(ctx, rounds) if rounds else [],
     )

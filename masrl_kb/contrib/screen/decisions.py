@@ -37,6 +37,7 @@ from masrl_kb.contrib.screen.store import ScreeningError, replace_file, round_lo
 from masrl_kb.contrib.sources.arxiv import parse_arxiv_id
 from masrl_kb.contrib.text import clean_text
 from masrl_kb.kb.fields import KEY_PATTERN
+from masrl_kb.kb.model.rounds import source_kind
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.protocol import load_protocol
 from masrl_kb.kb.rounds import ROUND_FILE, Round, load_round, round_dir
@@ -333,7 +334,7 @@ def _apply(
                 stage=d.stage or stage,
                 reason=reason,
                 root=base,
-                source=entry.source,
+                source=source_kind(entry.source),  # the record names the kind of source
                 query_family=entry.families[0] if entry.families else None,
                 note=d.note or f"Screened out in round {rnd.id}: {label.lower()}.",
                 title=entry.title,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -24,6 +25,7 @@ from masrl_kb.contrib.screen.round_files import old_duplicate_rows, round_files
 from masrl_kb.contrib.screen.store import ScreeningError, round_lock, write_round_folder
 from masrl_kb.contrib.sources.arxiv import EARLIEST, Paging, family_query, search_family
 from masrl_kb.contrib.text import clean_text
+from masrl_kb.kb.model.rounds import SOURCE_NAME, STRATEGY, source_kind
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.protocol import Protocol, load_protocol
 from masrl_kb.kb.rounds import (
@@ -97,8 +99,34 @@ def _with_batch(
         "duplicates_removed": sum(b["duplicates_removed"] for b in batches),
         "to_screen": to_screen,
     }
-    added = [{"id": e.id, "duplicate_of": e.duplicate_of, "match": e.match} for e in duplicates]
+    added = [
+        {"id": e.id, "duplicate_of": e.duplicate_of, "match": e.match, "source": batch["name"]}
+        for e in duplicates
+    ]
     return replace(rnd, counts=counts, duplicates=rnd.duplicates + added, sources=batches)
+
+
+def check_source(source: str, base: Path) -> None:
+    """A batch's source name: ``kind`` or ``kind:which`` (the kind an exclusion_source id)."""
+    if not re.match(SOURCE_NAME, source):
+        raise ScreeningError(
+            f"--source {source[:80]!r}: expected an exclusion_source id, optionally followed "
+            "by ':' and which one (e.g. github:owner/list, openreview:ICLR.cc/2026, "
+            "snowball:2605.02801)"
+        )
+    kind = source_kind(source)
+    check_choice(load_taxonomy(base), "exclusion_source", kind, "--source", ScreeningError)
+
+
+def _reach(since: dt.date, until: dt.date, reached: dt.date | None) -> dict[str, dt.date]:
+    if reached is None or reached == until:
+        return {}
+    if not since <= reached <= until:
+        raise ScreeningError(
+            f"--reached {reached.isoformat()} is outside the window "
+            f"{since.isoformat()}..{until.isoformat()}"
+        )
+    return {"reached": reached}
 
 
 def _batch(name: str, query: str, file: str, today: dt.date, entries: int) -> dict[str, Any]:
@@ -200,13 +228,18 @@ def import_round(
     root: str | os.PathLike[str] | None = None,
     today: dt.date | None = None,
     empty_ok: bool = False,
+    reached: dt.date | None = None,
+    strategy: str = "",
 ) -> RunResult:
     """Add a batch read from an exported list to the window's round (made if new); a
-    candidate matching no query family takes the first one ``query`` matches."""
+    candidate matching no query family takes the first one ``query`` matches. ``reached``:
+    the last day the source's list reached, when it stops short of ``until``."""
     base = find_root(root)
     today = today or dt.date.today()
     check_window(since, until, today, EARLIEST_IMPORT)
-    check_choice(load_taxonomy(base), "exclusion_source", source, "--source", ScreeningError)
+    check_source(source, base)
+    if strategy and not re.match(STRATEGY, strategy):
+        raise ScreeningError(f"--strategy {strategy[:60]!r}: expected letters, digits, - or _")
     query = clean_text(query, MAX_QUERY)
     protocol = load_protocol(base)
     path = Path(path)
@@ -218,6 +251,7 @@ def import_round(
     rid = round_id(since, until)
     folder = _round_folder(base, rid)
     batch = _batch(source, query, path.name, today, len(entries))
+    batch |= _reach(since, until, reached) | ({"strategy": strategy} if strategy else {})
     with round_lock(base, rid):
         existing = folder.exists()
         rnd = load_round(base, rid) if existing else Round(rid, since, until, today, [], {})

@@ -44,7 +44,21 @@ def _check_round_id(value: object, ctx: Mapping[str, Any]) -> str | None:
 
 Count = Annotated[int, Check("int", _check_count, {"type": "integer", "minimum": 0})]
 SourceId = Annotated[str, pattern(r"^[a-z][a-z0-9_]{0,60}$")]
+# A batch's public source: its kind (an exclusion_source id) and, after a colon, which one
+# of that kind (a list ``github:owner/repo``, a venue ``openreview:ICLR.cc/2026``, the
+# seed of ``snowball:2605.02801``). The kind alone names a source that has only one.
+SOURCE_NAME = r"^[a-z][a-z0-9_]{0,60}(?::[A-Za-z0-9][A-Za-z0-9._/-]{0,119})?$"
+SourceName = Annotated[str, pattern(SOURCE_NAME)]
+# Two searches are independent strategies when they share no source and neither reader saw
+# the other's list; a batch names its strategy so the round can estimate what both missed.
+STRATEGY = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$"
+Strategy = Annotated[str, pattern(STRATEGY)]
 Bounded = Annotated[str, StringConstraints(max_length=20_000)]
+
+
+def source_kind(name: str) -> str:
+    """The exclusion_source id a batch's source name starts with (``github:a/b`` -> github)."""
+    return name.partition(":")[0]
 
 
 class Decided(KbModel):
@@ -53,19 +67,23 @@ class Decided(KbModel):
     decision: Literal["include", "exclude"] = field("include or exclude.")
     reason: str | None = field("An inclusion rule id or an exclusion reason.", default=None)
     record: Annotated[str, pattern(r"^(?:papers|exclusions)/[A-Za-z0-9][A-Za-z0-9_-]*\.yaml$")]
-    source: Maybe[SourceId] = optional("The source batch it came from (default arxiv).")
+    source: Maybe[SourceName] = optional("The source batch it came from (default arxiv).")
 
 
 class Batch(KbModel):
     """One source batch: where its candidates came from and what became of them."""
 
-    name: SourceId = field("The source (an exclusion_source id).")
+    name: SourceName = field("The public source: an exclusion_source id, ':' and which one.")
     query: Bounded = field("The query or search that was run.")
     file: Bounded = field("The imported file's name ('' for a run).")
     imported_on: Date = field("The day the batch was added.")
     identified: Count = field("Entries the source returned.")
     duplicates_removed: Count = field("Entries already known.")
     outside_window: Count = field("Entries first published outside the window.")
+    reached: Maybe[Date] = optional(
+        "The last first-publication day the source's list reached (default: the window's end)."
+    )
+    strategy: Maybe[Strategy] = optional("The independent search strategy the batch belongs to.")
 
 
 class Counts(KbModel):

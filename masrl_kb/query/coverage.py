@@ -1,0 +1,162 @@
+"""How far the screening rounds reached, and how much they are likely to have missed.
+
+Both are computed from the round files, never typed in:
+
+- a batch *reaches* the last first-publication day its source's list covered (``reached``
+  in ``round.yaml``, the window's end when not given); a round reaches the earliest day
+  that every one of its batches reached;
+- the pool *covers* papers up to the last day of an unbroken run of rounds from the
+  survey's cut-off on: a round that stops short of its window's end, or a window that
+  does not start the day after the last one, ends the run;
+- a round searched by two independent strategies (``strategy`` on its batches) gets a
+  Lincoln-Petersen estimate (Chapman's form) of the in-scope papers there are: ``n1``
+  found by the first, ``n2`` by the second, ``m`` by both; in scope means included,
+  whether this round included it or it duplicates a paper record.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import pandas as pd
+
+from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.rounds import Round, load_rounds
+from masrl_kb.query.frames import PathLike
+
+_IN_ROUND = re.compile(r"^screening/(?P<rid>[^/]+)/[^ ]+ \((?P<cid>[^)]+)\)$")
+_PAPER = re.compile(r"^papers/[^/]+\.yaml$")
+REACH_COLUMNS = ["round", "source", "strategy", "since", "until", "reached", "identified"]
+RECALL_COLUMNS = [
+    "round",
+    "strategy_1",
+    "strategy_2",
+    "found_1",
+    "found_2",
+    "found_both",
+    "found_either",
+    "estimate",
+    "missed",
+    "awaiting",
+]
+
+
+def batch_reach(rnd: Round, batch: dict) -> dt.date:
+    """The last day a batch's source reached (its window's end unless it says otherwise)."""
+    reached = batch.get("reached")
+    return reached if isinstance(reached, dt.date) else rnd.until
+
+
+def round_reach(rnd: Round) -> dt.date:
+    """The last day every batch of the round reached."""
+    return min((batch_reach(rnd, b) for b in rnd.batches), default=rnd.until)
+
+
+def covered_until(rounds: Iterable[Round], start: dt.date) -> dt.date:
+    """The last day of the unbroken run of rounds from ``start`` (the cut-off) on."""
+    covered = start
+    for rnd in sorted(rounds, key=lambda r: (r.since, r.until)):
+        if rnd.until <= covered:
+            continue  # before the run (the catch-up of earlier papers) or inside it
+        if rnd.since > covered + dt.timedelta(days=1):
+            break  # a window no round searched
+        reach = round_reach(rnd)
+        covered = max(covered, reach)
+        if reach < rnd.until:
+            break  # the round's sources stopped short: nothing after is covered
+    return covered
+
+
+def batch_reaches(root: PathLike = None) -> pd.DataFrame:
+    """One row per batch of every round: its source, strategy, window and reach."""
+    rows = [
+        {
+            "round": rnd.id,
+            "source": b["name"],
+            "strategy": b.get("strategy"),
+            "since": rnd.since,
+            "until": rnd.until,
+            "reached": batch_reach(rnd, b),
+            "identified": b["identified"],
+        }
+        for rnd in load_rounds(find_root(root))
+        for b in rnd.batches
+    ]
+    return pd.DataFrame(rows, columns=REACH_COLUMNS)
+
+
+def _strategies(rnd: Round) -> dict[str, str]:
+    """Batch source name -> its strategy, for batches that name one."""
+    out: dict[str, str] = {}
+    for b in rnd.batches:
+        if b.get("strategy"):
+            out.setdefault(b["name"], b["strategy"])
+    return out
+
+
+def _paper_of(label: str, rounds: dict[str, Round]) -> str | None:
+    """The paper record a candidate or duplicate stands for, or None (excluded, awaiting)."""
+    if _PAPER.match(label):
+        return label
+    found = _IN_ROUND.match(label)
+    if found and (rnd := rounds.get(found["rid"])):
+        d = rnd.decided.get(found["cid"])
+        if d and d["decision"] == "include":
+            return str(d["record"])
+    return None
+
+
+@dataclass(frozen=True)
+class Captures:
+    """The in-scope papers each strategy of a round found."""
+
+    found: dict[str, set[str]]
+    awaiting: int
+
+
+def captures(rnd: Round, rounds: dict[str, Round]) -> Captures:
+    """Which in-scope papers each strategy of ``rnd`` found (candidates and duplicates)."""
+    strategy_of = _strategies(rnd)
+    found: dict[str, set[str]] = {s: set() for s in strategy_of.values()}
+    for d in rnd.decided.values():
+        strategy = strategy_of.get(str(d.get("source", "")))
+        if strategy and d["decision"] == "include":
+            found[strategy].add(str(d["record"]))
+    for dup in rnd.duplicates:
+        strategy = strategy_of.get(str(dup.get("source", "")))
+        paper = _paper_of(str(dup.get("duplicate_of", "")), rounds) if strategy else None
+        if strategy and paper:
+            found[strategy].add(paper)
+    return Captures(found, rnd.awaiting)
+
+
+def lincoln_petersen(n1: int, n2: int, both: int) -> float:
+    """Chapman's estimate of a population two independent samples of it saw."""
+    return (n1 + 1) * (n2 + 1) / (both + 1) - 1
+
+
+def recall_estimates(root: PathLike = None) -> pd.DataFrame:
+    """One row per round searched by two strategies: what each found, and the estimate of
+    how many in-scope papers the window holds and how many neither found."""
+    rounds = {r.id: r for r in load_rounds(find_root(root))}
+    rows = []
+    for rnd in rounds.values():
+        got = captures(rnd, rounds)
+        if len(got.found) < 2:
+            continue
+        (s1, a), (s2, b) = sorted(got.found.items())[:2]
+        n1, n2, m = len(a), len(b), len(a & b)
+        estimate = lincoln_petersen(n1, n2, m)
+        row = dict(zip(RECALL_COLUMNS, [rnd.id, s1, s2, n1, n2, m, len(a | b)], strict=False))
+        rows.append(
+            row
+            | {
+                "estimate": round(estimate, 1),
+                "missed": round(max(0.0, estimate - len(a | b)), 1),
+                "awaiting": got.awaiting,
+            }
+        )
+    return pd.DataFrame(rows, columns=RECALL_COLUMNS)

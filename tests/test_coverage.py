@@ -1,0 +1,201 @@
+"""How far the rounds reached (the pool's coverage date) and the capture-recapture
+estimate of what two independent search strategies both missed."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from masrl_kb.kb.rounds import Round
+from masrl_kb.query.coverage import (
+    captures,
+    covered_until,
+    lincoln_petersen,
+    round_reach,
+)
+
+D = dt.date
+CUT = D(2026, 5, 3)
+
+
+def _round(since: D, until: D, *reaches: D | None, **extra) -> Round:
+    batches = [
+        {
+            "name": f"web_search:{i}",
+            "query": "",
+            "file": f"{i}.csv",
+            "imported_on": until,
+            "identified": 0,
+            "duplicates_removed": 0,
+            "outside_window": 0,
+        }
+        | ({"reached": r} if r else {})
+        for i, r in enumerate(reaches or [None])
+    ]
+    rid = f"{since}_{until}"
+    return Round(
+        rid,
+        since,
+        until,
+        until,
+        [],
+        {"to_screen": 0, "retrieved": 0, "duplicates_removed": 0, "outside_window": 0},
+        sources=batches,
+        **extra,
+    )
+
+
+def test_a_round_reaches_the_earliest_day_every_batch_reached() -> None:
+    rnd = _round(D(2026, 10, 1), D(2026, 10, 31), None, D(2026, 10, 6))
+    assert round_reach(rnd) == D(2026, 10, 6)
+    assert round_reach(_round(D(2026, 10, 1), D(2026, 10, 31))) == D(2026, 10, 31)
+
+
+def test_coverage_runs_through_contiguous_rounds_and_stops_where_a_source_stopped() -> None:
+    rounds = [
+        _round(D(2023, 1, 1), D(2026, 5, 3)),  # the catch-up, before the cut-off
+        _round(D(2026, 5, 4), D(2026, 5, 31)),
+        _round(D(2026, 6, 1), D(2026, 6, 30), D(2026, 6, 12)),
+        _round(D(2026, 7, 1), D(2026, 7, 31)),  # after the gap: not covered
+    ]
+    assert covered_until(rounds, CUT) == D(2026, 6, 12)
+
+
+def test_coverage_stops_at_a_window_no_round_searched() -> None:
+    rounds = [_round(D(2026, 5, 4), D(2026, 5, 31)), _round(D(2026, 7, 1), D(2026, 7, 31))]
+    assert covered_until(rounds, CUT) == D(2026, 5, 31)
+    assert covered_until([], CUT) == CUT
+
+
+def test_chapman_estimate() -> None:
+    # 10 and 8 found, 4 by both: (11 x 9) / 5 - 1
+    assert lincoln_petersen(10, 8, 4) == pytest.approx(18.8)
+    # all found by both: nothing missed
+    assert lincoln_petersen(5, 5, 5) == pytest.approx(5.0)
+
+
+def test_captures_count_inclusions_and_duplicates_of_papers_per_strategy() -> None:
+    since, until = D(2026, 6, 1), D(2026, 6, 30)
+    rid = f"{since}_{until}"
+    rnd = _round(since, until, None, None)
+    rnd.sources[0] |= {"strategy": "A"}
+    rnd.sources[1] |= {"strategy": "B"}
+    rnd.decided.update(
+        {
+            "2606.00001": {
+                "decision": "include",
+                "record": "papers/one.yaml",
+                "source": "web_search:0",
+            },
+            "2606.00002": {
+                "decision": "exclude",
+                "record": "exclusions/E1.yaml",
+                "source": "web_search:0",
+            },
+            "2606.00003": {
+                "decision": "include",
+                "record": "papers/three.yaml",
+                "source": "web_search:1",
+            },
+        }
+    )
+    rnd.duplicates.extend(
+        [
+            # B found A's included candidate again, and A's excluded one
+            {
+                "id": "2606.00001",
+                "duplicate_of": f"screening/{rid}/candidates.csv (2606.00001)",
+                "source": "web_search:1",
+            },
+            {
+                "id": "2606.00002",
+                "duplicate_of": f"screening/{rid}/candidates.csv (2606.00002)",
+                "source": "web_search:1",
+            },
+            # A found a paper already in the pool
+            {"id": "2606.00009", "duplicate_of": "papers/old.yaml", "source": "web_search:0"},
+            {"id": "2606.00010", "duplicate_of": "exclusions/E9.yaml", "source": "web_search:0"},
+        ]
+    )
+    got = captures(rnd, {rid: rnd})
+    assert got.found == {
+        "A": {"papers/one.yaml", "papers/old.yaml"},
+        "B": {"papers/three.yaml", "papers/one.yaml"},
+    }
+
+
+# ---------------------------------------------------------------- screen import, end to end
+
+LIST_A = (
+    "id,title,authors,date,url,abstract\n"
+    'A1,Training Orchestrators With Reinforcement Learning,"Ray, Bo",2026-06-03,'
+    "https://example.org/a1,Text.\n"
+    'A2,Another Team Paper On Credit,"Ray, Bo",2026-06-04,https://example.org/a2,Text.\n'
+)
+LIST_B = (
+    "id,title,authors,date,url,abstract\n"
+    'B1,Training Orchestrators With Reinforcement Learning,"Ray, Bo",2026-06-03,'
+    "https://example.org/a1,Text.\n"
+)
+
+
+def _import(kb, path, source, *extra) -> int:
+    from tests.conftest import run_cli
+
+    window = ("--since", "2026-06-01", "--until", "2026-06-30")
+    return run_cli("--root", str(kb), "screen", "import", str(path), "--source", source, *window,
+                   *extra)  # fmt: skip
+
+
+def test_named_sources_strategies_and_reach_are_recorded(tmp_path, capsys) -> None:
+    from masrl_kb.kb.rounds import load_round
+    from masrl_kb.query.coverage import batch_reaches, recall_estimates
+    from tests.screening_stub import copy_kb
+
+    kb = copy_kb(tmp_path / "kb")
+    (tmp_path / "a.csv").write_text(LIST_A, encoding="utf-8")
+    (tmp_path / "b.csv").write_text(LIST_B, encoding="utf-8")
+    assert _import(kb, tmp_path / "a.csv", "github:someone/awesome-list", "--strategy", "A") == 0
+    args = ("--strategy", "B", "--reached", "2026-06-20")
+    assert _import(kb, tmp_path / "b.csv", "huggingface_papers", *args) == 0
+    rnd = load_round(kb, "2026-06-01_2026-06-30")
+    names = [(b["name"], b.get("strategy"), b.get("reached")) for b in rnd.batches]
+    assert names == [
+        ("github:someone/awesome-list", "A", None),
+        ("huggingface_papers", "B", D(2026, 6, 20)),
+    ]
+    assert round_reach(rnd) == D(2026, 6, 20)
+    assert list(batch_reaches(kb)["reached"])[-1] == D(2026, 6, 20)
+    # nothing decided yet: no paper is known to be in scope, the estimate is empty
+    row = recall_estimates(kb).iloc[0]
+    assert (row["found_1"], row["found_2"], row["awaiting"]) == (0, 0, 2)
+
+
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        ("github:", "expected an exclusion_source id"),
+        ("nosuchkind:x", "nosuchkind"),
+        ("github:a b", "expected an exclusion_source id"),
+    ],
+)
+def test_a_bad_source_name_is_one_line_and_writes_nothing(tmp_path, capsys, source, message):
+    from tests.screening_stub import copy_kb
+
+    kb = copy_kb(tmp_path / "kb")
+    (tmp_path / "a.csv").write_text(LIST_A, encoding="utf-8")
+    assert _import(kb, tmp_path / "a.csv", source) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0]
+    assert not (kb / "screening" / "2026-06-01_2026-06-30").exists()
+
+
+def test_a_reach_outside_the_window_is_refused(tmp_path, capsys) -> None:
+    from tests.screening_stub import copy_kb
+
+    kb = copy_kb(tmp_path / "kb")
+    (tmp_path / "a.csv").write_text(LIST_A, encoding="utf-8")
+    assert _import(kb, tmp_path / "a.csv", "github:a/b", "--reached", "2026-07-02") == 2
+    assert "outside the window" in capsys.readouterr().err
+    assert not (kb / "screening" / "2026-06-01_2026-06-30").exists()
