@@ -93,3 +93,37 @@ def test_simulate_prints_the_figures(tmp_path: Path, capsys) -> None:
     for share in ("10%", "25%", "50%"):
         assert f"recall after {share} screened" in out
     assert "WSS@95" in out
+
+
+def test_the_weekly_workflow_runs_two_strategies_and_ranks() -> None:
+    """Every screen run, import and rank call of the weekly workflow parses, the arXiv run
+    and the other indexes are two strategies, and the round is ranked."""
+    import re
+    import shlex
+
+    import yaml
+
+    from masrl_kb.cli.main import build_parser
+
+    path = Path(__file__).resolve().parents[1] / ".github" / "workflows" / "screen.yml"
+    steps = yaml.safe_load(path.read_text())["jobs"]["round"]["steps"]
+    runs = [s["run"].replace("\\\n", " ") for s in steps if "run" in s]
+    calls = [
+        line.strip().split(" >")[0].split(" |")[0]
+        for run in runs
+        for line in run.splitlines()
+        if re.match(r"masrl-kb screen (run|import|rank)\b", line.strip())
+    ]
+    values = {"SINCE": "2026-11-23", "UNTIL": "2026-11-29", "csv": "f.csv", "source": "openalex"}
+    values |= {"query": "q", "steps.window.outputs.round": "2026-11-23_2026-11-29"}
+    values |= {
+        "steps.window.outputs.since": "2026-11-23",
+        "steps.window.outputs.until": "2026-11-29",
+    }
+    parsed = {}
+    for call in calls:
+        filled = re.sub(r"\$\{\{ ([\w.]+) \}\}|\$\{?(\w+)\}?", lambda m: values[m[1] or m[2]], call)
+        args = build_parser().parse_args(shlex.split(filled)[1:])
+        parsed[args.step] = args
+    assert parsed["run"].strategy == "A" and parsed["import"].strategy == "B"
+    assert parsed["rank"].round_id == "2026-11-23_2026-11-29"

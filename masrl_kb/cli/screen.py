@@ -90,7 +90,9 @@ def cmd_screen_run(args: argparse.Namespace) -> int:
     paging = Paging.from_env(
         page_size=args.page_size, delay_seconds=args.delay, max_per_family=args.max_per_family
     )
-    result = run_round(args.since, args.until, root=args.root, paging=paging)
+    result = run_round(
+        args.since, args.until, root=args.root, paging=paging, strategy=args.strategy or ""
+    )
     rnd, counts = result.round, result.round.counts
     lines = [
         f"retrieved:          {counts['retrieved']}",
@@ -212,6 +214,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--delay", type=seconds, help="seconds between API requests (default 3)")
     p.add_argument("--page-size", type=positive_int, help="results per API request (100)")
     p.add_argument("--max-per-family", type=positive_int, help="results per family at most (2000)")
+    p.add_argument("--strategy", help="the independent search strategy (e.g. A or B)")
 
     about = "add candidates exported elsewhere (RIS, BibTeX or CSV) to a round"
     p = command(steps, "import", cmd_screen_import, about)

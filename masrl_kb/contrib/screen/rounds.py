@@ -118,6 +118,14 @@ def check_source(source: str, base: Path) -> None:
     check_choice(load_taxonomy(base), "exclusion_source", kind, "--source", ScreeningError)
 
 
+def check_strategy(strategy: str) -> None:
+    """A strategy label: letters, digits, ``-`` or ``_`` (or none)."""
+    if strategy and not re.match(STRATEGY, strategy):
+        raise ScreeningError(
+            f"--strategy {strategy[:60]!r}: expected up to 40 letters, digits, - or _"
+        )
+
+
 def _reach(since: dt.date, until: dt.date, reached: dt.date | None) -> dict[str, dt.date]:
     if reached is None or reached == until:
         return {}
@@ -190,9 +198,11 @@ def run_round(
     paging: Paging | None = None,
     endpoint: str | None = None,
     today: dt.date | None = None,
+    strategy: str = "",
 ) -> RunResult:
     """Search arXiv, deduplicate, rank and write one round; nothing is written on failure."""
     base = find_root(root)
+    check_strategy(strategy)
     today = today or dt.date.today()
     until = until or today
     check_window(since, until, today, EARLIEST)
@@ -213,6 +223,7 @@ def run_round(
             raise exists
         known = known_records(base, load_rounds(base))
         batch = _batch("arxiv", query, "", today, len(entries))
+        batch |= {"strategy": strategy} if strategy else {}
         return _add_batch(base, rnd, batch, entries, known, protocol)
 
 
@@ -238,8 +249,7 @@ def import_round(
     today = today or dt.date.today()
     check_window(since, until, today, EARLIEST_IMPORT)
     check_source(source, base)
-    if strategy and not re.match(STRATEGY, strategy):
-        raise ScreeningError(f"--strategy {strategy[:60]!r}: expected letters, digits, - or _")
+    check_strategy(strategy)
     query = clean_text(query, MAX_QUERY)
     protocol = load_protocol(base)
     path = Path(path)
