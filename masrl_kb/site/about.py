@@ -44,11 +44,21 @@ def downloads_page(ctx: Context, files: dict[str, str]) -> Page:
     )
 
 
+# A link from CONTRIBUTING.md to a hand-written page, as GitHub resolves it at the top of
+# the clone: ](docs/codebook.md) or ](docs/codebook.md#anchor).
+_DOCS_LINK = re.compile(r"\]\(docs/([A-Za-z0-9_-]+\.md(?:#[A-Za-z0-9_-]*)?)\)")
+
+
+def site_links(text: str) -> str:
+    """CONTRIBUTING.md's links into docs/ as the contribute page (one folder down) needs them."""
+    return _DOCS_LINK.sub(r"](../\1)", text)
+
+
 def contribute_page(ctx: Context) -> Page:
     """CONTRIBUTING.md as a page (trusted repository text, rendered as Markdown)."""
     source = source_file(ctx.root, "CONTRIBUTING.md")
     text = source.read_text(encoding="utf-8") if source else "# How to contribute\n"
-    return Page(urls.CONTRIBUTE, "How to contribute", [text.strip()])
+    return Page(urls.CONTRIBUTE, "How to contribute", [site_links(text.strip())])
 
 
 def _fence(text: str, lang: str) -> str:

@@ -190,7 +190,7 @@ class Paper(KbModel):
     scenario: Annotated[str, Axis("scenario")] = doc("Task domain.")
     pool_role: Annotated[str, Axis("pool_role")] = doc("Role in the survey's argument.")
     verified: Annotated[str, Axis("verified")] = doc("How far the metadata was checked.")
-    credit_strict: Bool = doc("Explicit credit estimator at credit_unit (strict reading).")
+    credit_strict: Bool = doc("Estimator or reward shaping at credit_unit (strict reading).")
     credit_mechanism: Maybe[Annotated[str, Axis("credit_mechanism")]] = opt(
         "Explicit estimator or reward shaping (required when credit_strict is true)."
     )
