@@ -7,7 +7,7 @@ import json
 import math
 from typing import Any
 
-from masrl_kb.cli.main import command
+from masrl_kb.cli.main import command, iso_date
 
 
 def _number(value: float) -> float | None:
@@ -38,8 +38,33 @@ def _json_rows(table: list[dict], differ: list[dict]) -> list[dict[str, Any]]:
     ]
 
 
+def cmd_snapshot(args: argparse.Namespace) -> int:
+    from masrl_kb.cli.main import EXIT_USER_ERROR, err
+    from masrl_kb.contrib.reading_snapshot import SnapshotError, write_snapshot
+    from masrl_kb.kb.paths import find_root
+
+    keys = [k for k in (args.keys or "").split(",") if k]
+    try:
+        path = write_snapshot(
+            find_root(args.root),
+            args.snapshot,
+            args.name or f"The records' own reading ({args.snapshot})",
+            args.method or "The codings the records held when the snapshot was written.",
+            added_on=args.added_on,
+            keys=keys,
+        )
+    except SnapshotError as error:
+        err(str(error))
+        return EXIT_USER_ERROR
+    print(f"wrote {path.parent.name}/{path.name}")
+    return 0
+
+
 def cmd_agreement(args: argparse.Namespace) -> int:
     from masrl_kb.query.agreement import agreement, disagreements, readings
+
+    if args.snapshot:
+        return cmd_snapshot(args)
 
     coded = readings(root=args.root)  # loaded once for both tables
     table = agreement(table=coded).to_dict("records")
@@ -51,10 +76,12 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         print("no independent readings under readings/")
         return 0
     width = max(len(r["readers"]) for r in table)
-    print(f"{'readers':<{width}}  {'axis':<13} {'n':>3}  agree  kappa  alpha")
+    axis_width = max(13, *(len(r["axis"]) for r in table))
+    print(f"{'readers':<{width}}  {'axis':<{axis_width}} {'n':>3}  agree  kappa  alpha")
     for row in table:
         print(
-            f"{row['readers']:<{width}}  {row['axis']:<13} {row['n']:>3}  {row['agreement']:5.0%}  "
+            f"{row['readers']:<{width}}  {row['axis']:<{axis_width}} {row['n']:>3}  "
+            f"{row['agreement']:5.0%}  "
             f"{_fmt(row['kappa'])}  {_fmt(row['alpha'])}"
         )
     print(f"\n{len(differ)} disagreement(s)")
@@ -68,3 +95,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     about = "agreement between independent readers (kappa, alpha, disagreements)"
     p = command(sub, "agreement", cmd_agreement, about)
     p.add_argument("--json", action="store_true", help="print a JSON list of objects")
+    p.add_argument(
+        "--snapshot",
+        metavar="READER",
+        help="instead, write readings/READER.yaml with the records' own codings",
+    )
+    p.add_argument("--added-on", type=iso_date, help="with --snapshot: the papers added that day")
+    p.add_argument("--keys", help="with --snapshot: comma-separated paper keys")
+    p.add_argument("--name", help="with --snapshot: who the reader is")
+    p.add_argument("--method", help="with --snapshot: how the codings were made")

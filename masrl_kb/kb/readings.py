@@ -6,12 +6,20 @@ knowledge base's own records are a reader too (``kb``), so agreement can be meas
 from __future__ import annotations
 
 from masrl_kb.kb.model.base import context, validate_file
-from masrl_kb.kb.model.readings import KB_READER, READING_AXES, Reader
+from masrl_kb.kb.model.readings import KB_READER, READING_AXES, READING_FIELDS, Reader
 from masrl_kb.kb.paths import Root, find_root
 from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.taxonomy import load_taxonomy
 
-__all__ = ["KB_READER", "READINGS_DIR", "READING_AXES", "Reader", "ReadingsError", "load_readers"]
+__all__ = [
+    "KB_READER",
+    "READINGS_DIR",
+    "READING_AXES",
+    "READING_FIELDS",
+    "Reader",
+    "ReadingsError",
+    "load_readers",
+]
 READINGS_DIR = "readings"
 
 

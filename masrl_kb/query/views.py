@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from typing import Any, cast
 from pathlib import PurePosixPath
 
 import numpy as np
@@ -69,7 +70,46 @@ def survey_view(
     if papers is None or exclusions is None:
         papers, exclusions = load_pool(root)
     day = _baseline(root, baseline)
-    return (papers, exclusions) if day is None else pool_as_of(papers, exclusions, day)
+    if day is None:
+        return papers, exclusions
+    then, logged = pool_as_of(papers, exclusions, day)
+    return with_view_reading(then, root), logged
+
+
+# A decision's or the strict reading's companions: coded with it, or empty with it.
+_COMPANIONS: dict[str, tuple[str, ...]] = {
+    f"O{n}": (f"O{n}_mechanism", f"O{n}_source") for n in range(1, 6)
+}
+_COMPANIONS["credit_strict"] = ("credit_mechanism",)
+
+
+def with_view_reading(papers: pd.DataFrame, root: PathLike = None) -> pd.DataFrame:
+    """``papers`` with the codings of the survey's view reading (``survey.view_reading``
+    of ``protocol.yaml``) in place of the records' own, for the papers it reads: the
+    records carry today's reading under the codebook, the survey's claims were checked
+    against the codings of the view reading. Unchanged when there is none."""
+    from masrl_kb.kb.readings import READING_FIELDS, load_readers
+
+    base = find_root(root)
+    if not (base / PROTOCOL_FILE).is_file():
+        return papers
+    wanted = load_protocol(base).survey.view_reading
+    if not wanted:
+        return papers
+    reader = next((r for r in load_readers(set(papers.index), base) if r.id == wanted), None)
+    if reader is None:
+        raise ValueError(f"protocol.yaml: survey.view_reading {wanted!r} has no readings/ file")
+    out = papers.copy()
+    for key, coded in reader.readings.items():
+        if key not in out.index:
+            continue
+        for name in READING_FIELDS:
+            if name in coded:
+                out.at[key, name] = cast(Any, coded[name])
+        for lead, companions in _COMPANIONS.items():
+            for name in companions if lead in coded else ():
+                out.at[key, name] = cast(Any, coded.get(name, np.nan))
+    return out
 
 
 def new_papers(

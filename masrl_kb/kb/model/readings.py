@@ -13,6 +13,9 @@ from masrl_kb.kb.model.base import Finding, KbModel, Maybe, field, optional, rep
 from masrl_kb.kb.model.types import Axis, Bool, Date, LongText, Text
 
 KB_READER = "kb"
+Status = Annotated[str, Axis("decision_status")]
+Mechanism = Annotated[str, Axis("decision_mechanism")]
+Source = Annotated[str, Axis("evidence_source")]
 
 
 class Reading(KbModel):
@@ -26,17 +29,40 @@ class Reading(KbModel):
     credit_unit: Maybe[Annotated[str, Axis("credit_unit")]] = optional("Finest unit.")
     topology: Maybe[Annotated[str, Axis("topology")]] = optional("Team topology.")
     credit_strict: Maybe[Bool] = optional("The strict credit reading.")
+    credit_mechanism: Maybe[Annotated[str, Axis("credit_mechanism")]] = optional(
+        "Estimator or shaping (with credit_strict true)."
+    )
+    O1: Maybe[Status] = optional("Spawn: learned, present or absent.")
+    O2: Maybe[Status] = optional("Delegate: learned, present or absent.")
+    O3: Maybe[Status] = optional("Communicate: learned, present or absent.")
+    O4: Maybe[Status] = optional("Aggregate: learned, present or absent.")
+    O5: Maybe[Status] = optional("Stop: learned, present or absent.")
+    O1_mechanism: Maybe[Mechanism] = optional("A learned O1: explicit or implicit.")
+    O2_mechanism: Maybe[Mechanism] = optional("A learned O2: explicit or implicit.")
+    O3_mechanism: Maybe[Mechanism] = optional("A learned O3: explicit or implicit.")
+    O4_mechanism: Maybe[Mechanism] = optional("A learned O4: explicit or implicit.")
+    O5_mechanism: Maybe[Mechanism] = optional("A learned O5: explicit or implicit.")
+    O1_source: Maybe[Source] = optional("What a learned O1's reading rests on.")
+    O2_source: Maybe[Source] = optional("What a learned O2's reading rests on.")
+    O3_source: Maybe[Source] = optional("What a learned O3's reading rests on.")
+    O4_source: Maybe[Source] = optional("What a learned O4's reading rests on.")
+    O5_source: Maybe[Source] = optional("What a learned O5's reading rests on.")
 
     def coded(self) -> dict[str, object]:
         """Field: value of what the reader coded (key and note left out)."""
         return self.model_dump(exclude_unset=True, exclude={"key", "note"})
 
 
-# field -> taxonomy axis (None: a boolean field): what agreement compares.
-READING_AXES: dict[str, str | None] = {
+# Every coded field -> its taxonomy axis (None: a boolean field).
+READING_FIELDS: dict[str, str | None] = {
     name: next((m.axis for m in info.metadata if isinstance(m, Axis)), None)
     for name, info in Reading.model_fields.items()
     if name not in ("key", "note")
+}
+# What agreement compares: every coded field but where a reading's evidence came from,
+# which two readers may find in different places while agreeing on the coding.
+READING_AXES: dict[str, str | None] = {
+    name: axis for name, axis in READING_FIELDS.items() if axis != "evidence_source"
 }
 
 
