@@ -11,7 +11,7 @@ import pytest
 import masrl_kb
 from masrl_kb.kb.taxonomy import load_taxonomy
 from masrl_kb.query.frames import InvalidRecordsError, axis_mask
-from tests.conftest import GOOD_PAPER
+from tests.conftest import GOOD_PAPER, REPO
 
 
 @pytest.fixture(scope="module")
@@ -132,12 +132,12 @@ def test_exclusions_frame() -> None:
     assert exclusions.loc["E001", "arxiv_id"] == "2305.14325"
 
 
-def test_works_from_any_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
+def test_works_from_any_folder_of_the_clone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The data root is the clone the current folder is in (tests/test_root.py: never the
+    clone the package was installed from)."""
+    monkeypatch.chdir(REPO / "papers")
     monkeypatch.delenv("MASRL_KB_ROOT", raising=False)
-    assert len(masrl_kb.load_papers()) == len(
-        list(Path(masrl_kb.__file__).parent.parent.glob("papers/*.yaml"))
-    )
+    assert len(masrl_kb.load_papers()) == len(list((REPO / "papers").glob("*.yaml")))
 
 
 def test_root_from_environment(mini_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
