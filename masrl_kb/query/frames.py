@@ -96,8 +96,9 @@ def pool_as_of(papers: pd.DataFrame, exclusions: pd.DataFrame, as_of: dt.date | 
 
 def _built_pool(base: Path, drafts: str) -> Frames:
     """Both frames, kept (:mod:`masrl_kb.kb.cache`) when the pool has no drafts."""
-    key = cache.pool_fingerprint(base, f"frames {pd.__version__} {np.__version__}")
-    kept = cache.load(f"frames-{key}") if key is not None else None
+    salt = f"frames {pd.__version__} {np.__version__}"
+    key = cache.pool_fingerprint(base, salt)  # before reading: the frames are of these files
+    kept = cache.load(f"frames-{key}", base) if key is not None else None
     if isinstance(kept, tuple) and [type(f) for f in kept] == [pd.DataFrame] * 2:
         return cast(Frames, kept)
     records = read_records(base)
@@ -106,8 +107,10 @@ def _built_pool(base: Path, drafts: str) -> Frames:
         records, left_out = split_drafts(records)
     tax = _checked(records)
     built = _papers_table(records, tax), _exclusions_table(records, tax)
-    if key is not None and not left_out:
-        cache.store(f"frames-{key}", built)
+    if not left_out:
+        cache.store_if_unchanged(
+            "frames", key, built, lambda: cache.pool_fingerprint(base, salt), base
+        )
     return built
 
 
