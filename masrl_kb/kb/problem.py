@@ -53,4 +53,6 @@ class DataFileError(ValueError):
         lines = "\n".join(str(p) for p in problems[: self.shown])
         more = len(problems) - self.shown
         tail = f"\n... and {more} more" if more > 0 else ""
-        super().__init__(f"{len(problems)} {what}:\n{lines}{tail}")
+        # One problem is one line: what a caller's log or the CLI's error line shows whole.
+        start = " " if len(problems) == 1 else "\n"
+        super().__init__(f"{len(problems)} {what}:{start}{lines}{tail}")

@@ -11,6 +11,7 @@ from pathlib import Path
 from masrl_kb.kb import cache
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.problem import Problem, Report
+from masrl_kb.query.args import checked
 
 
 def _problems(load: Callable[[Path], object], root: Path, rel: str) -> list[Problem]:
@@ -74,6 +75,7 @@ def kept_report(root: str | os.PathLike[str] | None = None) -> Report | None:
     return _kept(base, _validate_key(base))
 
 
+@checked()
 def validate(root: str | os.PathLike[str] | None = None) -> Report:
     """Validate every record and every data file under the data root (the kept report
     of an unchanged pool, else computed and kept)."""

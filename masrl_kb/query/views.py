@@ -22,6 +22,7 @@ from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.protocol import PROTOCOL_FILE, load_protocol
 from masrl_kb.kb.rounds import load_rounds
 from masrl_kb.kb.rules import crosstab_list
+from masrl_kb.query.args import checked
 from masrl_kb.query.claims import ClaimResult, evaluate_claims, load_claims
 from masrl_kb.query.claimsfile import Claim
 from masrl_kb.query.frames import Frames, PathLike, axis_mask, crosstab, load_pool, pool_as_of
@@ -31,6 +32,7 @@ NEW_PAPER_COLUMNS = ["title", "added", "round", "url"]
 MOVED_CELL_COLUMNS = "rows row_value cols col_value strict survey today change papers".split()
 
 
+@checked()
 def survey_baseline(root: PathLike = None) -> dt.date | None:
     """The survey's cut-off (``protocol.yaml`` ``survey.baseline``); None for a data
     root without a protocol (a bare root has no survey to compare with)."""
@@ -42,6 +44,7 @@ def _baseline(root: PathLike, baseline: dt.date | None) -> dt.date | None:
     return survey_baseline(root) if baseline is None else baseline
 
 
+@checked()
 def pool_coverage(root: PathLike = None, baseline: dt.date | None = None) -> dt.date | None:
     """The date the live pool covers: the latest end of a screening round's window or
     the baseline; None when there is neither."""
@@ -51,6 +54,7 @@ def pool_coverage(root: PathLike = None, baseline: dt.date | None = None) -> dt.
     return max(ends, default=None)
 
 
+@checked(papers=("added",), exclusions=("screened",))
 def survey_view(
     papers: pd.DataFrame | None = None,
     exclusions: pd.DataFrame | None = None,
@@ -66,6 +70,7 @@ def survey_view(
     return (papers, exclusions) if day is None else pool_as_of(papers, exclusions, day)
 
 
+@checked(papers=("added",))
 def new_papers(
     papers: pd.DataFrame | None = None, root: PathLike = None, baseline: dt.date | None = None
 ) -> pd.DataFrame:
@@ -90,6 +95,7 @@ def new_papers(
     return newest[NEW_PAPER_COLUMNS]
 
 
+@checked(papers=("added",))
 def moved_cells(
     papers: pd.DataFrame | None = None,
     root: PathLike = None,
@@ -160,6 +166,7 @@ def _movers(claim: Claim, now: pd.DataFrame, then: pd.DataFrame) -> tuple[str, .
     return tuple(sorted(keys))
 
 
+@checked(papers=("added",), exclusions=("screened",))
 def claim_views(
     claims: list[Claim] | None = None,
     papers: pd.DataFrame | None = None,
@@ -185,6 +192,7 @@ def claim_views(
     return out
 
 
+@checked(papers=("added",), exclusions=("screened",))
 def moved_claims(
     claims: list[Claim] | None = None,
     papers: pd.DataFrame | None = None,
