@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import masrl_kb
-from masrl_kb.kb.text import NAMES_SHOWN
 from masrl_kb.kb.synthetic import write_synthetic_root
+from masrl_kb.kb.text import NAMES_SHOWN
 from masrl_kb.query.claims import ClaimsFileError, evaluate_claims, load_claims
 from masrl_kb.query.lang import (
     MAX_DEPTH,

@@ -74,20 +74,23 @@ def closest(name: object, choices: Sequence[object]) -> str | None:
     return None if found is None else found[0]
 
 
-def capped_list(choices: Sequence[object], shown: int = NAMES_SHOWN) -> str:
-    """``a, b, c`` or, past ``shown`` names, ``a, b, ... and 988 more`` (names escaped)."""
+def capped_list(choices: Sequence[object], shown: int = NAMES_SHOWN, sep: str = ", ") -> str:
+    """``a, b, c`` or, past ``shown`` names, ``a, b, ... and 988 more`` (names escaped;
+    ``sep`` "; " for names holding commas, as authors' do)."""
     texts = [shorten_name(c) for c in choices]
     if len(texts) <= shown:
-        return ", ".join(texts) or "none"
-    return f"{', '.join(texts[:shown])} and {len(texts) - shown} more"
+        return sep.join(texts) or "none"
+    return f"{sep.join(texts[:shown])} and {len(texts) - shown} more"
 
 
-def suggest(name: object, choices: Sequence[object], label: str = "allowed") -> str:
+def suggest(
+    name: object, choices: Sequence[object], label: str = "allowed", sep: str = ", "
+) -> str:
     """The tail of an unknown-name message, one line however many names there are:
     `` (did you mean 'title'?); allowed fields: key, title ... and 12 more``."""
     close = closest(name, choices)
     hint = f" (did you mean {shorten_name(close)!r}?)" if close is not None else ""
-    return f"{hint}; {label}: {capped_list(choices)}"
+    return f"{hint}; {label}: {capped_list(choices, sep=sep)}"
 
 
 _BAD = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")

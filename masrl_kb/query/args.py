@@ -126,6 +126,15 @@ def _check_crosstabs(value: object, name: str) -> None:
         raise QueryError(f"{name}: expected {want}, got {_kind(value)}")
 
 
+def _check_drafts(value: object, name: str) -> None:
+    from masrl_kb.kb.drafts import check_mode
+
+    try:
+        check_mode(value)  # type: ignore[arg-type]  # the check is for any value
+    except ValueError as err:
+        raise QueryError(str(err)) from None
+
+
 # argument name -> its check (None values are the defaults: each function's own meaning)
 _SIMPLE: dict[str, Callable[[object, str], None]] = {
     "strict": _check_bool,
@@ -133,6 +142,7 @@ _SIMPLE: dict[str, Callable[[object, str], None]] = {
     "outside": _check_count,
     "claims": _check_claims,
     "crosstabs": _check_crosstabs,
+    "drafts": _check_drafts,
 }
 
 

@@ -50,7 +50,8 @@ def coauthors(author: str, papers: pd.DataFrame | None = None) -> pd.Series:
     if keys.empty:
         names = sorted(table["author"].unique(), key=fold)
         what = f"unknown author {shorten(author)}"
-        raise unknown_name(what, author, names, f"authors in the pool ({len(names)})")
+        # "; " between names: each holds a comma ("Amato, Christopher")
+        raise unknown_name(what, author, names, f"authors in the pool ({len(names)})", "; ")
     shared = table[table["key"].isin(keys) & (table["author"] != author)]
     counts = shared.groupby("author")["key"].nunique()
     return counts.sort_values(ascending=False, kind="stable").rename("shared_papers")

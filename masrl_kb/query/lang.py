@@ -51,12 +51,14 @@ class UnknownNameError(QueryError, KeyError):
     __str__ = Exception.__str__  # KeyError would quote the whole message
 
 
-def unknown_name(what: str, name: object, allowed: list[Any], label: str) -> UnknownNameError:
+def unknown_name(
+    what: str, name: object, allowed: list[Any], label: str, sep: str = ", "
+) -> UnknownNameError:
     """``what`` is not among ``allowed`` (listed after ``label``, capped with "and N more"),
     with a did-you-mean: one line even for the pool's ~1,000 authors."""
     from masrl_kb.kb.text import suggest
 
-    return UnknownNameError(f"{what}{suggest(name, allowed, label)}")
+    return UnknownNameError(f"{what}{suggest(name, allowed, label, sep)}")
 
 
 # ---------------------------------------------------------------- parsing

@@ -471,4 +471,6 @@ def cache_probes() -> list[Probe]:
 
 
 def all_probes() -> list[Probe]:
-    return formula_probes() + cache_probes()
+    from tests.hostile.api_cases import api_probes  # it builds on this module's Probe
+
+    return formula_probes() + cache_probes() + api_probes()
