@@ -69,13 +69,22 @@ def _screening(run: Handler) -> Handler:
     return handler
 
 
-def _print_round(result: RunResult, lines: list[str], dups: list[tuple[str, str, str]]) -> int:
+MAX_SHOWN = 20  # duplicates printed; the rest are in the round's duplicates.csv
+
+
+def _print_round(result: RunResult, lines: list[str]) -> int:
     print(f"round {result.round.id}")
     for line in lines:
         print(f"  {line}")
-    for cid, match, of in dups:
-        print(f"  duplicate {cid}: {match} of {of}")
-    print(f"wrote {result.folder.name}/ (candidates.csv, candidates.ris, round.yaml)")
+    for e in result.duplicates[:MAX_SHOWN]:
+        print(f"  duplicate {e.id}: {e.match} of {e.duplicate_of}")
+    if len(result.duplicates) > MAX_SHOWN:
+        more = len(result.duplicates) - MAX_SHOWN
+        print(f"  ... and {more} more duplicate(s), listed in {result.folder.name}/duplicates.csv")
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    files = "candidates.csv, candidates.ris, duplicates.csv, round.yaml"
+    print(f"wrote {result.folder.name}/ ({files})")
     return 0
 
 
@@ -99,8 +108,7 @@ def cmd_screen_run(args: argparse.Namespace) -> int:
         f"to screen:          {counts['to_screen']}",
         *(f"warning: family {f} reached --max-per-family; narrow the window" for f in rnd.capped),
     ]
-    dups = [(d["id"], d["match"], d["duplicate_of"]) for d in rnd.duplicates]
-    return _print_round(result, lines, dups)
+    return _print_round(result, lines)
 
 
 @_screening
@@ -123,8 +131,7 @@ def cmd_screen_import(args: argparse.Namespace) -> int:
         f"new candidates:     {new}",
         f"to screen (round):  {result.round.counts['to_screen']}",
     ]
-    dups = [(e.id, e.match, e.duplicate_of) for e in result.duplicates]
-    return _print_round(result, lines, dups)
+    return _print_round(result, lines)
 
 
 @_screening

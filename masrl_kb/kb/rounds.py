@@ -41,7 +41,9 @@ class Round:
     run_on: dt.date
     families: list[str]
     counts: dict[str, int]
-    duplicates: list[dict] = field(default_factory=list)
+    # duplicates are counted in counts["duplicates_removed"] and listed in the side file
+    # duplicates.csv; this many rows of it (fewer when the list hit its size bound)
+    duplicates_listed: int = 0
     per_family: dict[str, int] = field(default_factory=dict)  # entries each query returned
     capped: list[str] = field(default_factory=list)  # families that hit the result limit
     # candidate id -> {"decision": include|exclude, "reason": code|None, "record": path}
@@ -49,6 +51,7 @@ class Round:
     # source batches as recorded: {name, query, file, imported_on, identified,
     # duplicates_removed, outside_window}; empty in rounds written before batches existed
     sources: list[dict] = field(default_factory=list)
+    in_progress: bool = False  # the window had not ended when the round was last written
 
     @property
     def batches(self) -> list[dict]:
@@ -160,11 +163,12 @@ def load_round(root: Root, rid: str) -> Round:
         run_on=model.run_on,
         families=list(model.families),
         counts=model.counts.model_dump(),
-        duplicates=[dict(d) for d in model.duplicates or []],
+        duplicates_listed=model.duplicates.listed if model.duplicates else 0,
         per_family=dict(model.retrieved_per_family or {}),
         capped=list(model.capped or []),
         decided={k: v.model_dump(exclude_unset=True) for k, v in (model.decided or {}).items()},
         sources=[b.model_dump() for b in model.sources or []],
+        in_progress=bool(model.in_progress),
     )
 
 

@@ -25,6 +25,7 @@ from masrl_kb.contrib.arxiv_import import (
 )
 from masrl_kb.contrib.screen.entries import (
     Entry,
+    arxiv_of,
     or_empty,
     parse_doi,
     parse_openreview,
@@ -34,7 +35,6 @@ from masrl_kb.contrib.screen.entries import (
 from masrl_kb.contrib.screen.import_files import Problems, csv_rows, read_text, ris_refs
 from masrl_kb.contrib.screen.round_files import round_yaml
 from masrl_kb.contrib.screen.store import ScreeningError, replace_file, round_lock
-from masrl_kb.contrib.sources.arxiv import parse_arxiv_id
 from masrl_kb.contrib.text import clean_text
 from masrl_kb.kb.fields import KEY_PATTERN
 from masrl_kb.kb.paths import find_root
@@ -98,7 +98,7 @@ def candidate_of(values: Iterable[object], wanted: set[str]) -> str | None:
         text = value.strip() if isinstance(value, str) else ""
         for part in [text, *re.findall(r"[^\s'\"\[\],]+", text)] if text else []:
             found += [part] if part.startswith(("doi:", "openreview:", "title:")) else []
-            typed = [("", parse_arxiv_id), ("doi:", parse_doi)]
+            typed = [("", arxiv_of), ("doi:", parse_doi)]
             typed += [("openreview:", parse_openreview)] if "openreview" in part.lower() else []
             found += [prefix + got for prefix, parse in typed if (got := or_empty(parse, part))]
     return next((f for f in found if f in wanted), found[0] if found else None)

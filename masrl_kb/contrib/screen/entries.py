@@ -17,7 +17,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from masrl_kb.contrib.screen.store import StoreError
-from masrl_kb.contrib.sources.arxiv import ArxivPaper
+from masrl_kb.contrib.sources.arxiv import ArxivPaper, arxiv_or_none
 from masrl_kb.contrib.text import MAX_AUTHORS
 from masrl_kb.kb.model.rounds import DOI_PATTERN, OPENREVIEW_PATTERN
 from masrl_kb.kb.protocol import QueryFamily
@@ -32,6 +32,14 @@ MAX_ENTRIES_BYTES = 50 * 1024 * 1024
 _DOI = re.compile(rf"^{DOI_PATTERN}$")
 _OPENREVIEW = re.compile(rf"^{OPENREVIEW_PATTERN}$")
 _DOI_PREFIX = re.compile(r"^(?:doi:\s*|https?://(?:dx\.)?doi\.org/)", re.I)
+# An arXiv id inside a cell: any arxiv.org address (abs/, pdf/, html/, export., www.), an
+# "arXiv:" mention or arXiv's DataCite DOI (10.48550/arXiv.<id>), new- or old-style, with
+# or without a version.
+_ARXIV_IN_CELL = re.compile(
+    r"(?:arxiv\.org/(?:abs|pdf|html)/|arxiv:\s*|10\.48550/arxiv\.)"
+    r"([0-9]{4}\.[0-9]{4,5}(?:v[0-9]+)?|[a-z-]+(?:\.[a-z]{2})?/[0-9]{7}(?:v[0-9]+)?)",
+    re.I,
+)
 
 
 class EntryError(ValueError):
@@ -61,6 +69,21 @@ def parse_doi(text: str) -> str:
     if not _DOI.match(doi):
         raise EntryError(f"malformed DOI {text.strip()[:80]!r}: expected 10.NNNN/suffix")
     return doi
+
+
+def arxiv_of(text: object) -> str:
+    """The arXiv id (no version) a cell names: a bare or ``arXiv:`` id, any arxiv.org
+    address, or arXiv's DataCite DOI as ``10.48550/arXiv.<id>``, ``doi:`` or a doi.org URL
+    (percent-encoded too); "" when it names none. Every id-bearing column is read with it,
+    so a pooled paper is known whichever column carries its id."""
+    if not isinstance(text, str) or not text.strip():
+        return ""
+    raw = unquote(text.strip())
+    found = arxiv_or_none(raw)
+    if found:
+        return found
+    inside = _ARXIV_IN_CELL.search(raw)
+    return (arxiv_or_none(inside.group(1)) or "") if inside else ""
 
 
 def or_empty(parse: Callable[[str], str], value: object) -> str:

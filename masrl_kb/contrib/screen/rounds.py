@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,7 @@ from masrl_kb.contrib.screen.entries import Entry, query_families, read_entries
 from masrl_kb.contrib.screen.import_files import EARLIEST as EARLIEST_IMPORT
 from masrl_kb.contrib.screen.import_files import read_candidates
 from masrl_kb.contrib.screen.ranking import ranked
-from masrl_kb.contrib.screen.round_files import old_duplicate_rows, round_files
+from masrl_kb.contrib.screen.round_files import old_duplicate_rows, read_duplicates, round_files
 from masrl_kb.contrib.screen.store import ScreeningError, round_lock, write_round_folder
 from masrl_kb.contrib.sources.arxiv import EARLIEST, Paging, family_query, search_family
 from masrl_kb.contrib.text import clean_text
@@ -46,6 +46,7 @@ class RunResult:
     folder: Path
     candidates: list[Entry]
     duplicates: list[Entry]  # removed by this batch
+    warnings: list[str] = field(default_factory=list)  # the readers' own, capped and cleaned
 
     @property
     def batch(self) -> dict[str, Any]:
@@ -86,9 +87,7 @@ def _screen_batch(
     return candidates, duplicates, len(fresh) - len(in_window)
 
 
-def _with_batch(
-    rnd: Round, batch: dict[str, Any], to_screen: int, duplicates: list[Entry]
-) -> Round:
+def _with_batch(rnd: Round, batch: dict[str, Any], to_screen: int) -> Round:
     """The round with one more source batch, its counts summed over the batches."""
     batches = [*(rnd.batches if rnd.sources or rnd.counts else []), batch]
     counts = {
@@ -97,8 +96,7 @@ def _with_batch(
         "duplicates_removed": sum(b["duplicates_removed"] for b in batches),
         "to_screen": to_screen,
     }
-    added = [{"id": e.id, "duplicate_of": e.duplicate_of, "match": e.match} for e in duplicates]
-    return replace(rnd, counts=counts, duplicates=rnd.duplicates + added, sources=batches)
+    return replace(rnd, counts=counts, sources=batches)
 
 
 def _batch(name: str, query: str, file: str, today: dt.date, entries: int) -> dict[str, Any]:
@@ -121,11 +119,13 @@ def _add_batch(
     )
     merged = ranked((old or []) + candidates, base, protocol.family_weight)
     batch |= {"duplicates_removed": len(duplicates), "outside_window": outside}
-    rnd = _with_batch(rnd, batch, len(merged), duplicates)
+    rnd = _with_batch(rnd, batch, len(merged))
     folder = round_dir(base, rnd.id)
-    kept = old_duplicate_rows(folder) if old is not None else []
+    kept = old_duplicate_rows(base, rnd.id) if old is not None else []
+    listed = read_duplicates(base, rnd.id) if old is not None else []
     axis = load_taxonomy(base)["exclusion_source"]
-    files = round_files(rnd, merged, duplicates, {v: axis.label_of(v) for v in axis.ids}, kept)
+    labels = {v: axis.label_of(v) for v in axis.ids}
+    rnd, files = round_files(rnd, merged, duplicates, labels, kept, listed)
     write_round_folder(folder, files, replace=old is not None)
     return RunResult(rnd, folder, merged, duplicates)
 

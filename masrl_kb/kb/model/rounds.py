@@ -9,7 +9,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import StringConstraints, model_validator
+from pydantic import StringConstraints, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from masrl_kb.kb.model.base import Finding, KbModel, Maybe, field, optional, report
 from masrl_kb.kb.model.types import ARXIV_ID_PATTERN, Check, Date, check_int, pattern
@@ -25,6 +26,8 @@ CANDIDATE_ID = (
     rf"^(?:{ARXIV_ID_PATTERN[1:-1]}|doi:{DOI_PATTERN}|openreview:{OPENREVIEW_PATTERN}"
     r"|title:[0-9a-f]{16})$"
 )
+DUPLICATES_CSV = "duplicates.csv"
+MIGRATE_HINT = "run `masrl-kb screen migrate` to move it to duplicates.csv"
 # Fields reported whole (``decided: 2611.00001.record: ...``): what a reader fixes is the entry.
 WHOLE = ("window", "families", "capped", "decided")
 
@@ -75,6 +78,21 @@ class Counts(KbModel):
     to_screen: Count = field("Candidates left to screen.")
 
 
+class Duplicates(KbModel):
+    """The round's removed duplicates, summarised: the list is the side file ``file``
+    (a round.yaml listing thousands would pass validate's size limit)."""
+
+    count: Count = field("Duplicates removed by the round's batches.")
+    listed: Count = field("Rows of the side file (fewer than count when it hit its bound).")
+    file: Literal["duplicates.csv"] = field("The side file listing {id, duplicate_of, match}.")
+
+    @model_validator(mode="after")
+    def _listed(self) -> Self:
+        if self.listed > self.count:
+            report([Finding(("listed",), f"{self.listed} is more than count ({self.count})")])
+        return self
+
+
 class Window(KbModel):
     since: Date = field("The first day screened.")
     until: Date = field("The last day screened.")
@@ -97,13 +115,34 @@ class RoundFile(KbModel):
     counts: Counts = field("The round's counts.")
     capped: list[str] | None = field("Families that hit the result limit.", default=None)
     retrieved_per_family: dict[str, Count] | None = field("Entries per family.", default=None)
-    duplicates: list[dict[str, str]] | None = field("{id, duplicate_of, match}.", default=None)
+    duplicates: Duplicates | None = field(
+        "{count, listed, file}: the duplicates removed, listed in duplicates.csv.", default=None
+    )
     decided: dict[Annotated[str, pattern(CANDIDATE_ID)], Decided] | None = field(
         "Candidate id: {decision, reason, record, source}.", default=None
     )
     sources: list[Batch] | None = field("The source batches.", default=None)
     source: Maybe[SourceId] = optional("The one source of a round older than batches.")
     decision_counts: dict[str, Count] | None = field("Decisions made (derived).", default=None)
+    in_progress: bool | None = field(
+        "True while the window has not ended (`screen import --in-progress`).", default=None
+    )
+
+    @field_validator("duplicates", mode="before")
+    @classmethod
+    def _old_list(cls, value: object) -> object:
+        if isinstance(value, list):
+            message = f"a list of duplicates is the old shape; {MIGRATE_HINT}"
+            raise PydanticCustomError("old_shape", message)
+        return value
+
+    @model_validator(mode="after")
+    def _duplicates_counted(self) -> Self:
+        dups, removed = self.duplicates, self.counts.duplicates_removed
+        if dups is not None and dups.count != removed:
+            message = f"count {dups.count} differs from counts.duplicates_removed ({removed})"
+            report([Finding(("duplicates", "count"), message)])
+        return self
 
 
 def whole(problem: Problem) -> Problem:
