@@ -107,10 +107,99 @@ def test_ris_and_bibtex_read_arxiv_ids_from_their_id_fields(kb: Path, tmp_path: 
         f"UR  - https://arxiv.org/html/{POOLED}v2\nER  -\n"
     )
     bib = (
-        "@misc{b, title={Fictional B}, date={2026-06-04}, "
-        f"doi={{10.48550/arXiv.{POOLED}}}}}\n"
+        f"@misc{{b, title={{Fictional B}}, date={{2026-06-04}}, doi={{10.48550/arXiv.{POOLED}}}}}\n"
     )
     assert _import(kb, _write(tmp_path, "a.ris", ris), "--empty-ok") == 0
     assert _import(kb, _write(tmp_path, "b.bib", bib), "--empty-ok", source="web_search") == 0
     dups = read_duplicates(kb, ROUND)
     assert [(d["id"], d["duplicate_of"]) for d in dups] == [(POOLED, "papers/magrpo.yaml")] * 2
+
+
+# ---------------------------------------------------------------- round.yaml stays small
+
+
+def test_twelve_thousand_duplicates_keep_round_yaml_small(kb: Path, tmp_path: Path) -> None:
+    from masrl_kb.contrib.screen.round_files import read_duplicates
+    from masrl_kb.kb.rounds import load_round
+
+    rows = "".join(f"W{n},Copy {n},,2026-06-03,,,,{POOLED},\n" for n in range(12_000))
+    assert _import(kb, _write(tmp_path, "big.csv", HEADER + rows), "--empty-ok") == 0
+    folder = kb / "screening" / ROUND
+    assert (folder / "round.yaml").stat().st_size < 4096
+    assert len(read_duplicates(kb, ROUND)) == 12_000
+    rnd = load_round(kb, ROUND)
+    assert (rnd.counts["duplicates_removed"], rnd.duplicates_listed) == (12_000, 12_000)
+    assert run("--root", str(kb), "validate") == 0
+
+
+def test_the_duplicates_list_is_bounded_and_counted(
+    kb: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from masrl_kb.contrib.screen import round_files
+    from masrl_kb.kb.rounds import load_round
+
+    monkeypatch.setattr(round_files, "MAX_DUPLICATES_BYTES", 500)
+    rows = "".join(f"W{n},Copy {n},,2026-06-03,,,,{POOLED},\n" for n in range(100))
+    assert _import(kb, _write(tmp_path, "big.csv", HEADER + rows), "--empty-ok") == 0
+    assert (kb / "screening" / ROUND / "duplicates.csv").stat().st_size <= 500
+    rnd = load_round(kb, ROUND)
+    assert 0 < rnd.duplicates_listed < rnd.counts["duplicates_removed"] == 100
+
+
+OLD_ROUND = (
+    f"round: {ROUND}\nwindow:\n  since: {SINCE}\n  until: {UNTIL}\nrun_on: 2026-07-01\n"
+    "source: arxiv\nfamilies:\n- multi_agent_llm\ncounts:\n  retrieved: {n}\n"
+    "  outside_window: 0\n  duplicates_removed: {n}\n  to_screen: 0\nduplicates:\n{rows}"
+)
+
+
+def _old_round(kb: Path, n: int, row: str = "") -> Path:
+    folder = kb / "screening" / ROUND
+    folder.mkdir(parents=True)
+    item = (
+        row
+        or "- id: '{i}'\n  duplicate_of: papers/magrpo.yaml\n  match: look-alike title (similarity 100.0)\n"
+    )
+    rows = "".join(item.format(i=f"2606.{i:05d}") for i in range(n))
+    (folder / "round.yaml").write_text(OLD_ROUND.replace("{n}", str(n)).replace("{rows}", rows))
+    return folder
+
+
+def test_an_oversized_old_round_is_migrated_by_the_command(
+    kb: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from masrl_kb.contrib.screen.round_files import read_duplicates
+
+    folder = _old_round(kb, 12_000)
+    assert (folder / "round.yaml").stat().st_size > 1 << 20  # validate's limit
+    assert run("--root", str(kb), "validate") == 2
+    capsys.readouterr()
+    assert run("--root", str(kb), "screen", "migrate", "--check") == 1
+    assert not (folder / "duplicates.csv").exists()
+    assert run("--root", str(kb), "screen", "migrate") == 0
+    assert (folder / "round.yaml").stat().st_size < 4096
+    assert len(read_duplicates(kb, ROUND)) == 12_000
+    assert run("--root", str(kb), "validate") == 0
+    before = _snapshot(kb)
+    capsys.readouterr()
+    assert run("--root", str(kb), "screen", "migrate") == 0
+    assert "every round is in the current shape" in capsys.readouterr().out
+    assert _snapshot(kb) == before
+
+
+def test_the_old_shape_names_the_command(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _old_round(kb, 1)
+    assert run("--root", str(kb), "validate") == 2
+    out = capsys.readouterr().out.splitlines()
+    assert out == [
+        f"screening/{ROUND}/round.yaml:14: duplicates: a list of duplicates is the old shape; "
+        "run `masrl-kb screen migrate` to move it to duplicates.csv"
+    ]
+
+
+def test_a_tampered_old_round_is_not_migrated(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _old_round(kb, 2, "- id: 5\n  duplicate_of: [x]\n  match: \x1b[2J\n")
+    before = _snapshot(kb)
+    assert run("--root", str(kb), "screen", "migrate") == 2
+    _one_error(capsys, "round.yaml: duplicates[0]: expected a mapping of text")
+    assert _snapshot(kb) == before

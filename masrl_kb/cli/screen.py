@@ -156,6 +156,21 @@ def cmd_screen_decide(args: argparse.Namespace) -> int:
     return 0
 
 
+@_screening
+def cmd_screen_migrate(args: argparse.Namespace) -> int:
+    """Bring every round under screening/ to the current shape: duplicates counted in
+    round.yaml and listed in duplicates.csv. Every round is checked before any is written;
+    --check writes nothing and exits 1 when a round needs migrating."""
+    from masrl_kb.contrib.screen.migrate import migrate_rounds
+
+    found = migrate_rounds(args.root, check=args.check)
+    verb = "need migrating" if args.check else "migrated"
+    for rid in found:
+        print(f"{verb}: {rid}")
+    print(f"{len(found)} round(s) {verb}" if found else "every round is in the current shape")
+    return EXIT_FAILED if args.check and found else 0
+
+
 def cmd_import_upstream(args: argparse.Namespace) -> int:
     """Print every difference in facts and survey tags between the survey's papers.csv
     (and excluded.csv) and the records; --apply writes those fields only."""
@@ -206,6 +221,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("file", help="decisions file (.csv or .ris)")
     p.add_argument("--stage", default="abstract_screen", help="screening stage of exclusions")
     p.add_argument("--reason", help="reason code for exclusions whose row gives none")
+    about = "bring rounds written in an older shape to the current one"
+    p = command(steps, "migrate", cmd_screen_migrate, about)
+    p.add_argument("--check", action="store_true", help="write nothing; exit 1 if needed")
     register_fetch(steps)  # screen fetch SOURCE
     about = "compare a newer release of the survey's CSV files with the records"
     p = command(sub, "import-upstream", cmd_import_upstream, about)

@@ -188,6 +188,11 @@ def round_yaml(rnd: Round) -> str:
             "awaiting": rnd.awaiting,
         }
         data["decided"] = rnd.decided
+    return dump_round(data)
+
+
+def dump_round(data: dict[str, Any]) -> str:
+    """``round.yaml``'s text from its mapping, in the mapping's key order."""
     return yaml.dump(data, Dumper=_PlainDumper, sort_keys=False, allow_unicode=True, width=100)
 
 
