@@ -198,7 +198,7 @@ def test_the_old_shape_names_the_command(kb: Path, capsys: pytest.CaptureFixture
 
 
 def test_a_tampered_old_round_is_not_migrated(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    _old_round(kb, 2, "- id: 5\n  duplicate_of: [x]\n  match: {a: 1}\n")
+    _old_round(kb, 2, "- id: 5\n  duplicate_of: [x]\n  match: 7\n")
     before = _snapshot(kb)
     assert run("--root", str(kb), "screen", "migrate") == 2
     _one_error(capsys, "round.yaml: duplicates[0]: expected a mapping of text")
