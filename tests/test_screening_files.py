@@ -203,3 +203,126 @@ def test_a_tampered_old_round_is_not_migrated(kb: Path, capsys: pytest.CaptureFi
     assert run("--root", str(kb), "screen", "migrate") == 2
     _one_error(capsys, "round.yaml: duplicates[0]: expected a mapping of text")
     assert _snapshot(kb) == before
+
+
+# ---------------------------------------------------------------- tampered round files
+
+GOOD_CSV = (
+    HEADER + 'W1,Learning When to Stop,"Placeholder, Ada",2026-06-03,https://example.org/w1,,,,\n'
+    'W2,Turn Credit,"Stub, Dan",2026-06-04,,,,,AbCdEf1234\n'
+)
+
+
+def _made_round(kb: Path, tmp_path: Path) -> Path:
+    assert _import(kb, _write(tmp_path, "good.csv", GOOD_CSV)) == 0
+    return kb / "screening" / ROUND
+
+
+def _decisions(tmp_path: Path) -> Path:
+    from masrl_kb.contrib.screen.entries import title_id
+
+    rows = f"{title_id('Learning When to Stop')},exclude,out_of_scope\n"
+    rows += "openreview:AbCdEf1234,exclude,out_of_scope\n"
+    return _write(tmp_path, "d.csv", "id,decision,reason\n" + rows)
+
+
+def _tamper_entry(folder: Path, index: int, **fields: object) -> None:
+    """Change fields of entry ``index`` (-1: the OpenReview one, decided second)."""
+    import json
+
+    path = folder / "entries.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if index < 0:
+        index = next(n for n, e in enumerate(data) if e["openreview_id"])
+    data[index].update(fields)
+    path.write_text(json.dumps(data), encoding="utf-8")
+
+
+TAMPERED = [
+    ("title-number", {"title": 5}, "entry 1: title: expected text, got int"),
+    ("authors-text", {"authors": "abc"}, "entry 1: authors: expected a list"),
+    ("authors-numbers", {"authors": [1, 2]}, "entry 1: authors: [0]: expected text"),
+    ("title-escape", {"title": "A\x1b[2J title"}, "entry 1: title: empty, longer than"),
+    ("submitted-bad", {"submitted": "2026-13-01"}, "entry 1: submitted: expected a date"),
+    ("url-javascript", {"url": "javascript:alert(1)"}, "entry 1: url: expected an http(s)"),
+    ("unknown-field", {"evil": 1}, "entry 1: unknown field 'evil'"),
+    ("score-text", {"score": "high"}, "entry 1: score: expected a number"),
+]
+
+
+@pytest.mark.parametrize(("name", "fields", "message"), TAMPERED, ids=[t[0] for t in TAMPERED])
+@pytest.mark.parametrize("command", ["decide", "import"])
+def test_a_tampered_entries_json_is_one_line(
+    kb: Path, tmp_path: Path, capsys, command: str, name: str, fields: dict, message: str
+) -> None:
+    folder = _made_round(kb, tmp_path)
+    _tamper_entry(folder, 1, **fields)
+    before = _snapshot(kb)
+    capsys.readouterr()
+    if command == "decide":
+        code = run("--root", str(kb), "screen", "decide", ROUND, str(_decisions(tmp_path)))
+    else:
+        more = HEADER + "W9,Another Fictional Paper,,2026-06-05,https://example.org/w9,,,,\n"
+        code = _import(kb, _write(tmp_path, "more.csv", more))
+    assert code == 2
+    _one_error(capsys, f"screening/{ROUND}/entries.json: {message}")
+    assert _snapshot(kb) == before
+
+
+@pytest.mark.parametrize("name", ["candidates.csv", "duplicates.csv"])
+@pytest.mark.parametrize("command", ["decide", "import"])
+def test_a_non_utf8_round_csv_is_one_line(
+    kb: Path, tmp_path: Path, capsys, command: str, name: str
+) -> None:
+    folder = _made_round(kb, tmp_path)
+    line = (folder / name).read_bytes().count(b"\n") + 1
+    with open(folder / name, "ab") as fh:
+        fh.write(b"caf\xe9,x,y\n")
+    before = _snapshot(kb)
+    capsys.readouterr()
+    if command == "decide":
+        code = run("--root", str(kb), "screen", "decide", ROUND, str(_decisions(tmp_path)))
+    else:
+        more = HEADER + "W9,Another Fictional Paper,,2026-06-05,https://example.org/w9,,,,\n"
+        code = _import(kb, _write(tmp_path, "more.csv", more))
+    assert code == 2
+    _one_error(capsys, f"screening/{ROUND}/{name}:{line}: file: not UTF-8 text")
+    assert _snapshot(kb) == before
+
+
+# ---------------------------------------------------------------- decide: all or nothing
+
+
+def test_decide_writes_all_or_nothing(kb: Path, tmp_path: Path, capsys) -> None:
+    folder = _made_round(kb, tmp_path)
+    # the second decision cannot be written: its source is no longer a taxonomy value
+    _tamper_entry(folder, -1, source="myspace")
+    before = _snapshot(kb)
+    capsys.readouterr()
+    assert run("--root", str(kb), "screen", "decide", ROUND, str(_decisions(tmp_path))) == 2
+    _one_error(capsys, "openreview:AbCdEf1234: --source: unknown value 'myspace'")
+    assert _snapshot(kb) == before
+    _tamper_entry(folder, -1, source="openalex")
+    assert run("--root", str(kb), "screen", "decide", ROUND, str(_decisions(tmp_path))) == 0
+    assert len(set(_snapshot(kb)) - set(before)) == 2  # both exclusions, once all can be
+
+
+def test_decide_interrupted_leaves_nothing(
+    kb: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from masrl_kb.contrib.screen import decisions
+
+    _made_round(kb, tmp_path)
+    real, calls = decisions.exclude_record, []
+
+    def interrupted(*args: object, **kw: object):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*args, **kw)
+
+    monkeypatch.setattr(decisions, "exclude_record", interrupted)
+    before = _snapshot(kb)
+    with pytest.raises(KeyboardInterrupt):
+        decisions.decide_round(ROUND, _decisions(tmp_path), root=kb)
+    assert _snapshot(kb) == before

@@ -33,7 +33,7 @@ from masrl_kb.contrib.screen.entries import (
     title_id,
 )
 from masrl_kb.contrib.screen.import_files import Problems, csv_rows, read_text, ris_refs
-from masrl_kb.contrib.screen.round_files import round_yaml
+from masrl_kb.contrib.screen.round_files import check_round_csv, round_yaml
 from masrl_kb.contrib.screen.store import ScreeningError, replace_file, round_lock
 from masrl_kb.contrib.text import clean_text
 from masrl_kb.kb.fields import KEY_PATTERN
@@ -278,17 +278,23 @@ def decide_round(
     with round_lock(base, rid):
         rnd = load_round(base, rid)
         entries = read_entries(base, rid)
+        check_round_csv(base, rid)
         path = Path(decisions_file)
         rules = tuple(r.id for r in protocol.inclusion_rules)
         vocab = _Vocab(reasons, stages, default_reason, rules)
         decisions = read_decisions(path, vocab, entries)
         _check_against_round(rnd, decisions, path.name, base)
         result = DecideResult(rnd, [], [])
+        # All or nothing: a decision that cannot be written (or Ctrl-C) removes the records
+        # this run wrote, and round.yaml is written only once every record is.
         try:
             for d in decisions:
                 _apply(d, entries[d.id], result, base, tax, protocol.reason_axis, stage, today)
-        finally:
             replace_file(round_dir(base, rid) / ROUND_FILE, round_yaml(rnd))
+        except BaseException:
+            for written in result.written:
+                written.unlink(missing_ok=True)
+            raise
     return result
 
 

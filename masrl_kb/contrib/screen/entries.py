@@ -18,10 +18,20 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from masrl_kb.contrib.screen.store import StoreError
 from masrl_kb.contrib.sources.arxiv import ArxivPaper, arxiv_or_none
-from masrl_kb.contrib.text import MAX_AUTHORS
+from masrl_kb.contrib.text import (
+    MAX_ABSTRACT,
+    MAX_AUTHOR,
+    MAX_AUTHORS,
+    MAX_CATEGORY,
+    MAX_TITLE,
+    MAX_URL,
+    clean_text,
+)
+from masrl_kb.kb.fields import ARXIV_ID_PATTERN
 from masrl_kb.kb.model.rounds import DOI_PATTERN, OPENREVIEW_PATTERN
 from masrl_kb.kb.protocol import QueryFamily
-from masrl_kb.kb.rounds import round_dir
+from masrl_kb.kb.rounds import SCREENING_DIR, round_dir
+from masrl_kb.kb.rules import is_http_url
 from masrl_kb.kb.text import title_skeleton
 
 ENTRIES_JSON = "entries.json"
@@ -176,8 +186,90 @@ class Entry:
         return asdict(self) | {"submitted": self.submitted.isoformat()}
 
     @classmethod
-    def from_json(cls, data: dict) -> Entry:
+    def from_json(cls, data: object) -> Entry:
+        """An entry of ``entries.json``, every field checked (:class:`EntryError` names
+        the first wrong one): the file may have been edited by hand or in a pull request."""
+        if not isinstance(data, dict):
+            raise EntryError("expected a mapping of the entry's fields")
+        unknown = sorted(set(data) - set(_JSON_FIELDS))
+        missing = [n for n in _REQUIRED_JSON if n not in data]
+        if unknown or missing:
+            what = f"unknown field {unknown[0][:40]!r}" if unknown else f"no {missing[0]}"
+            raise EntryError(f"{what}; fields: {', '.join(_JSON_FIELDS)}")
+        for name, value in data.items():
+            problem = _JSON_FIELDS[name](value)
+            if problem:
+                raise EntryError(f"{name}: {problem}")
         return cls(**(data | {"submitted": dt.date.fromisoformat(data["submitted"])}))
+
+
+def _text(limit: int, empty: bool = True) -> Callable[[object], str | None]:
+    def check(value: object) -> str | None:
+        if not isinstance(value, str):
+            return f"expected text, got {type(value).__name__}"
+        if value != clean_text(value, limit) or (not value and not empty):
+            return f"empty, longer than {limit} characters or holding control characters"
+        return None
+
+    return check
+
+
+def _texts(limit: int, most: int) -> Callable[[object], str | None]:
+    one = _text(limit, empty=False)
+
+    def check(value: object) -> str | None:
+        if not isinstance(value, list) or len(value) > most:
+            return f"expected a list of at most {most} texts, got {type(value).__name__}"
+        return next((f"[{n}]: {p}" for n, v in enumerate(value) if (p := one(v))), None)
+
+    return check
+
+
+def _matching(pattern: re.Pattern[str], what: str) -> Callable[[object], str | None]:
+    def check(value: object) -> str | None:
+        if not isinstance(value, str) or (value and not pattern.match(value)):
+            return f"expected {what} or empty text"
+        return None
+
+    return check
+
+
+def _day(value: object) -> str | None:
+    try:
+        dt.date.fromisoformat(value if isinstance(value, str) and len(value) == 10 else "")
+    except ValueError:
+        return "expected a date YYYY-MM-DD"
+    return None
+
+
+def _score(value: object) -> str | None:
+    ok = value is None or (isinstance(value, int | float) and not isinstance(value, bool))
+    return None if ok and (value is None or -1e6 < value < 1e6) else "expected a number or null"
+
+
+def _url(value: object) -> str | None:
+    if not isinstance(value, str) or (value and (not is_http_url(value) or len(value) > MAX_URL)):
+        return "expected an http(s) URL or empty text"
+    return _text(MAX_URL)(value)
+
+
+_JSON_FIELDS: dict[str, Callable[[object], str | None]] = {
+    "arxiv_id": _matching(re.compile(ARXIV_ID_PATTERN), "an arXiv id"),
+    "title": _text(MAX_TITLE, empty=False),
+    "authors": _texts(MAX_AUTHOR, MAX_AUTHORS),
+    "submitted": _day,
+    "primary_category": _text(MAX_CATEGORY),
+    "abstract": _text(MAX_ABSTRACT),
+    "families": _texts(80, 50),
+    "score": _score,
+    "duplicate_of": _text(2000),
+    "match": _text(200),
+    "doi": _matching(_DOI, "a DOI"),
+    "openreview_id": _matching(_OPENREVIEW, "an OpenReview id"),
+    "url": _url,
+    "source": _matching(re.compile(r"^[a-z][a-z0-9_]{0,60}$"), "a source id"),
+}
+_REQUIRED_JSON = ("arxiv_id", "title", "authors", "submitted", "primary_category", "abstract")
 
 
 def _term_pattern(term: str) -> re.Pattern[str]:
@@ -197,8 +289,10 @@ def entries_json(entries: list[Entry]) -> str:
 
 
 def read_entries(root: Path, rid: str) -> dict[str, Entry]:
-    """The candidates of a round, by candidate id, from its ``entries.json``."""
+    """The candidates of a round, by candidate id, from its ``entries.json``, checked
+    before use: one :class:`StoreError` line naming the entry and field otherwise."""
     path = round_dir(root, rid) / ENTRIES_JSON
+    rel = f"{SCREENING_DIR}/{rid}/{ENTRIES_JSON}"
     if path.is_symlink():
         raise StoreError(f"{path}: a symbolic link; refused")
     if not path.is_file():
@@ -206,7 +300,18 @@ def read_entries(root: Path, rid: str) -> dict[str, Entry]:
     if path.stat().st_size > MAX_ENTRIES_BYTES:
         raise StoreError(f"{path} is larger than expected; refusing to read it")
     try:
-        entries = [Entry.from_json(d) for d in json.loads(path.read_text(encoding="utf-8"))]
-    except (ValueError, TypeError, KeyError) as err:
-        raise StoreError(f"{path}: malformed ({err})") from None
-    return {e.id: e for e in entries}
+        data = json.loads(path.read_bytes().decode("utf-8"))
+    except (ValueError, RecursionError) as err:  # UnicodeDecodeError is a ValueError
+        raise StoreError(f"{path}: malformed ({clean_text(str(err), 200)})") from None
+    if not isinstance(data, list):
+        raise StoreError(f"{rel}: malformed (expected a list of entries)")
+    found: dict[str, Entry] = {}
+    for n, item in enumerate(data):
+        try:
+            entry = Entry.from_json(item)
+        except EntryError as err:
+            raise StoreError(f"{rel}: entry {n}: {clean_text(str(err), 300)}") from None
+        if entry.id in found:
+            raise StoreError(f"{rel}: entry {n}: id {entry.id} is also an earlier entry")
+        found[entry.id] = entry
+    return found

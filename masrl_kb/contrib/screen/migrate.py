@@ -113,4 +113,3 @@ def migrate_rounds(root: str | os.PathLike[str] | None = None, check: bool = Fal
             for name in (DUPLICATES_CSV, ROUND_FILE):
                 replace_file(folder / m.rid / name, m.files[name])
     return [m.rid for m in found]
-

@@ -108,6 +108,12 @@ def read_duplicates(root: Path, rid: str) -> list[dict[str, str]]:
     return [dict(zip(DUPLICATE_COLUMNS, r, strict=True)) for r in rows]
 
 
+def check_round_csv(root: Path, rid: str) -> None:
+    """Refuse a round whose CSV files cannot be read back (one :class:`StoreError` line)."""
+    old_duplicate_rows(root, rid)
+    read_duplicates(root, rid)
+
+
 def duplicates_csv(rows: Sequence[dict[str, str]]) -> tuple[str, int]:
     """The side file's text and how many rows it lists: rows past
     :data:`MAX_DUPLICATES_BYTES` are left out (``round.yaml`` still counts them)."""

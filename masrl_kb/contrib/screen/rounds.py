@@ -20,7 +20,12 @@ from masrl_kb.contrib.screen.entries import Entry, query_families, read_entries
 from masrl_kb.contrib.screen.import_files import EARLIEST as EARLIEST_IMPORT
 from masrl_kb.contrib.screen.import_files import read_candidates
 from masrl_kb.contrib.screen.ranking import ranked
-from masrl_kb.contrib.screen.round_files import old_duplicate_rows, read_duplicates, round_files
+from masrl_kb.contrib.screen.round_files import (
+    check_round_csv,
+    old_duplicate_rows,
+    read_duplicates,
+    round_files,
+)
 from masrl_kb.contrib.screen.store import ScreeningError, round_lock, write_round_folder
 from masrl_kb.contrib.sources.arxiv import EARLIEST, Paging, family_query, search_family
 from masrl_kb.contrib.text import clean_text
@@ -230,5 +235,6 @@ def import_round(
         old = None
         if existing:
             old = list(read_entries(base, rid).values())
+            check_round_csv(base, rid)
             add_round(known, base, rid)
         return _add_batch(base, rnd, batch, entries, known, protocol, old)
