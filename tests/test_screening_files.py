@@ -326,3 +326,69 @@ def test_decide_interrupted_leaves_nothing(
     with pytest.raises(KeyboardInterrupt):
         decisions.decide_round(ROUND, _decisions(tmp_path), root=kb)
     assert _snapshot(kb) == before
+
+
+# ---------------------------------------------------------------- names and warnings
+
+CONTROLS = ("\x1b", "\u202e", "\x07")
+
+
+def test_a_bibtex_file_of_bad_blocks_is_one_line_without_escapes(
+    kb: Path, tmp_path: Path, capsys
+) -> None:
+    block = "@misc{a%d, title={x\x1b[2J}, date={2026-06-03}, url={https://e.org/}\n"
+    path = _write(tmp_path, "bad.bib", "".join(block % n for n in range(2000)))
+    before = _snapshot(kb)
+    assert _import(kb, path) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1, err[:500]
+    assert "bad.bib:1: bibtex: malformed or truncated entry (and 1999 more problem(s))" in err
+    assert not any(c in err for c in CONTROLS)
+    assert _snapshot(kb) == before
+
+
+def test_the_parsers_warnings_are_capped_and_cleaned() -> None:
+    import logging
+
+    from masrl_kb.contrib.screen.import_files import MAX_WARNINGS, LibraryWarnings
+
+    caught = LibraryWarnings()
+    with caught.catching("bibtexparser"):
+        for n in range(400_000):
+            logging.getLogger("bibtexparser.splitter").warning("block %d\x1b[2J\nnext", n)
+    lines = caught.lines("x.bib")
+    assert len(lines) == MAX_WARNINGS + 1
+    assert lines[0] == "x.bib: block 0 [2J next"
+    assert lines[-1] == f"x.bib: and {400_000 - MAX_WARNINGS} more warning(s) of the parser"
+
+
+def test_a_file_name_with_controls_is_cleaned_when_printed_and_stored(
+    kb: Path, tmp_path: Path, capsys
+) -> None:
+    from masrl_kb.kb.rounds import load_round
+
+    name = "open\x1b[2Jalex\u202ecsv.csv"
+    assert _import(kb, _write(tmp_path, name, GOOD_CSV)) == 0
+    out = capsys.readouterr()
+    assert not any(c in out.out + out.err for c in CONTROLS)
+    assert "source:             openalex (open [2Jalexcsv.csv)" in out.out
+    stored = (kb / "screening" / ROUND / "round.yaml").read_text(encoding="utf-8")
+    assert not any(c in stored for c in CONTROLS)
+    assert load_round(kb, ROUND).sources[0]["file"] == "open [2Jalexcsv.csv"
+    bad = _write(tmp_path, "b\u202ead\x1b.csv", HEADER + "W1,,,2026-06-03,https://e.org/,,,,\n")
+    capsys.readouterr()
+    assert _import(kb, bad) == 2
+    line = _one_error(capsys, "bad .csv:2: title: empty")
+    assert not any(c in line for c in CONTROLS)
+
+
+def test_a_round_yaml_file_name_with_controls_fails_validate(kb: Path, tmp_path: Path, capsys):
+    folder = _made_round(kb, tmp_path)
+    text = (folder / "round.yaml").read_text(encoding="utf-8")
+    (folder / "round.yaml").write_text(
+        text.replace("file: good.csv", 'file: "good\\u202e.csv"'), encoding="utf-8"
+    )
+    capsys.readouterr()
+    assert run("--root", str(kb), "validate") == 2
+    out = capsys.readouterr().out
+    assert "round.yaml:" in out and "sources[0].file: a bidirectional-text control" in out

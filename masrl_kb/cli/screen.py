@@ -58,7 +58,10 @@ def _screening(run: Handler) -> Handler:
         except DecisionFileError as error:
             for line in error.problems:
                 print(line, file=sys.stderr)
-            err(f"{len(error.problems)} problem(s) in {args.file}: nothing written")
+            from masrl_kb.contrib.screen.import_files import shown_name
+
+            name = shown_name(args.file)
+            err(f"{len(error.problems)} problem(s) in {name}: nothing written")
         except ProtocolError as error:
             err(str(error))
         except (ScreeningError, RoundError) as error:

@@ -7,10 +7,13 @@ file is refused whole with :class:`ImportFileError`; reading is bounded.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime as dt
 import io
+import logging
 import re
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +33,7 @@ from masrl_kb.contrib.text import MAX_ABSTRACT, MAX_TITLE, MAX_URL, clean_names,
 from masrl_kb.kb.rules import is_http_url
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
+MAX_WARNINGS = 5  # a parser's own warnings shown per file; the rest are counted
 MAX_CELL = 131_072  # csv's own default field limit, kept for every format
 EARLIEST = dt.date(1950, 1, 1)
 FORMATS = {".csv": "csv", ".ris": "ris", ".bib": "bibtex", ".bibtex": "bibtex"}
@@ -88,22 +92,81 @@ class Problems:
         raise self.error(self.lines)
 
 
-def read_candidates(path: Path, source: str, today: dt.date, empty_ok: bool = False) -> list[Entry]:
+def shown_name(path: Path | str) -> str:
+    """A file name as printed and stored: one line, control and bidi characters gone."""
+    return clean_text(str(path), 300) or "?"
+
+
+class LibraryWarnings:
+    """A parser's own warnings (bibtexparser logs one per bad block, with the block's bytes),
+    kept instead of printed: the first :data:`MAX_WARNINGS` cleaned, the rest counted."""
+
+    def __init__(self) -> None:
+        self.kept: list[str] = []
+        self.more = 0
+
+    def add(self, message: object) -> None:
+        if len(self.kept) < MAX_WARNINGS:
+            self.kept.append(clean_text(str(message), 300))
+        else:
+            self.more += 1
+
+    def lines(self, name: str) -> list[str]:
+        more = [f"{name}: and {self.more} more warning(s) of the parser"] if self.more else []
+        return [f"{name}: {w}" for w in self.kept] + more
+
+    @contextlib.contextmanager
+    def catching(self, *loggers: str) -> Iterator[None]:
+        keep = self
+
+        class _Keep(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                keep.add(record.getMessage())
+
+        handler = _Keep(logging.WARNING)
+        found = [logging.getLogger(n) for n in loggers]
+        old = [(lg.propagate, lg.level) for lg in found]
+        for lg in found:
+            lg.addHandler(handler)
+            lg.propagate = False  # nothing reaches logging's last-resort printer
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("always")
+                warnings.showwarning = lambda message, *args, **kw: keep.add(message)
+                yield
+        finally:
+            for lg, (propagate, _level) in zip(found, old, strict=True):
+                lg.removeHandler(handler)
+                lg.propagate = propagate
+
+
+def read_candidates(
+    path: Path,
+    source: str,
+    today: dt.date,
+    empty_ok: bool = False,
+    notes: list[str] | None = None,
+) -> list[Entry]:
     """The candidates of an exported list; :class:`ImportFileError` when malformed. A file
-    with no candidate is an error unless ``empty_ok`` (an empty search, never by accident)."""
-    problems = Problems(str(path))
+    with no candidate is an error unless ``empty_ok`` (an empty search, never by accident).
+    ``notes`` receives the parser's own warnings of a file that was read, capped and cleaned."""
+    problems = Problems(shown_name(path))
     kind = FORMATS.get(path.suffix.lower())
     if kind is None:
         problems.fail(1, "file", f"unknown extension {path.suffix!r}; allowed: .csv, .ris, .bib")
     text = read_text(path, problems)
     reader = {"csv": _csv_raws, "ris": _ris_raws, "bibtex": _bibtex_raws}[kind]
-    raws = list(reader(text, problems))
-    problems.raise_any()
+    caught = LibraryWarnings()
+    with caught.catching("bibtexparser", "rispy"):
+        raws = list(reader(text, problems))
+    problems.raise_any()  # the parser's warnings restate these problems: not shown
     if not raws and not empty_ok:
         message = f"no candidate in this {kind.upper()} file (--empty-ok records an empty search)"
         problems.add(1, "file", message)
     entries = [e for e in (_entry(r, source, today, problems) for r in raws) if e is not None]
     problems.raise_any()
+    if notes is not None:
+        notes += caught.lines(shown_name(path.name))
     return entries
 
 

@@ -18,7 +18,7 @@ from masrl_kb.contrib.arxiv_import import check_choice
 from masrl_kb.contrib.screen.dedup import Known, add_round, known_records, mark_duplicates
 from masrl_kb.contrib.screen.entries import Entry, query_families, read_entries
 from masrl_kb.contrib.screen.import_files import EARLIEST as EARLIEST_IMPORT
-from masrl_kb.contrib.screen.import_files import read_candidates
+from masrl_kb.contrib.screen.import_files import read_candidates, shown_name
 from masrl_kb.contrib.screen.ranking import ranked
 from masrl_kb.contrib.screen.round_files import (
     check_round_csv,
@@ -215,21 +215,22 @@ def import_round(
     query = clean_text(query, MAX_QUERY)
     protocol = load_protocol(base)
     path = Path(path)
-    entries = read_candidates(path, source, today, empty_ok)
+    notes: list[str] = []
+    entries = read_candidates(path, source, today, empty_ok, notes)
+    name = shown_name(path.name)  # stored in round.yaml and printed: no control character
     searched = query_families(query, protocol.families)[:1]
     for entry in entries:
         found = query_families(f"{entry.title} {entry.abstract}", protocol.families)
         entry.families = found or list(searched)
     rid = round_id(since, until)
     folder = _round_folder(base, rid)
-    batch = _batch(source, query, path.name, today, len(entries))
+    batch = _batch(source, query, name, today, len(entries))
     with round_lock(base, rid):
         existing = folder.exists()
         rnd = load_round(base, rid) if existing else Round(rid, since, until, today, [], {})
-        if existing and any((b["name"], b["file"]) == (source, path.name) for b in rnd.batches):
+        if existing and any((b["name"], b["file"]) == (source, name) for b in rnd.batches):
             raise ScreeningError(
-                f"round {rid} already has a batch from {path.name} (source {source}); "
-                "nothing written"
+                f"round {rid} already has a batch from {name} (source {source}); nothing written"
             )
         known = known_records(base, [r for r in load_rounds(base) if r.id != rid])
         old = None
@@ -237,4 +238,5 @@ def import_round(
             old = list(read_entries(base, rid).values())
             check_round_csv(base, rid)
             add_round(known, base, rid)
-        return _add_batch(base, rnd, batch, entries, known, protocol, old)
+        result = _add_batch(base, rnd, batch, entries, known, protocol, old)
+    return replace(result, warnings=notes)

@@ -9,12 +9,13 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import StringConstraints, field_validator, model_validator
+from pydantic import field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from masrl_kb.kb.model.base import Finding, KbModel, Maybe, field, optional, report
-from masrl_kb.kb.model.types import ARXIV_ID_PATTERN, Check, Date, check_int, pattern
+from masrl_kb.kb.model.types import ARXIV_ID_PATTERN, Check, Date, check_int, check_text, pattern
 from masrl_kb.kb.problem import Problem
+from masrl_kb.kb.text import text_problem
 
 ROUND_ID = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}_[0-9]{4}-[0-9]{2}-[0-9]{2}$")
 MAX_COUNT = 1_000_000  # no real round comes near; a bigger number is a typo or tampering
@@ -47,7 +48,22 @@ def _check_round_id(value: object, ctx: Mapping[str, Any]) -> str | None:
 
 Count = Annotated[int, Check("int", _check_count, {"type": "integer", "minimum": 0})]
 SourceId = Annotated[str, pattern(r"^[a-z][a-z0-9_]{0,60}$")]
-Bounded = Annotated[str, StringConstraints(max_length=20_000)]
+MAX_BATCH_TEXT = 20_000
+
+
+def _check_batch_text(value: object, ctx: object) -> str | None:
+    """A batch's query or file name: one line, no control or bidi character (the site and
+    the terminal show them), bounded; empty for a run's file."""
+    if not isinstance(value, str):
+        return check_text(value)
+    if len(value) > MAX_BATCH_TEXT:
+        return f"longer than {MAX_BATCH_TEXT} characters"
+    return text_problem(value) if value else None
+
+
+Bounded = Annotated[
+    str, Check("text", _check_batch_text, {"type": "string", "maxLength": MAX_BATCH_TEXT})
+]
 
 
 class Decided(KbModel):
