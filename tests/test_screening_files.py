@@ -156,10 +156,8 @@ OLD_ROUND = (
 def _old_round(kb: Path, n: int, row: str = "") -> Path:
     folder = kb / "screening" / ROUND
     folder.mkdir(parents=True)
-    item = (
-        row
-        or "- id: '{i}'\n  duplicate_of: papers/magrpo.yaml\n  match: look-alike title (similarity 100.0)\n"
-    )
+    match = "look-alike title (similarity 100.0)"
+    item = row or f"- id: '{{i}}'\n  duplicate_of: papers/magrpo.yaml\n  match: {match}\n"
     rows = "".join(item.format(i=f"2606.{i:05d}") for i in range(n))
     (folder / "round.yaml").write_text(OLD_ROUND.replace("{n}", str(n)).replace("{rows}", rows))
     return folder
@@ -392,3 +390,59 @@ def test_a_round_yaml_file_name_with_controls_fails_validate(kb: Path, tmp_path:
     assert run("--root", str(kb), "validate") == 2
     out = capsys.readouterr().out
     assert "round.yaml:" in out and "sources[0].file: a bidirectional-text control" in out
+
+
+# ---------------------------------------------------------------- a round in progress
+
+
+def test_a_window_not_over_is_refused_with_the_documented_way(kb: Path, tmp_path, capsys):
+    import datetime as dt
+
+    today = dt.date.today()
+    since, until = today.replace(day=1), today + dt.timedelta(days=40)
+    window = ["--since", since.isoformat(), "--until", until.isoformat()]
+    path = _write(tmp_path, "now.csv", HEADER)
+    args = ["--root", str(kb), "screen", "import", str(path), "--source", "web_search", *window]
+    before = _snapshot(kb)
+    assert run(*args, "--empty-ok") == 2
+    _one_error(capsys, "the window is not over (--in-progress screens it as a round in progress)")
+    assert _snapshot(kb) == before
+    assert run(*args, "--empty-ok", "--in-progress") == 0
+    assert "in progress:        the window has not ended" in capsys.readouterr().out
+    from masrl_kb.kb.rounds import load_round
+    from masrl_kb.query.views import pool_coverage
+
+    rnd = load_round(kb, f"{since}_{until}")
+    assert rnd.in_progress and rnd.covered == today
+    assert pool_coverage(kb) == today  # not the window's end, which is still ahead
+    assert run("--root", str(kb), "validate") == 0
+
+
+def test_in_progress_for_an_ended_window_is_refused(kb: Path, tmp_path, capsys) -> None:
+    path = _write(tmp_path, "now.csv", HEADER)
+    before = _snapshot(kb)
+    assert _import(kb, path, "--empty-ok", "--in-progress") == 2
+    _one_error(capsys, f"--in-progress: the window ended on {UNTIL}; drop --in-progress")
+    assert _snapshot(kb) == before
+
+
+def test_a_later_batch_after_the_end_finishes_the_round(tmp_path: Path) -> None:
+    import datetime as dt
+
+    from masrl_kb.contrib.screen.rounds import import_round
+    from masrl_kb.kb.rounds import load_round
+
+    root = copy_kb(tmp_path / "kb")
+    window = (dt.date(2026, 11, 1), dt.date(2026, 11, 30))
+    first = _write(tmp_path, "a.csv", HEADER)
+    import_round(first, "web_search", *window, root=root, today=dt.date(2026, 11, 15),
+                 empty_ok=True, in_progress=True)  # fmt: skip
+    rnd = load_round(root, "2026-11-01_2026-11-30")
+    assert rnd.in_progress and rnd.covered == dt.date(2026, 11, 15)
+    second = _write(tmp_path, "b.csv", HEADER)
+    import_round(second, "web_search", *window, root=root, today=dt.date(2026, 12, 1),
+                 empty_ok=True)  # fmt: skip
+    rnd = load_round(root, "2026-11-01_2026-11-30")
+    assert not rnd.in_progress and rnd.covered == dt.date(2026, 11, 30)
+    text = (root / "screening" / rnd.id / "round.yaml").read_text(encoding="utf-8")
+    assert "in_progress" not in text

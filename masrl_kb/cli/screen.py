@@ -123,7 +123,13 @@ def cmd_screen_import(args: argparse.Namespace) -> int:
     from masrl_kb.contrib.screen.rounds import import_round
 
     window = (args.file, args.source, args.since, args.until)
-    result = import_round(*window, query=args.query or "", root=args.root, empty_ok=args.empty_ok)
+    result = import_round(
+        *window,
+        query=args.query or "",
+        root=args.root,
+        empty_ok=args.empty_ok,
+        in_progress=args.in_progress,
+    )
     batch = result.batch
     new = batch["identified"] - batch["duplicates_removed"] - batch["outside_window"]
     lines = [
@@ -133,6 +139,7 @@ def cmd_screen_import(args: argparse.Namespace) -> int:
         f"duplicates removed: {batch['duplicates_removed']}",
         f"new candidates:     {new}",
         f"to screen (round):  {result.round.counts['to_screen']}",
+        *(["in progress:        the window has not ended"] if result.round.in_progress else []),
     ]
     return _print_round(result, lines)
 
@@ -216,6 +223,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--empty-ok",
         action="store_true",
         help="record a list with no candidate (a search that found nothing)",
+    )
+    p.add_argument(
+        "--in-progress",
+        action="store_true",
+        help="screen a window that has not ended (e.g. this month); round.yaml says so "
+        "until a batch is added after the window's end",
     )
 
     about = "record a round's screening decisions as paper and exclusion records"

@@ -71,6 +71,14 @@ class Round:
         ]
 
     @property
+    def covered(self) -> dt.date:
+        """The last first-publication day the round's searches saw: the window's end, or
+        for a round in progress the day of its latest batch."""
+        if not self.in_progress:
+            return self.until
+        return min(self.until, max([self.run_on, *(b["imported_on"] for b in self.batches)]))
+
+    @property
     def included(self) -> int:
         return sum(d["decision"] == "include" for d in self.decided.values())
 

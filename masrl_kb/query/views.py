@@ -43,11 +43,12 @@ def _baseline(root: PathLike, baseline: dt.date | None) -> dt.date | None:
 
 
 def pool_coverage(root: PathLike = None, baseline: dt.date | None = None) -> dt.date | None:
-    """The date the live pool covers: the latest end of a screening round's window or
-    the baseline; None when there is neither."""
+    """The date the live pool covers: the latest end of a screening round's window (of a
+    round in progress, the day of its latest batch) or the baseline; None when there is
+    neither."""
     base = find_root(root)
     day = _baseline(base, baseline)
-    ends = [r.until for r in load_rounds(base)] + ([day] if day is not None else [])
+    ends = [r.covered for r in load_rounds(base)] + ([day] if day is not None else [])
     return max(ends, default=None)
 
 

@@ -58,11 +58,22 @@ class RunResult:
         return self.round.batches[-1]
 
 
-def check_window(since: dt.date, until: dt.date, today: dt.date, earliest: dt.date) -> None:
+def check_window(
+    since: dt.date, until: dt.date, today: dt.date, earliest: dt.date, in_progress: bool = False
+) -> None:
+    """Refuse a window that is reversed, too early, or not over (unless ``in_progress``:
+    then it must not be over, and must have begun)."""
     if until < since:
         raise ScreeningError(f"--until {until} is before --since {since}")
-    if until > today:
-        raise ScreeningError(f"--until {until} is after today ({today}): the window is not over")
+    if in_progress and until < today:
+        raise ScreeningError(f"--in-progress: the window ended on {until}; drop --in-progress")
+    if in_progress and since > today:
+        raise ScreeningError(f"--in-progress: the window begins on {since}, after today")
+    if until > today and not in_progress:
+        raise ScreeningError(
+            f"--until {until} is after today ({today}): the window is not over "
+            "(--in-progress screens it as a round in progress)"
+        )
     if since < earliest:
         raise ScreeningError(f"--since {since} is before {earliest}")
 
@@ -205,12 +216,15 @@ def import_round(
     root: str | os.PathLike[str] | None = None,
     today: dt.date | None = None,
     empty_ok: bool = False,
+    in_progress: bool = False,
 ) -> RunResult:
     """Add a batch read from an exported list to the window's round (made if new); a
-    candidate matching no query family takes the first one ``query`` matches."""
+    candidate matching no query family takes the first one ``query`` matches.
+    ``in_progress``: the window has not ended (round.yaml says so until a batch is added
+    after its end)."""
     base = find_root(root)
     today = today or dt.date.today()
-    check_window(since, until, today, EARLIEST_IMPORT)
+    check_window(since, until, today, EARLIEST_IMPORT, in_progress)
     check_choice(load_taxonomy(base), "exclusion_source", source, "--source", ScreeningError)
     query = clean_text(query, MAX_QUERY)
     protocol = load_protocol(base)
@@ -228,6 +242,7 @@ def import_round(
     with round_lock(base, rid):
         existing = folder.exists()
         rnd = load_round(base, rid) if existing else Round(rid, since, until, today, [], {})
+        rnd = replace(rnd, in_progress=in_progress)
         if existing and any((b["name"], b["file"]) == (source, name) for b in rnd.batches):
             raise ScreeningError(
                 f"round {rid} already has a batch from {name} (source {source}); nothing written"

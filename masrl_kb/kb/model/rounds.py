@@ -153,6 +153,13 @@ class RoundFile(KbModel):
         return value
 
     @model_validator(mode="after")
+    def _in_progress(self) -> Self:
+        if self.in_progress and self.run_on > self.window.until:
+            message = f"the window ended on {self.window.until} before run_on {self.run_on}"
+            report([Finding(("in_progress",), message + "; remove in_progress")])
+        return self
+
+    @model_validator(mode="after")
     def _duplicates_counted(self) -> Self:
         dups, removed = self.duplicates, self.counts.duplicates_removed
         if dups is not None and dups.count != removed:
