@@ -446,3 +446,24 @@ def test_a_later_batch_after_the_end_finishes_the_round(tmp_path: Path) -> None:
     assert not rnd.in_progress and rnd.covered == dt.date(2026, 11, 30)
     text = (root / "screening" / rnd.id / "round.yaml").read_text(encoding="utf-8")
     assert "in_progress" not in text
+
+
+# ---------------------------------------------------------------- the draft decide writes
+
+
+def test_an_inclusion_draft_stubs_its_evaluation_fields(kb: Path, tmp_path, capsys) -> None:
+    from masrl_kb.contrib.screen.entries import title_id
+
+    _made_round(kb, tmp_path)
+    rows = f"id,decision,key\n{title_id('Learning When to Stop')},include,stop2026\n"
+    assert (
+        run("--root", str(kb), "screen", "decide", ROUND, str(_write(tmp_path, "d.csv", rows))) == 0
+    )
+    text = (kb / "papers" / "stop2026.yaml").read_text(encoding="utf-8")
+    assert "\nevaluated_on: TODO\nevaluation_source: TODO\n" in text
+    capsys.readouterr()
+    assert run("--root", str(kb), "validate") == 2
+    out = capsys.readouterr().out
+    # one validate names both, instead of one cycle each once category is filled in
+    assert "stop2026.yaml:27: evaluated_on: unfinished: replace the TODO placeholder" in out
+    assert "stop2026.yaml:28: evaluation_source: unfinished: replace the TODO" in out

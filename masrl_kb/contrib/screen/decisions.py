@@ -363,11 +363,24 @@ def _apply(
     }
 
 
+# Written as TODO in an inclusion's draft: an RL method or framework must list evaluated_on,
+# and a non-empty list needs evaluation_source; stubbed, the draft's first validate names
+# both instead of one per cycle (``evaluated_on: []`` when it reports none, then remove
+# evaluation_source).
+EVALUATION_STUBS = ("evaluated_on", "evaluation_source")
+
+
 def _include(d: Decision, entry: Entry, base: Path, today: dt.date, rid: str):
     key, notes = d.key or None, d.note or None
     if entry.arxiv_id:
         return add_paper(
-            entry.arxiv_id, root=base, key=key, today=today, paper=entry.paper(), notes=notes
+            entry.arxiv_id,
+            root=base,
+            key=key,
+            today=today,
+            paper=entry.paper(),
+            notes=notes,
+            stubs=EVALUATION_STUBS,
         )
     return add_other_paper(
         entry.title,
@@ -379,4 +392,5 @@ def _include(d: Decision, entry: Entry, base: Path, today: dt.date, rid: str):
         today=today,
         notes=notes,
         comment=f"screened in round {rid} from source {entry.source}",
+        stubs=EVALUATION_STUBS,
     )

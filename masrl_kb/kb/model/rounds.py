@@ -51,19 +51,22 @@ SourceId = Annotated[str, pattern(r"^[a-z][a-z0-9_]{0,60}$")]
 MAX_BATCH_TEXT = 20_000
 
 
-def _check_batch_text(value: object, ctx: object) -> str | None:
-    """A batch's query or file name: one line, no control or bidi character (the site and
-    the terminal show them), bounded; empty for a run's file."""
-    if not isinstance(value, str):
-        return check_text(value)
-    if len(value) > MAX_BATCH_TEXT:
-        return f"longer than {MAX_BATCH_TEXT} characters"
-    return text_problem(value) if value else None
+def _batch_text(multiline: bool) -> Check:
+    """A batch's query (a run's is one line per family) or file name: no control or bidi
+    character (the site and the terminal show them), bounded; empty for a run's file."""
+
+    def test(value: object, ctx: object) -> str | None:
+        if not isinstance(value, str):
+            return check_text(value)
+        if len(value) > MAX_BATCH_TEXT:
+            return f"longer than {MAX_BATCH_TEXT} characters"
+        return text_problem(value, multiline) if value else None
+
+    return Check("text", test, {"type": "string", "maxLength": MAX_BATCH_TEXT})
 
 
-Bounded = Annotated[
-    str, Check("text", _check_batch_text, {"type": "string", "maxLength": MAX_BATCH_TEXT})
-]
+Query = Annotated[str, _batch_text(multiline=True)]
+FileName = Annotated[str, _batch_text(multiline=False)]
 
 
 class Decided(KbModel):
@@ -79,8 +82,8 @@ class Batch(KbModel):
     """One source batch: where its candidates came from and what became of them."""
 
     name: SourceId = field("The source (an exclusion_source id).")
-    query: Bounded = field("The query or search that was run.")
-    file: Bounded = field("The imported file's name ('' for a run).")
+    query: Query = field("The query or search that was run.")
+    file: FileName = field("The imported file's name ('' for a run).")
     imported_on: Date = field("The day the batch was added.")
     identified: Count = field("Entries the source returned.")
     duplicates_removed: Count = field("Entries already known.")
