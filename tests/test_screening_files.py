@@ -467,3 +467,51 @@ def test_an_inclusion_draft_stubs_its_evaluation_fields(kb: Path, tmp_path, caps
     # one validate names both, instead of one cycle each once category is filled in
     assert "stop2026.yaml:27: evaluated_on: unfinished: replace the TODO placeholder" in out
     assert "stop2026.yaml:28: evaluation_source: unfinished: replace the TODO" in out
+
+
+# ---------------------------------------------------------------- query families
+
+
+def test_multi_agent_alone_is_no_safety_label(kb: Path, tmp_path: Path) -> None:
+    import yaml
+
+    rows = (
+        "W1,Multi-agent Discussion For Fictional Tasks,,2026-06-03,https://example.org/w1,,,,\n"
+        "W2,A Jailbreak Of A Fictional Multi-Agent Debate,,2026-06-04,https://example.org/w2,,,,\n"
+    )
+    path = _write(tmp_path, "safety.csv", HEADER + rows)
+    assert _import(kb, path, "--query", "multi-agent systems", source="web_search") == 0
+    families = {r["title"]: r["families"] for r in _rows(kb).values()}
+    assert families == {
+        "Multi-agent Discussion For Fictional Tasks": "",
+        "A Jailbreak Of A Fictional Multi-Agent Debate": "safety",
+    }
+    from masrl_kb.contrib.screen.entries import title_id
+
+    ids = [title_id(t) for t in families]
+    decisions = "id,decision,reason\n" + "".join(f"{i},exclude,out_of_scope\n" for i in ids)
+    assert (
+        run("--root", str(kb), "screen", "decide", ROUND, str(_write(tmp_path, "d.csv", decisions)))
+        == 0
+    )
+    written = {}
+    for path in sorted((kb / "exclusions").glob("E*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        if data["title"] in families:
+            written[data["title"]] = data.get("query_family")
+    assert written == {
+        "Multi-agent Discussion For Fictional Tasks": None,
+        "A Jailbreak Of A Fictional Multi-Agent Debate": "safety",
+    }
+
+
+def test_subject_terms_of_the_protocol() -> None:
+    from masrl_kb.contrib.screen.entries import query_families, subject_terms
+    from masrl_kb.kb.protocol import load_protocol
+    from tests.screening_stub import REPO
+
+    families = load_protocol(REPO).families
+    assert subject_terms(families) == {"multi-agent"}
+    # a family's own terms still label it, inside longer terms of other families too
+    assert query_families("a coding agent", families) == ["tool_use"]
+    assert query_families("agent swarm", families) == ["orchestration"]

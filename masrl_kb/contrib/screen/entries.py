@@ -7,6 +7,7 @@ else ``openreview:<forum id>``, else ``title:<hash>`` of the normalised title.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import json
 import re
@@ -276,11 +277,44 @@ def _term_pattern(term: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![a-z0-9]){re.escape(term.lower())}(?![a-z0-9])")
 
 
+def subject_terms(families: tuple[QueryFamily, ...] | list[QueryFamily]) -> frozenset[str]:
+    """Terms the survey's subject is made of rather than one family's: a term that is a
+    proper sub-phrase of terms of two or more other families (``multi-agent``, inside
+    ``multi-agent LLM`` and ``multi-agent credit``). Every candidate matches one, so alone
+    it names no family."""
+    return _subject_terms(tuple((f.id, tuple(t.lower() for t in f.terms)) for f in families))
+
+
+@functools.lru_cache(maxsize=8)
+def _subject_terms(families: tuple[tuple[str, tuple[str, ...]], ...]) -> frozenset[str]:
+    found = set()
+    for fid, terms in families:
+        for term in terms:
+            pattern = _term_pattern(term)
+            builders = {
+                other
+                for other, longer_terms in families
+                if other != fid
+                for longer in longer_terms
+                if longer != term and pattern.search(longer)
+            }
+            if len(builders) >= 2:
+                found.add(term)
+    return frozenset(found)
+
+
 def query_families(query: str, families: tuple[QueryFamily, ...] | list[QueryFamily]) -> list[str]:
     """The families whose terms occur in ``query`` (a batch's query, or an imported entry's
-    title and abstract: the rule of the arXiv queries), in protocol order."""
+    title and abstract: the rule of the arXiv queries), in protocol order; a match on
+    :func:`subject_terms` only labels no family (a candidate matching only ``multi-agent``
+    is not a safety paper)."""
     text = query.lower()
-    return [f.id for f in families if any(_term_pattern(t).search(text) for t in f.terms)]
+    subject = subject_terms(families)
+    return [
+        f.id
+        for f in families
+        if any(_term_pattern(t).search(text) for t in f.terms if t.lower() not in subject)
+    ]
 
 
 def entries_json(entries: list[Entry]) -> str:
