@@ -480,10 +480,11 @@ def test_multi_agent_alone_is_no_safety_label(kb: Path, tmp_path: Path) -> None:
         "W2,A Jailbreak Of A Fictional Multi-Agent Debate,,2026-06-04,https://example.org/w2,,,,\n"
     )
     path = _write(tmp_path, "safety.csv", HEADER + rows)
-    assert _import(kb, path, "--query", "multi-agent systems", source="web_search") == 0
+    # the search's own family is the fallback of an entry whose text names none
+    assert _import(kb, path, "--query", "multi-agent LLM teams", source="web_search") == 0
     families = {r["title"]: r["families"] for r in _rows(kb).values()}
     assert families == {
-        "Multi-agent Discussion For Fictional Tasks": "",
+        "Multi-agent Discussion For Fictional Tasks": "multi_agent_llm",
         "A Jailbreak Of A Fictional Multi-Agent Debate": "safety",
     }
     from masrl_kb.contrib.screen.entries import title_id
@@ -500,7 +501,7 @@ def test_multi_agent_alone_is_no_safety_label(kb: Path, tmp_path: Path) -> None:
         if data["title"] in families:
             written[data["title"]] = data.get("query_family")
     assert written == {
-        "Multi-agent Discussion For Fictional Tasks": None,
+        "Multi-agent Discussion For Fictional Tasks": "multi_agent_llm",
         "A Jailbreak Of A Fictional Multi-Agent Debate": "safety",
     }
 
@@ -512,6 +513,7 @@ def test_subject_terms_of_the_protocol() -> None:
 
     families = load_protocol(REPO).families
     assert subject_terms(families) == {"multi-agent"}
+    assert query_families("Multi-agent scaling across tasks", families) == []
     # a family's own terms still label it, inside longer terms of other families too
     assert query_families("a coding agent", families) == ["tool_use"]
     assert query_families("agent swarm", families) == ["orchestration"]
