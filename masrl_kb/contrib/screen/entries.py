@@ -244,8 +244,11 @@ def _day(value: object) -> str | None:
 
 
 def _score(value: object) -> str | None:
-    ok = value is None or (isinstance(value, int | float) and not isinstance(value, bool))
-    return None if ok and (value is None or -1e6 < value < 1e6) else "expected a number or null"
+    if value is None:
+        return None
+    if isinstance(value, int | float) and not isinstance(value, bool) and -1e6 < value < 1e6:
+        return None
+    return "expected a number or null"
 
 
 def _url(value: object) -> str | None:

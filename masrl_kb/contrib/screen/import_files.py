@@ -17,7 +17,7 @@ import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from masrl_kb.contrib.arxiv_import import family_given
 from masrl_kb.contrib.export.csv_io import unguard_cell
@@ -249,7 +249,8 @@ def _csv_raws(text: str, problems: Problems) -> Iterator[_Raw]:
 
     for line, values in csv_rows(text, problems, header_ok):
         authors = tuple(a for a in values.pop("authors", "").split(";") if a.strip())
-        yield _Raw(line=line, authors=authors, **values)
+        cells: dict[str, Any] = values  # text cells of the known columns, by name
+        yield _Raw(line=line, authors=authors, **cells)
 
 
 # ---------------------------------------------------------------- RIS
