@@ -517,3 +517,11 @@ def test_subject_terms_of_the_protocol() -> None:
     # a family's own terms still label it, inside longer terms of other families too
     assert query_families("a coding agent", families) == ["tool_use"]
     assert query_families("agent swarm", families) == ["orchestration"]
+
+
+def test_the_printed_duplicates_are_capped(kb: Path, tmp_path: Path, capsys) -> None:
+    rows = "".join(f"W{n},Copy {n},,2026-06-03,,,,{POOLED},\n" for n in range(30))
+    assert _import(kb, _write(tmp_path, "dups.csv", HEADER + rows), "--empty-ok") == 0
+    out = capsys.readouterr().out.splitlines()
+    assert sum(line.startswith("  duplicate ") for line in out) == 20
+    assert f"  ... and 10 more duplicate(s), listed in {ROUND}/duplicates.csv" in out
