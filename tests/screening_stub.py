@@ -14,6 +14,8 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+import yaml
+
 from masrl_kb.kb.protocol import load_protocol
 from tests.loopback import Stub, send_atom
 
@@ -55,6 +57,10 @@ def copy_kb(target: Path, survey_only: bool = True) -> Path:
         shutil.copy(REPO / name, target / name)
     for folder in ("papers", "exclusions"):
         (target / folder).mkdir()
+    view = yaml.safe_load((REPO / "protocol.yaml").read_text())["survey"].get("view_reading")
+    if view:  # the survey's view reading, which protocol.yaml names
+        (target / "readings").mkdir()
+        shutil.copy(REPO / "readings" / f"{view}.yaml", target / "readings" / f"{view}.yaml")
     for rel in _record_files(survey_only):
         shutil.copy(REPO / rel, target / rel)
     return target

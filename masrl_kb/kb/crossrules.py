@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from masrl_kb.kb.benchmarks import BENCHMARKS_FILE, BenchmarkFile
@@ -134,6 +135,26 @@ def readings_problems(records: RecordSet) -> Iterator[Problem]:
     """The independent readings (readings/*.yaml) name pooled papers: the first problem."""
     keys = {r.data.get("key") for r in records.papers if isinstance(r.data, dict)}
     try:
-        load_readers({k for k in keys if isinstance(k, str)}, records.root)
+        readers = load_readers({k for k in keys if isinstance(k, str)}, records.root)
     except ReadingsError as err:
         yield err.problem
+        return
+    yield from _view_reading_problems(records.root, {r.id for r in readers})
+
+
+def _view_reading_problems(root: Path, readers: set[str]) -> Iterator[Problem]:
+    """``protocol.yaml``'s ``survey.view_reading`` names a reader under readings/."""
+    from masrl_kb.kb.protocol import PROTOCOL_FILE, ProtocolError, load_protocol
+
+    if not (root / PROTOCOL_FILE).is_file():
+        return
+    try:
+        wanted = load_protocol(root).survey.view_reading
+    except ProtocolError:
+        return  # protocol.yaml's own problems are reported where it is checked
+    if wanted and wanted not in readers:
+        known = ", ".join(sorted(readers)) or "none"
+        yield Problem(
+            PROTOCOL_FILE, 1, "survey.view_reading",
+            f"no readings/{wanted}.yaml; readers: {known}",
+        )  # fmt: skip

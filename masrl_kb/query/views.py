@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any, cast
 from pathlib import PurePosixPath
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
