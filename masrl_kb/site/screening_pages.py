@@ -26,6 +26,12 @@ def record_ids(rnd: Round, decision: str) -> list[str]:
     )
 
 
+def pooled_includes(ctx: Context, rnd: Round) -> list[str]:
+    """The round's inclusions that are in the pool: one whose record is missing (which
+    validate refuses) is never counted or linked."""
+    return [k for k in record_ids(rnd, "include") if k in ctx.papers.index]
+
+
 def source_label(ctx: Context, source: str) -> str:
     axis = ctx.tax["exclusion_source"]
     return axis.label_of(source) if source in axis.ids else source
@@ -53,6 +59,7 @@ def round_flow(ctx: Context, rounds: list[Round], previous: int, title: str) -> 
     for rnd in rounds:
         reasons.update(rnd.reasons())
     axis = ctx.tax["exclusion_reason"]
+    included = sum(len(pooled_includes(ctx, r)) for r in rounds)
     return Flow(
         title=title,
         previous=previous,
@@ -63,8 +70,8 @@ def round_flow(ctx: Context, rounds: list[Round], previous: int, title: str) -> 
         screened=sum(r.counts["to_screen"] for r in rounds),
         excluded=sum(r.excluded for r in rounds),
         reasons=[(axis.label_of(c), reasons[c]) for c in axis.ids if c in reasons],
-        awaiting=sum(r.awaiting for r in rounds),
-        included=sum(r.included for r in rounds),
+        awaiting=sum(r.awaiting for r in rounds) + sum(r.included for r in rounds) - included,
+        included=included,
         sources=[(row["label"], row["id"], row["identified"]) for row in sources],
     )
 
@@ -91,7 +98,7 @@ def rounds_page(ctx: Context) -> Page:
                 "diagram": flow_svg(flow),
                 "sources": source_rows(ctx, [rnd]),
                 "batches": [dict(b, label=source_label(ctx, b["name"])) for b in rnd.batches],
-                "included": record_ids(rnd, "include"),
+                "included": pooled_includes(ctx, rnd),
                 "excluded": record_ids(rnd, "exclude"),
             }
         )

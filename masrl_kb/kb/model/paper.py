@@ -5,6 +5,7 @@ the validator, the editor schema, the field lists and ``masrl-kb add`` read this
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator
 from typing import Annotated, Self
 
@@ -32,6 +33,9 @@ from masrl_kb.kb.model.types import (
 from masrl_kb.kb.rules import NA
 
 EVALUATED_CATEGORIES = ("rl_method", "framework")
+# A decision's reason and a summary say something: the shortest real ones are this long.
+MIN_WHY_WORDS = 4
+SUMMARY_WORDS = (5, 90)
 BENCHMARK_CATEGORY = "benchmark"
 BENCHMARK_RECORD_FIELDS = ("evaluates", "multi_agent_native")
 PROVISIONAL = "Why no primary source is cited yet (shown as a badge)."
@@ -147,6 +151,12 @@ class Decision(KbModel):
                 "a mechanism belongs only to a learned decision; remove it or set learned: true"
             )
             found.append(Finding(("mechanism",), message))
+        if len(self.why.split()) < MIN_WHY_WORDS:
+            message = (
+                f"one line of at least {MIN_WHY_WORDS} words saying what in the work makes "
+                f"this decision, got {len(self.why.split())}"
+            )
+            found.append(Finding(("why",), message))
         report(found)
         return self
 
@@ -227,9 +237,24 @@ class Paper(KbModel):
                 *self._artifacts(),
                 *self._evaluations(),
                 *self._benchmark_record(),
+                *self._added_and_summary(),
             ]
         )
         return self
+
+    def _added_and_summary(self) -> Iterator[Finding]:
+        today = dt.date.today()
+        if self.added > today:
+            message = (
+                f"{self.added.isoformat()} is later than today ({today.isoformat()}); "
+                "added is the day the record entered the pool: set today's date"
+            )
+            yield Finding(("added",), message)
+        low, high = SUMMARY_WORDS
+        words = len(self.summary.split())
+        if not low <= words <= high:
+            message = f"one or two sentences of {low} to {high} words, got {words}"
+            yield Finding(("summary",), message)
 
     def _credit(self) -> Iterator[Finding]:
         strict = ("credit_strict",)
@@ -274,6 +299,12 @@ class Paper(KbModel):
         if self.evaluated_on and self.evaluation_source is None:
             message = "evaluated_on needs evaluation_source: the URL the results were read from"
             yield Finding(("evaluation_source",), message, at=("evaluated_on",))
+        if self.evaluation_provisional is not None and self.evaluation_source is None:
+            message = (
+                "evaluation_provisional says why evaluation_source is not primary; "
+                "give evaluation_source (the URL the results were read from) or remove it"
+            )
+            yield Finding(("evaluation_provisional",), message)
         benchmarks = (e.benchmark for e in self.evaluated_on or ())
         yield from repeated(("evaluated_on",), benchmarks, "benchmark ", "benchmark")
 

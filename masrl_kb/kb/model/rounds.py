@@ -27,6 +27,12 @@ CANDIDATE_ID = (
 )
 # Fields reported whole (``decided: 2611.00001.record: ...``): what a reader fixes is the entry.
 WHOLE = ("window", "families", "capped", "decided")
+# (the round's count, the batch count it sums)
+BATCH_TOTALS = (
+    ("retrieved", "identified"),
+    ("duplicates_removed", "duplicates_removed"),
+    ("outside_window", "outside_window"),
+)
 
 
 def _check_count(value: object, ctx: object) -> str | None:
@@ -104,6 +110,26 @@ class RoundFile(KbModel):
     sources: list[Batch] | None = field("The source batches.", default=None)
     source: Maybe[SourceId] = optional("The one source of a round older than batches.")
     decision_counts: dict[str, Count] | None = field("Decisions made (derived).", default=None)
+
+    @model_validator(mode="after")
+    def _batches_add_up(self) -> Self:
+        """The round's counts are its batches' sums (what ``screen import`` writes); a
+        hand edit of one without the other would make the PRISMA flow disagree."""
+        if not self.sources:
+            return self
+        found = []
+        for total, each in BATCH_TOTALS:
+            summed = sum(getattr(b, each) for b in self.sources)
+            given = getattr(self.counts, total)
+            if summed != given:
+                message = (
+                    f"{given} disagrees with the sources' {each} ({summed}); "
+                    f"counts.{total} is the sum over sources: set it to {summed} "
+                    f"or correct the batches"
+                )
+                found.append(Finding(("counts", total), message))
+        report(found)
+        return self
 
 
 def whole(problem: Problem) -> Problem:
