@@ -191,7 +191,9 @@ def classify(data: HostData, owner: _Owner, url: object) -> Kind | str:
         return place
     if found := aggregator(data, place):
         listed = "/".join((found.host, *found.segments))
-        return f"{shorten_name(listed)} is an aggregator ({SOURCES_FILE} aggregators), never primary"
+        return (
+            f"{shorten_name(listed)} is an aggregator ({SOURCES_FILE} aggregators), never primary"
+        )
     kind = _paper_kind(data, place) or _owned_kind(data, owner, place)
     return kind or f"{shorten_name(place.host)} is a secondary host for this record"
 

@@ -220,4 +220,3 @@ def decided_record_problems(root: Root = None) -> list[Problem]:
             line = line_at(lines, ("decided", cid, "record"))
             found.append(Problem(rel, line, "decided", message))
     return found
-

@@ -75,7 +75,11 @@ def _vendor(affiliation: str, url: str) -> Callable[[], str]:
 RECORD_CASES: list[tuple[str, str, Callable[[], str]]] = [
     ("added-tomorrow", "added", lambda: _sub(r"^added: .*", f"added: {_tomorrow()}")()),
     ("added-before-cut-off", "added", _sub(r"^added: .*", "added: 2026-05-03")),
-    ("added-explicit-timestamp-tail", "added", _sub(r"^added: .*", "added: !!timestamp 2026-06-031")),
+    (
+        "added-explicit-timestamp-tail",
+        "added",
+        _sub(r"^added: .*", "added: !!timestamp 2026-06-031"),
+    ),
     (
         "added-explicit-timestamp-range",
         "added",
@@ -121,8 +125,16 @@ RECORD_CASES: list[tuple[str, str, Callable[[], str]]] = [
     ("own-site-hf-papers", "own_sites[0]", _own_site("https://huggingface.co/papers")),
     ("own-site-github-topics", "own_sites[0]", _own_site("https://github.com/topics")),
     ("own-site-arxiv-list", "own_sites[0]", _own_site("https://arxiv.org/list/cs.MA")),
-    ("evidence-forumless-path", LEARNED_URL, lambda: _learned("https://openreview.net/forumless/x")),
-    ("evidence-absent-path", LEARNED_URL, lambda: _learned("https://arxiv.org/abstract/2501.00001")),
+    (
+        "evidence-forumless-path",
+        LEARNED_URL,
+        lambda: _learned("https://openreview.net/forumless/x"),
+    ),
+    (
+        "evidence-absent-path",
+        LEARNED_URL,
+        lambda: _learned("https://arxiv.org/abstract/2501.00001"),
+    ),
     (
         "vendor-shared-chat",
         LEARNED_URL,
