@@ -24,6 +24,8 @@ from masrl_kb.kb.model.types import (
     Key,
     LongText,
     Names,
+    Reason,
+    Summary,
     Text,
     Url,
     Urls,
@@ -33,9 +35,6 @@ from masrl_kb.kb.model.types import (
 from masrl_kb.kb.rules import NA
 
 EVALUATED_CATEGORIES = ("rl_method", "framework")
-# A decision's reason and a summary say something: the shortest real ones are this long.
-MIN_WHY_WORDS = 4
-SUMMARY_WORDS = (5, 90)
 BENCHMARK_CATEGORY = "benchmark"
 BENCHMARK_RECORD_FIELDS = ("evaluates", "multi_agent_native")
 PROVISIONAL = "Why no primary source is cited yet (shown as a badge)."
@@ -131,7 +130,7 @@ class Decision(KbModel):
 
     id: Annotated[str, Axis("decision")] = doc("Decision id, O1..O5.")
     learned: Bool = doc("True when an RL or post-training update acts on it.")
-    why: Text = doc("One line: what in the work makes this decision.")
+    why: Reason = doc("One line: what in the work makes this decision.")
     mechanism: Maybe[Annotated[str, Axis("decision_mechanism")]] = opt(
         "How the RL update reaches it (learned only)."
     )
@@ -151,12 +150,6 @@ class Decision(KbModel):
                 "a mechanism belongs only to a learned decision; remove it or set learned: true"
             )
             found.append(Finding(("mechanism",), message))
-        if len(self.why.split()) < MIN_WHY_WORDS:
-            message = (
-                f"one line of at least {MIN_WHY_WORDS} words saying what in the work makes "
-                f"this decision, got {len(self.why.split())}"
-            )
-            found.append(Finding(("why",), message))
         report(found)
         return self
 
@@ -209,7 +202,7 @@ class Paper(KbModel):
     )
     decisions: list[Decision] = doc("Orchestration decisions touched: {id, learned, why}.")
     added: Date = doc("Day the record entered the pool (YYYY-MM-DD, unquoted).")
-    summary: LongText = doc("One or two sentences in the curators' own words.")
+    summary: Summary = doc("One or two sentences in the curators' own words.")
     notes: Maybe[LongText] = opt("Curators' remarks and recorded doubts.")
     citation: Citation = doc("What BibTeX export needs.")
     sources: Maybe[list[Source]] = opt("Where corrected or added facts were looked up.")
@@ -237,12 +230,12 @@ class Paper(KbModel):
                 *self._artifacts(),
                 *self._evaluations(),
                 *self._benchmark_record(),
-                *self._added_and_summary(),
+                *self._added(),
             ]
         )
         return self
 
-    def _added_and_summary(self) -> Iterator[Finding]:
+    def _added(self) -> Iterator[Finding]:
         today = dt.date.today()
         if self.added > today:
             message = (
@@ -250,11 +243,6 @@ class Paper(KbModel):
                 "added is the day the record entered the pool: set today's date"
             )
             yield Finding(("added",), message)
-        low, high = SUMMARY_WORDS
-        words = len(self.summary.split())
-        if not low <= words <= high:
-            message = f"one or two sentences of {low} to {high} words, got {words}"
-            yield Finding(("summary",), message)
 
     def _credit(self) -> Iterator[Finding]:
         strict = ("credit_strict",)
