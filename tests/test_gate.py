@@ -290,3 +290,17 @@ def test_the_flow_never_counts_an_inclusion_without_its_record() -> None:
     assert pooled_includes(ctx, rnd) == ["kept"]  # type: ignore[arg-type]
     flow = round_flow(ctx, [rnd], 10, "t")  # type: ignore[arg-type]
     assert (flow.included, flow.awaiting) == (1, 2)
+
+
+def test_short_why_and_summary_are_both_reported_in_one_run(tmp_path) -> None:
+    from tests.conftest import GOOD_PAPER
+
+    root = write_synthetic_root(tmp_path / "kb", papers=3, exclusions=2)
+    text = GOOD_PAPER.replace("why: A fixed rule picks the next agent.", "why: Fixed.")
+    text = text.replace("summary: A record used by the tests.", "summary: Too short.")
+    (root / "papers" / "bad.yaml").write_text(text, encoding="utf-8")
+    assert _problems(root) == [
+        "papers/bad.yaml:22: decisions[0].why: one line saying what in the work makes this "
+        "decision: at least 4 words, got 1",
+        "papers/bad.yaml:24: summary: one or two sentences: 5 to 90 words, got 2",
+    ]

@@ -159,7 +159,7 @@ def word_count(low: int, high: int | None, what: str, multiline: bool = False) -
         n = len(value.split())
         if n < low or (high is not None and n > high):
             span = f"{low} to {high} words" if high is not None else f"at least {low} words"
-            return f"{what} of {span}, got {n}"
+            return f"{what}: {span}, got {n}"
         return None
 
     return test
