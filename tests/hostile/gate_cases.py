@@ -75,6 +75,19 @@ def _vendor(affiliation: str, url: str) -> Callable[[], str]:
 RECORD_CASES: list[tuple[str, str, Callable[[], str]]] = [
     ("added-tomorrow", "added", lambda: _sub(r"^added: .*", f"added: {_tomorrow()}")()),
     ("added-before-cut-off", "added", _sub(r"^added: .*", "added: 2026-05-03")),
+    # A copied record keeps the survey's day: a paper that appeared later cannot have it.
+    (
+        "added-before-its-arxiv-month",
+        "added",
+        _sub(r"^arxiv_id: .*", 'arxiv_id: "2611.00001"'),
+    ),
+    (
+        "added-before-its-year",
+        "added",
+        _sub(
+            r"^year: .*\nvenue: arXiv\narxiv_id: .*", "year: 2027\nvenue: arXiv"
+        ),  # no arXiv id: the year is the bound
+    ),
     (
         "added-explicit-timestamp-tail",
         "added",

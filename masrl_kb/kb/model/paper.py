@@ -243,6 +243,21 @@ class Paper(KbModel):
                 "added is the day the record entered the pool: set today's date"
             )
             yield Finding(("added",), message)
+        published = self._first_month()
+        if published is not None and published > (self.added.year, self.added.month):
+            year, month = published
+            message = (
+                f"{self.added.isoformat()} is before the paper appeared ({year}-{month:02d}); "
+                "a record enters the pool on or after that: set the day you add it (today)"
+            )
+            yield Finding(("added",), message)
+
+    def _first_month(self) -> tuple[int, int] | None:
+        """The earliest (year, month) the paper can have appeared: its arXiv id's month
+        (new-style ids are YYMM.NNNNN), else January of its year."""
+        if self.arxiv_id is not None and self.arxiv_id[:4].isdigit() and self.arxiv_id[4] == ".":
+            return 2000 + int(self.arxiv_id[:2]), int(self.arxiv_id[2:4])
+        return self.year, 1
 
     def _credit(self) -> Iterator[Finding]:
         strict = ("credit_strict",)
