@@ -1,6 +1,7 @@
 """Rules across records, one function per rule: duplicates (key, arXiv id, URL, look-alike
 title) across papers and exclusions, ``evaluated_on`` naming a real benchmark,
-``benchmarks.yaml`` entries, and the independent readings naming pooled papers."""
+``benchmarks.yaml`` entries, the independent readings naming pooled papers, and no paper
+``added`` before the survey's cut-off."""
 
 from __future__ import annotations
 
@@ -158,3 +159,29 @@ def _view_reading_problems(root: Path, readers: set[str]) -> Iterator[Problem]:
             PROTOCOL_FILE, 1, "survey.view_reading",
             f"no readings/{wanted}.yaml; readers: {known}",
         )  # fmt: skip
+
+
+# ---------------------------------------------------------------- the survey's cut-off
+
+
+def baseline_problems(papers: Checked, root: Path) -> Iterator[Problem]:
+    """A paper ``added`` before the survey's cut-off (``protocol.yaml`` ``survey.baseline``)
+    would join the survey's fixed pool after the fact; the rule is off without a protocol
+    (a bare data root), and a broken protocol is reported by the whole ``validate``."""
+    from masrl_kb.kb.protocol import PROTOCOL_FILE, ProtocolError, load_protocol
+    from masrl_kb.kb.taxonomy import TaxonomyError
+
+    if not (root / PROTOCOL_FILE).is_file():
+        return
+    try:
+        baseline = load_protocol(root).baseline
+    except (ProtocolError, TaxonomyError):
+        return
+    for rec, paper in papers:
+        if paper.added < baseline:
+            message = (
+                f"{paper.added.isoformat()} is before the survey's cut-off "
+                f"{baseline.isoformat()} ({PROTOCOL_FILE} survey.baseline); the survey's pool "
+                "is fixed: a paper added since takes the day it entered the pool (today)"
+            )
+            yield Problem(rec.rel, line_at(rec.data, ("added",)), "added", message)

@@ -10,10 +10,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from masrl_kb.kb.model.base import validate_file
+from masrl_kb.kb.model.base import line_at, validate_file
 from masrl_kb.kb.model.rounds import ROUND_ID, RoundFile, whole
 from masrl_kb.kb.paths import Root, find_root
 from masrl_kb.kb.problem import Problem
+from masrl_kb.kb.text import shorten
+from masrl_kb.kb.yamlio import load_yaml_file
 
 SCREENING_DIR = "screening"
 ROUND_FILE = "round.yaml"
@@ -218,3 +220,42 @@ def round_duplicates(root: Root, rid: str) -> list[dict[str, str]]:
         raise _problem(rel, 1, "file", f"not a readable CSV file ({str(err)[:80]})") from None
     keys = ("id", "duplicate_of", "match", "source")
     return [{k: str(row.get(k) or "") for k in keys} for row in rows]
+
+
+# Where each decision's record lives: an inclusion writes a paper, an exclusion an exclusion.
+RECORD_FOLDER = {"include": "papers", "exclude": "exclusions"}
+
+
+def _decided_problem(base: Path, rnd: Round, cid: str, entry: dict) -> str | None:
+    record, decision = entry["record"], entry["decision"]
+    folder = RECORD_FOLDER[decision]
+    if not record.startswith(f"{folder}/"):
+        return f"{decision} {shorten(cid, 40)} names {record}; an {decision} writes {folder}/"
+    if not (base / record).is_file() or (base / record).is_symlink():
+        return (
+            f"{decision} {shorten(cid, 40)} names {record}, which does not exist; "
+            f"write that record (screen decide writes it) or remove the entry from decided"
+        )
+    return None
+
+
+def decided_record_problems(root: Root = None) -> list[Problem]:
+    """A decision whose record is missing: the PRISMA flow would count a paper the pool
+    does not hold. Rounds that do not load are reported by :func:`load_rounds`."""
+    base = find_root(root)
+    try:
+        rounds = load_rounds(base)
+    except RoundError:
+        return []
+    found = []
+    for rnd in rounds:
+        rel = f"{SCREENING_DIR}/{rnd.id}/{ROUND_FILE}"
+        lines = None
+        for cid, entry in rnd.decided.items():
+            message = _decided_problem(base, rnd, cid, entry)
+            if message is None:
+                continue
+            lines = lines or load_yaml_file(base / rel).data
+            line = line_at(lines, ("decided", cid, "record"))
+            found.append(Problem(rel, line, "decided", message))
+    return found

@@ -31,6 +31,12 @@ DUPLICATES_CSV = "duplicates.csv"
 MIGRATE_HINT = "run `masrl-kb screen migrate` to move it to duplicates.csv"
 # Fields reported whole (``decided: 2611.00001.record: ...``): what a reader fixes is the entry.
 WHOLE = ("window", "families", "capped", "decided")
+# (the round's count, the batch count it sums)
+BATCH_TOTALS = (
+    ("retrieved", "identified"),
+    ("duplicates_removed", "duplicates_removed"),
+    ("outside_window", "outside_window"),
+)
 
 
 def _check_count(value: object, ctx: object) -> str | None:
@@ -186,6 +192,26 @@ class RoundFile(KbModel):
         if dups is not None and dups.count != removed:
             message = f"count {dups.count} differs from counts.duplicates_removed ({removed})"
             report([Finding(("duplicates", "count"), message)])
+        return self
+
+    @model_validator(mode="after")
+    def _batches_add_up(self) -> Self:
+        """The round's counts are its batches' sums (what ``screen import`` writes); a
+        hand edit of one without the other would make the PRISMA flow disagree."""
+        if not self.sources:
+            return self
+        found = []
+        for total, each in BATCH_TOTALS:
+            summed = sum(getattr(b, each) for b in self.sources)
+            given = getattr(self.counts, total)
+            if summed != given:
+                message = (
+                    f"{given} disagrees with the sources' {each} ({summed}); "
+                    f"counts.{total} is the sum over sources: set it to {summed} "
+                    f"or correct the batches"
+                )
+                found.append(Finding(("counts", total), message))
+        report(found)
         return self
 
 
