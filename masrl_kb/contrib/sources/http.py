@@ -20,7 +20,6 @@ import io
 import json
 import os
 import re
-import select
 import socket
 import ssl
 import time
@@ -194,28 +193,10 @@ class _TLSConnection(_Connection):
     default_port = http.client.HTTPS_PORT
 
     def connect(self) -> None:
-        super().connect()
-        self.sock = _handshake(self.sock, self.host, self._dl)
-
-
-def _handshake(sock: socket.socket, host: str, dl: _Deadline) -> ssl.SSLSocket:
-    """The TLS handshake, within the deadline however slowly the server sends its half
-    (``wrap_socket`` alone gives every read the whole timeout)."""
-    context = ssl.create_default_context()
-    tls = context.wrap_socket(sock, server_hostname=host, do_handshake_on_connect=False)
-    tls.settimeout(0.0)
-    while True:
-        try:
-            tls.do_handshake()
-            break
-        except ssl.SSLWantReadError:
-            ready = select.select([tls], [], [], dl.left())[0]
-        except ssl.SSLWantWriteError:
-            ready = select.select([], [tls], [], dl.left())[1]
-        if not ready:
-            dl.left()  # past the deadline: raises
-    tls.settimeout(dl.left())
-    return tls
+        super().connect()  # the socket now waits at most what is left
+        # CPython bounds the whole handshake by the socket's timeout, not each read.
+        context = ssl.create_default_context()
+        self.sock = context.wrap_socket(self.sock, server_hostname=self.host)
 
 
 def _connection(url: str, dl: _Deadline) -> tuple[http.client.HTTPConnection, str]:
