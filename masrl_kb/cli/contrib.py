@@ -173,8 +173,9 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_release(args: argparse.Namespace) -> int:
-    """Set CITATION.cff's version and date-released and write .zenodo.json (Zenodo's
-    metadata, counts computed from the records). The release workflow runs it, then tags
+    """Set CITATION.cff's version and date-released and the package version
+    (pyproject.toml, masrl_kb/__init__.py) and write .zenodo.json (Zenodo's metadata,
+    counts computed from the records). The release workflow runs it, then tags
     vVERSION; Zenodo archives the tagged release and mints its DOI."""
     from masrl_kb.contrib.release import release
 
