@@ -212,9 +212,7 @@ def _connection(url: str, dl: _Deadline) -> tuple[http.client.HTTPConnection, st
     return kind(host, port, dl), path
 
 
-def _read_body(
-    resp: http.client.HTTPResponse, conn: http.client.HTTPConnection, dl: _Deadline, lim: Limits
-) -> bytes:
+def _read_body(resp: http.client.HTTPResponse, dl: _Deadline, lim: Limits) -> bytes:
     encoding = (resp.getheader("Content-Encoding") or "identity").strip().lower()
     if encoding not in ("identity", "gzip", "x-gzip", "deflate"):
         raise AnswerError(f"unsupported Content-Encoding {encoding[:40]!r}")
@@ -244,7 +242,9 @@ def _read_body(
         if size + len(tail) > lim.max_expanded:
             raise FetchError(f"the answer expands to more than {lim.max_expanded} bytes")
         if not inflate.eof:
-            raise AnswerError(f"the answer labelled {encoding} ends before its compressed data")
+            raise AnswerError(
+                f"the answer labelled {encoding} is cut short (its data does not end)"
+            )
         out.append(tail)
     return b"".join(out)
 
@@ -280,7 +280,7 @@ def _request_once(
         if declared and declared.strip().isdigit() and int(declared) > lim.max_body:
             raise FetchError(f"the answer is larger than {lim.max_body} bytes")
         retry_after = (resp.getheader("Retry-After") or "").strip()[:64]
-        return Answer(resp.status, retry_after, _read_body(resp, conn, dl, lim))
+        return Answer(resp.status, retry_after, _read_body(resp, dl, lim))
     except TimeoutError:
         raise FetchError(f"no complete answer within {dl.seconds:g} s") from None
     finally:
