@@ -44,7 +44,7 @@ def _screening(run: Handler) -> Handler:
         from masrl_kb.contrib.screen.decisions import DecisionFileError
         from masrl_kb.contrib.screen.import_files import ImportFileError
         from masrl_kb.contrib.screen.store import ScreeningError
-        from masrl_kb.contrib.sources.arxiv import ArxivError
+        from masrl_kb.contrib.sources.arxiv import ArxivError, ArxivUnusable
         from masrl_kb.kb.protocol import ProtocolError
         from masrl_kb.kb.rounds import RoundError
 
@@ -52,7 +52,7 @@ def _screening(run: Handler) -> Handler:
             return run(args)
         except ArxivError as error:
             err(str(error))
-            return EXIT_FAILED
+            return EXIT_USER_ERROR if isinstance(error, ArxivUnusable) else EXIT_FAILED
         except ImportFileError as error:
             print(str(error), file=sys.stderr)
         except DecisionFileError as error:
