@@ -57,10 +57,10 @@ def copy_kb(target: Path, survey_only: bool = True) -> Path:
         shutil.copy(REPO / name, target / name)
     for folder in ("papers", "exclusions"):
         (target / folder).mkdir()
-    view = yaml.safe_load((REPO / "protocol.yaml").read_text())["survey"].get("view_reading")
-    if view:  # the survey's view reading, which protocol.yaml names
-        (target / "readings").mkdir()
-        shutil.copy(REPO / "readings" / f"{view}.yaml", target / "readings" / f"{view}.yaml")
+    (target / "readings").mkdir()  # the survey's view reading: its claims still hold
+    for path in sorted((REPO / "readings").glob("*.yaml")):
+        if yaml.safe_load(path.read_text(encoding="utf-8")).get("view") == "survey":
+            shutil.copy(path, target / "readings" / path.name)
     for rel in _record_files(survey_only):
         shutil.copy(REPO / rel, target / rel)
     return target

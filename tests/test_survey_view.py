@@ -41,13 +41,27 @@ def test_the_survey_view_keeps_the_view_readings_codings(tmp_path: Path) -> None
     assert run_cli("--root", str(kb), "claims", "--check") == 0
 
 
-def test_a_view_reading_without_its_file_fails_validate(tmp_path: Path, capsys) -> None:
+def test_two_survey_view_readers_fail_validate(tmp_path: Path, capsys) -> None:
+    kb = copy_kb(tmp_path / "kb")
+    (view,) = (kb / "readings").iterdir()
+    (kb / "readings" / "another-view.yaml").write_text(
+        view.read_text(encoding="utf-8").replace(f"reader: {view.stem}", "reader: another-view"),
+        encoding="utf-8",
+    )
+    assert run_cli("--root", str(kb), "validate") == 2
+    out = capsys.readouterr().out
+    assert re.search(r"readings/\S+\.yaml:1: view: view: survey is given by 2 readers", out)
+
+
+def test_without_a_view_reader_the_survey_view_is_the_records(tmp_path: Path) -> None:
+    from masrl_kb.query.frames import load_pool
+    from masrl_kb.query.views import survey_view
+
     kb = copy_kb(tmp_path / "kb")
     for path in (kb / "readings").iterdir():
         path.unlink()
-    assert run_cli("--root", str(kb), "validate") == 2
-    out = capsys.readouterr()
-    assert re.search(r"protocol\.yaml:1: survey\.view_reading: no readings/survey-view", out.out)
+    _recode(kb, KEY, "O3", learned=True)
+    assert survey_view(*load_pool(kb), root=kb)[0].at[KEY, "O3"] == "learned"
 
 
 def test_snapshot_writes_a_reader_the_agreement_reads(tmp_path: Path, capsys) -> None:

@@ -140,25 +140,10 @@ def readings_problems(records: RecordSet) -> Iterator[Problem]:
     except ReadingsError as err:
         yield err.problem
         return
-    yield from _view_reading_problems(records.root, {r.id for r in readers})
-
-
-def _view_reading_problems(root: Path, readers: set[str]) -> Iterator[Problem]:
-    """``protocol.yaml``'s ``survey.view_reading`` names a reader under readings/."""
-    from masrl_kb.kb.protocol import PROTOCOL_FILE, ProtocolError, load_protocol
-
-    if not (root / PROTOCOL_FILE).is_file():
-        return
-    try:
-        wanted = load_protocol(root).survey.view_reading
-    except ProtocolError:
-        return  # protocol.yaml's own problems are reported where it is checked
-    if wanted and wanted not in readers:
-        known = ", ".join(sorted(readers)) or "none"
-        yield Problem(
-            PROTOCOL_FILE, 1, "survey.view_reading",
-            f"no readings/{wanted}.yaml; readers: {known}",
-        )  # fmt: skip
+    views = [r.id for r in readers if r.view == "survey"]
+    if len(views) > 1:
+        message = f"view: survey is given by {len(views)} readers ({', '.join(views)}); keep one"
+        yield Problem(f"readings/{views[1]}.yaml", 1, "view", message)
 
 
 # ---------------------------------------------------------------- the survey's cut-off

@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from masrl_kb.query.args import checked
 from masrl_kb.query.frames import PathLike, load_papers, require_columns
 
 DECISION_COLUMNS = [
@@ -44,6 +45,7 @@ def _row(key: str, d: Mapping[str, Any]) -> list[object]:
     ]
 
 
+@checked(papers=("decisions",))
 def decisions(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.DataFrame:
     """One row per (paper ``key``, ``decision`` O1..O5) a paper touches, in record order:
     ``learned`` (an RL update acts on it), its ``mechanism`` (explicit or implicit, learned
