@@ -354,10 +354,15 @@ def _spans_doc(*spans: dict) -> dict:
     return {"resourceSpans": [{"scopeSpans": [{"spans": list(spans)}]}]}
 
 
+def _id(short: str) -> str:
+    """A span id of 16 hex digits ending in ``short``."""
+    return short.rjust(16, "0")
+
+
 def _raw_span(span_id: str, start: object = "0", end: object = "1000000000", **extra) -> dict:
     span = {
         "traceId": "ab" * 16,
-        "spanId": span_id,
+        "spanId": _id(span_id),
         "name": span_id,
         "startTimeUnixNano": start,
         "endTimeUnixNano": end,
@@ -380,7 +385,7 @@ def _raw_span(span_id: str, start: object = "0", end: object = "1000000000", **e
         ),
         (_spans_doc(_raw_span("01", start="1e400")), "'1e400' is not a whole number"),
         (_spans_doc(_raw_span("01", end=str(10**30))), "is not a whole number"),
-        (_spans_doc(_raw_span("01"), _raw_span("01")), "span id '01' appears twice"),
+        (_spans_doc(_raw_span("01"), _raw_span("01")), f"span id '{_id('01')}' appears twice"),
         (
             _spans_doc(_raw_span("01", attributes=[{"key": "k", "value": {"evalValue": "x"}}])),
             "unknown attribute value 'evalValue'",
@@ -402,14 +407,16 @@ def test_malformed_otlp_is_one_clear_error(doc: dict, message: str) -> None:
 
 
 def test_parent_loops_are_refused() -> None:
-    doc = _spans_doc(_raw_span("01", parentSpanId="02"), _raw_span("02", parentSpanId="01"))
+    doc = _spans_doc(
+        _raw_span("01", parentSpanId=_id("02")), _raw_span("02", parentSpanId=_id("01"))
+    )
     with pytest.raises(OtelImportError, match="loop"):
         import_otel(read_span_document(doc))
 
 
 def test_a_link_forward_in_time_is_left_out() -> None:
     doc = _spans_doc(
-        _raw_span("01", links=[{"traceId": "ab" * 16, "spanId": "02"}]),
+        _raw_span("01", links=[{"traceId": "ab" * 16, "spanId": _id("02")}]),
         _raw_span("02", start="2000000000", end="3000000000"),
     )
     trace_doc, warnings = import_otel(read_span_document(doc))

@@ -28,12 +28,27 @@ SNIFF_EVENTS = 100_000  # the first keys of the first top-level value decide
 SHOWN_IDS = 5
 TRACE_ID_BYTES = 16
 SPAN_ID_BYTES = 8
+# Bounds of the streamed reader, checked on the bytes before the parser sees them: the C
+# parser crashes on an integer of 4,301+ digits, and its memory grows with the square of the
+# nesting (200,000 brackets took 3 GB). OTLP nests about 10 deep, plus 3 per level of an
+# attribute value (MAX_DEPTH levels).
+MAX_NESTING = 512
+MAX_DIGITS = 64  # a run of digits outside strings (a 64-bit integer has 20)
+MAX_SPANS = 2_000_000  # about 5 GB in memory once mapped
+READ_CHUNK = 1024**2
 SPANS_PREFIX = "resourceSpans.item.scopeSpans.item.spans.item"
 RESOURCE_PREFIX = "resourceSpans.item.resource"
-_HEX = re.compile(r"(?:0x)?([0-9a-fA-F]{2,64})")
+_HEX = re.compile(r"(?:0x)?([0-9a-fA-F]+)")
 _PLAIN_HEX = re.compile(r"[0-9a-fA-F]+")
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+# A whole JSON string, and the rest of one begun in an earlier chunk (possessive: no
+# backtracking on a long string).
+_STRING = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"', re.DOTALL)
+_STRING_REST = re.compile(rb'[^"\\]*+(?:\\.[^"\\]*+)*+', re.DOTALL)
+_LONG_DIGITS = re.compile(rb"[0-9]{%d}" % MAX_DIGITS)
+_DIGITS = b"0123456789"
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 
 
 class OtelImportError(ValueError):
@@ -73,6 +88,8 @@ class SpanSet:
     seq: int = 0
 
     def add(self, span: Span, trace_id: str, resource: dict | None) -> None:
+        if self.seq >= MAX_SPANS:
+            raise OtelImportError(f"$: more than {MAX_SPANS:,} spans; split the file by trace")
         self.by_trace.setdefault(trace_id, []).append(span)
         if resource is not None:
             self.resources.setdefault(trace_id, resource)
@@ -97,26 +114,42 @@ def _dict(value: object, where: str) -> dict:
 
 
 def hex_id(value: object, where: str, size: int) -> str:
-    """A trace or span id as lower-case hex, from hex (``0x`` allowed) or base64 of ``size``
-    bytes."""
+    """A trace or span id as lower-case hex, from ``2 * size`` hex digits (``0x`` allowed) or
+    base64 of ``size`` bytes; an all-zero id is invalid (W3C Trace Context)."""
     if not isinstance(value, str) or not value:
-        kind = "null" if value is None else type(value).__name__
+        kind = _JSON_KINDS.get(type(value), type(value).__name__)
         raise OtelImportError(f"{where}: expected an id (hex or base64), got {kind}")
+    found = None
     if len(value) == 2 * size and _PLAIN_HEX.fullmatch(value):
-        return value.lower()  # the common case, as OTLP/JSON writes ids
-    match = _HEX.fullmatch(value)
-    if match and len(match.group(1)) % 2 == 0:
-        return match.group(1).lower()
-    if len(value) <= 4 * size and _BASE64.fullmatch(value):
+        found = value.lower()  # the common case, as OTLP/JSON writes ids
+    elif (match := _HEX.fullmatch(value)) and len(match.group(1)) == 2 * size:
+        found = match.group(1).lower()
+    elif len(value) <= 4 * size and _BASE64.fullmatch(value):
         text = value.rstrip("=").replace("-", "+").replace("_", "/")
         try:
             raw = base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
         except (binascii.Error, ValueError):
             raw = b""
         if len(raw) == size:
-            return raw.hex()
-    reason = f"is neither a hex id nor base64 of {size} bytes"
-    raise OtelImportError(f"{where}: {_quoted(value)} {reason}")
+            found = raw.hex()
+    if found is None:
+        reason = f"is neither a hex id nor base64 of {size} bytes ({2 * size} hex digits)"
+        raise OtelImportError(f"{where}: {_quoted(value)} {reason}")
+    if not found.strip("0"):
+        raise OtelImportError(f"{where}: an all-zero id is invalid")
+    return found
+
+
+def parent_id(value: object, where: str) -> str | None:
+    """A parent span id; absent, null or empty for a root span (anything else must be an id:
+    ``false``, ``[]`` or ``{}`` are no way of saying "none")."""
+    if value is None or value == "":
+        return None
+    return hex_id(value, where, SPAN_ID_BYTES)
+
+
+_JSON_KINDS = {bool: "a boolean", list: "an array", dict: "an object", type(None): "null"}
+_JSON_KINDS |= {int: "a number", float: "a number"}
 
 
 def _quoted(value: object) -> str:
@@ -235,7 +268,7 @@ def otlp_span(raw: object, where: str, seq: int) -> tuple[Span, str]:
     """One span of an OTLP document and its trace id."""
     raw = _dict(raw, where)
     trace_id = hex_id(raw.get("traceId"), where + ".traceId", TRACE_ID_BYTES)
-    parent = raw.get("parentSpanId") or None
+    parent = parent_id(raw.get("parentSpanId"), where + ".parentSpanId")
     start = whole_number(raw.get("startTimeUnixNano"), where + ".startTimeUnixNano", MAX_NS)
     end = whole_number(raw.get("endTimeUnixNano"), where + ".endTimeUnixNano", MAX_NS)
     links = []
@@ -247,7 +280,7 @@ def otlp_span(raw: object, where: str, seq: int) -> tuple[Span, str]:
             links.append(hex_id(link.get("spanId"), lwhere + ".spanId", SPAN_ID_BYTES))
     span = Span(
         span_id=hex_id(raw.get("spanId"), where + ".spanId", SPAN_ID_BYTES),
-        parent_id=hex_id(parent, where + ".parentSpanId", SPAN_ID_BYTES) if parent else None,
+        parent_id=parent,
         name=_name(raw.get("name")),
         start_ns=start,
         end_ns=end,
@@ -291,7 +324,7 @@ def console_span(raw: object, where: str, seq: int) -> tuple[Span, str, dict]:
     raw = _dict(raw, where)
     context = _dict(raw.get("context"), where + ".context")
     trace_id = hex_id(context.get("trace_id"), where + ".context.trace_id", TRACE_ID_BYTES)
-    parent = raw.get("parent_id")
+    parent = parent_id(raw.get("parent_id"), where + ".parent_id")
     links = []
     for i, link in enumerate(_list(raw.get("links"), where + ".links")):
         lwhere = f"{where}.links[{i}].context"
@@ -301,7 +334,7 @@ def console_span(raw: object, where: str, seq: int) -> tuple[Span, str, dict]:
     resource = _dict(raw.get("resource", {}), where + ".resource")
     span = Span(
         span_id=hex_id(context.get("span_id"), where + ".context.span_id", SPAN_ID_BYTES),
-        parent_id=hex_id(parent, where + ".parent_id", SPAN_ID_BYTES) if parent else None,
+        parent_id=parent,
         name=_name(raw.get("name")),
         start_ns=iso_ns(raw.get("start_time"), where + ".start_time"),
         end_ns=iso_ns(raw.get("end_time"), where + ".end_time"),
@@ -338,6 +371,81 @@ def _add_document(spans: SpanSet, doc: object, where: str) -> None:
 
 
 # ------------------------------------------------------------------ files
+
+
+class BoundedReader:
+    """A binary file as the streaming parser reads it, each chunk checked first: no run of
+    :data:`MAX_DIGITS` digits outside strings, brackets nested at most :data:`MAX_NESTING`
+    deep. The scan is C-speed byte work (strings cut out, brackets collapsed pair by pair),
+    never a Python loop per byte; nesting is bounded from above (a chunk's collapsed groups
+    count at the deepest point between its unmatched brackets)."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self._raw = raw
+        self._reset()
+
+    def _reset(self) -> None:
+        self._in_string = False  # the last chunk ended inside a string
+        self._escape = False  # ... right after a backslash
+        self._digits = 0  # digits the last chunk ended with
+        self._depth = 0
+
+    def seek(self, offset: int) -> int:
+        if offset != 0:
+            raise ValueError("a BoundedReader only goes back to the start")
+        self._reset()
+        return self._raw.seek(0)
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._raw.read(size)
+        if data:
+            self._scan(data)
+        return data
+
+    def _scan(self, data: bytes) -> None:
+        pos = 0
+        if self._escape:
+            pos, self._escape = 1, False
+        if self._in_string:
+            end = _STRING_REST.match(data, pos).end()  # type: ignore[union-attr]
+            if end == len(data) or data[end] == 0x5C:  # still inside (a backslash ends it)
+                self._escape = end < len(data)
+                return
+            pos, self._in_string, self._digits = end + 1, False, 0
+        structure = _STRING.sub(b"", data[pos:] if pos else data)
+        quote = structure.find(b'"')
+        if quote >= 0:  # a string runs on into the next chunk
+            tail = structure[quote + 1 :]
+            self._escape = (len(tail) - len(tail.rstrip(b"\\"))) % 2 == 1
+            self._in_string = True
+            structure = structure[:quote]
+        self._check_digits(structure, quote >= 0)
+        self._check_nesting(structure)
+
+    def _check_digits(self, structure: bytes, string_follows: bool) -> None:
+        lead = len(structure) - len(structure.lstrip(_DIGITS))
+        if self._digits + lead >= MAX_DIGITS or _LONG_DIGITS.search(structure):
+            raise OtelImportError(f"$: a number of more than {MAX_DIGITS - 1} digits")
+        if lead == len(structure) and not string_follows:
+            self._digits += lead
+        else:
+            self._digits = 0 if string_follows else len(structure) - len(structure.rstrip(_DIGITS))
+
+    def _check_nesting(self, structure: bytes) -> None:
+        brackets = structure.translate(None, _NOT_BRACKETS)
+        passes = 0
+        while brackets:
+            shorter = brackets.replace(b"[]", b"").replace(b"{}", b"")
+            if len(shorter) == len(brackets):
+                break
+            brackets, passes = shorter, passes + 1
+            if passes > MAX_NESTING:
+                break
+        opens = brackets.count(b"[") + brackets.count(b"{")
+        after = max(self._depth + 2 * opens - len(brackets), 0)
+        if max(self._depth, after) + passes > MAX_NESTING:
+            raise OtelImportError(f"$: arrays and objects nested more than {MAX_NESTING} deep")
+        self._depth = after
 
 
 def _noting_dict(found: list[str]) -> type[dict]:
@@ -383,12 +491,12 @@ def read_lines(handle: IO[bytes], spans: SpanSet) -> None:
             raise OtelImportError(str(exc), number) from None
 
 
-def _sniff(handle: IO[bytes]) -> str:
+def _sniff(handle: BoundedReader) -> str:
     """``otlp`` or ``console`` (or ``console-array``), from the first keys of the file."""
     import ijson
 
     try:
-        events = ijson.parse(handle, multiple_values=True)
+        events = ijson.parse(handle, multiple_values=True, buf_size=READ_CHUNK)
         for n, (prefix, event, value) in enumerate(events):
             if n == 0 and event == "start_array":
                 return "console-array"
@@ -408,13 +516,18 @@ def _sniff(handle: IO[bytes]) -> str:
     )
 
 
-def _items(handle: IO[bytes], prefix: str) -> Iterator[Any]:
+def _items(handle: BoundedReader, prefix: str) -> Iterator[Any]:
     """The values at ``prefix``; a value holding an object that repeats a key is refused."""
     import ijson
 
     found: list[str] = []
     values = ijson.items(
-        handle, prefix, use_float=True, multiple_values=True, map_type=_noting_dict(found)
+        handle,
+        prefix,
+        use_float=True,
+        multiple_values=True,
+        map_type=_noting_dict(found),
+        buf_size=READ_CHUNK,
     )
     for value in values:
         if found:
@@ -422,8 +535,10 @@ def _items(handle: IO[bytes], prefix: str) -> Iterator[Any]:
         yield value
 
 
-def read_stream(handle: IO[bytes], spans: SpanSet) -> None:
-    """One JSON document (or several one after the other), streamed."""
+def read_stream(raw: IO[bytes], spans: SpanSet) -> None:
+    """One JSON document (or several one after the other), streamed through the bounds of
+    :class:`BoundedReader`."""
+    handle = BoundedReader(raw)
     layout = _sniff(handle)
     if layout == "otlp":
         for k, raw in enumerate(_items(handle, SPANS_PREFIX)):
@@ -470,6 +585,8 @@ def read_span_file(path: str | os.PathLike[str]) -> SpanSet:
         raise OtelImportError(f"$: not valid JSON: {_parser_reason(exc)}") from None
     except (UnicodeDecodeError, RecursionError) as exc:
         raise OtelImportError(f"$: not valid JSON: {type(exc).__name__}") from None
+    except MemoryError:
+        raise OtelImportError("$: out of memory reading the spans; split the file") from None
     except OSError as exc:
         raise OtelImportError(f"cannot read the file: {exc.strerror or exc}") from None
     return spans
