@@ -76,7 +76,7 @@ class Span:
     agent_span: str | None = None  # the nearest agent span enclosing it (not itself)
     parent_agent: str | None = None  # for agent spans: the agent that started it
     parent_agent_span: str | None = None  # for agent spans: the span id of that agent
-    usage_below: bool = False
+    aggregate: bool = False  # its token counts sum those of spans below it (counted there)
 
 
 @dataclass
