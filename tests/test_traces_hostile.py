@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from masrl_kb.traces.validate import MAX_MESSAGE
+from tests.hostile.trace_cases import TraceCase, run_trace_case, trace_cases
 from tests.test_traces_cli import run
 
 CORPUS = Path(__file__).parent / "hostile" / "traces"
@@ -118,3 +119,13 @@ def test_files_that_are_not_plain_files_are_refused(
     err = capsys.readouterr().err
     reason = "it is a symbolic link" if "link" in kind else "not a regular file"
     assert f"{path}: $: cannot read the file: {reason}" in err
+
+
+TRACE_CASES = trace_cases()
+
+
+@pytest.mark.parametrize("case", TRACE_CASES, ids=[c.id for c in TRACE_CASES])
+def test_trace_commands_refuse_a_hostile_input_cleanly(case: TraceCase, tmp_path: Path) -> None:
+    """tests/hostile/trace_cases.py: one line, the documented exit, nothing planted changed."""
+    outcome = run_trace_case(case, tmp_path)
+    assert outcome.kind == "rejected", f"{outcome.kind}: {outcome.reason}\n{outcome.output}"
