@@ -42,13 +42,10 @@ _HEX = re.compile(r"(?:0x)?([0-9a-fA-F]+)")
 _PLAIN_HEX = re.compile(r"[0-9a-fA-F]+")
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-# A whole JSON string, and the rest of one begun in an earlier chunk (possessive: no
-# backtracking on a long string).
-_STRING = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"', re.DOTALL)
-_STRING_REST = re.compile(rb'[^"\\]*+(?:\\.[^"\\]*+)*+', re.DOTALL)
-_LONG_DIGITS = re.compile(rb"[0-9]{%d}" % MAX_DIGITS)
-_DIGITS = b"0123456789"
-_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+# The bytes the reader's bounds look at: brackets and quotes; digits (as b"1", the rest b"0").
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
+_DIGIT_MAP = bytes(0x31 if 0x30 <= b <= 0x39 else 0 for b in range(256))
+_DIGIT_RUN = b"1" * MAX_DIGITS
 
 
 class OtelImportError(ValueError):
@@ -376,9 +373,10 @@ def _add_document(spans: SpanSet, doc: object, where: str) -> None:
 class BoundedReader:
     """A binary file as the streaming parser reads it, each chunk checked first: no run of
     :data:`MAX_DIGITS` digits outside strings, brackets nested at most :data:`MAX_NESTING`
-    deep. The scan is C-speed byte work (strings cut out, brackets collapsed pair by pair),
-    never a Python loop per byte; nesting is bounded from above (a chunk's collapsed groups
-    count at the deepest point between its unmatched brackets)."""
+    deep. The scan is C-speed byte work (escapes dropped, strings cut out at their quotes,
+    brackets collapsed pair by pair), never a Python loop per byte; nesting is bounded from
+    above (a chunk's collapsed groups count at the deepest point between its unmatched
+    brackets)."""
 
     def __init__(self, raw: IO[bytes]) -> None:
         self._raw = raw
@@ -386,8 +384,8 @@ class BoundedReader:
 
     def _reset(self) -> None:
         self._in_string = False  # the last chunk ended inside a string
-        self._escape = False  # ... right after a backslash
-        self._digits = 0  # digits the last chunk ended with
+        self._escape = False  # ... on a backslash that escapes the next chunk's first byte
+        self._digits = 0  # digits outside strings the last chunk ended with
         self._depth = 0
 
     def seek(self, offset: int) -> int:
@@ -402,37 +400,47 @@ class BoundedReader:
             self._scan(data)
         return data
 
-    def _scan(self, data: bytes) -> None:
-        pos = 0
+    def _unescaped(self, data: bytes) -> bytes:
+        """``data`` without escape pairs (``\\\\``, ``\\"``, ``\\n``...): every quote left
+        opens or closes a string. Backslash runs pair from the left, as replace() works."""
         if self._escape:
-            pos, self._escape = 1, False
-        if self._in_string:
-            end = _STRING_REST.match(data, pos).end()  # type: ignore[union-attr]
-            if end == len(data) or data[end] == 0x5C:  # still inside (a backslash ends it)
-                self._escape = end < len(data)
-                return
-            pos, self._in_string, self._digits = end + 1, False, 0
-        structure = _STRING.sub(b"", data[pos:] if pos else data)
-        quote = structure.find(b'"')
-        if quote >= 0:  # a string runs on into the next chunk
-            tail = structure[quote + 1 :]
-            self._escape = (len(tail) - len(tail.rstrip(b"\\"))) % 2 == 1
-            self._in_string = True
-            structure = structure[:quote]
-        self._check_digits(structure, quote >= 0)
-        self._check_nesting(structure)
+            data, self._escape = data[1:], False
+        if b"\\" not in data:
+            return data
+        odd = (len(data) - len(data.rstrip(b"\\"))) % 2 == 1
+        if odd:  # the last backslash escapes the next chunk's first byte
+            data, self._escape = data[:-1], True
+        return data.replace(b"\\\\", b"").replace(b'\\"', b"")
 
-    def _check_digits(self, structure: bytes, string_follows: bool) -> None:
-        lead = len(structure) - len(structure.lstrip(_DIGITS))
-        if self._digits + lead >= MAX_DIGITS or _LONG_DIGITS.search(structure):
-            raise OtelImportError(f"$: a number of more than {MAX_DIGITS - 1} digits")
-        if lead == len(structure) and not string_follows:
+    def _outside(self, parts: list[bytes], in_string: bool) -> bytes:
+        return b"".join(parts[1::2] if in_string else parts[::2])
+
+    def _scan(self, data: bytes) -> None:
+        in_string = self._in_string
+        text = self._unescaped(data)
+        # Brackets and quotes alone; two quotes side by side open and close an empty string,
+        # or close one and open the next: dropping them leaves what is outside strings.
+        marks = (b'"' if in_string else b"") + text.translate(None, _NOT_STRUCTURE)
+        parts = marks.replace(b'""', b"").split(b'"')
+        self._in_string = len(parts) % 2 == 0
+        self._check_nesting(b"".join(parts[::2]))
+        digits = text.translate(_DIGIT_MAP)
+        lead = len(digits) - len(digits.lstrip(b"1"))
+        if (not in_string and self._digits + lead >= MAX_DIGITS) or _DIGIT_RUN in digits:
+            # Digits inside strings count for nothing: look again without them.
+            outside = self._outside(text.split(b'"'), in_string).translate(_DIGIT_MAP)
+            lead = 0 if in_string else len(outside) - len(outside.lstrip(b"1"))
+            if self._digits + lead >= MAX_DIGITS or _DIGIT_RUN in outside:
+                raise OtelImportError(f"$: a number of more than {MAX_DIGITS - 1} digits")
+        if self._in_string:
+            self._digits = 0
+        elif lead == len(digits) and not in_string:
             self._digits += lead
         else:
-            self._digits = 0 if string_follows else len(structure) - len(structure.rstrip(_DIGITS))
+            self._digits = len(digits) - len(digits.rstrip(b"1"))
 
     def _check_nesting(self, structure: bytes) -> None:
-        brackets = structure.translate(None, _NOT_BRACKETS)
+        brackets = structure
         passes = 0
         while brackets:
             shorter = brackets.replace(b"[]", b"").replace(b"{}", b"")
