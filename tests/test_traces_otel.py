@@ -461,3 +461,18 @@ def test_cli_import_then_validate(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert run(["trace", "import", "otel", str(bad)]) == 2
     err = capsys.readouterr().err
     assert err == f"{bad}: $.resourceSpans: expected an array\n"
+
+
+def test_a_file_streamed_reads_as_the_same_file_parsed_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from masrl_kb.traces import spans as reader
+
+    path = tmp_path / "spans.json"
+    doc = fan_out().otlp()
+    doc["resourceSpans"].append({"resource": {"attributes": []}, "scopeSpans": "not a list"})
+    path.write_text(json.dumps(doc, indent=1), encoding="utf-8")
+    whole, _ = import_otel(read_span_file(path))
+    monkeypatch.setattr(reader, "WHOLE_BYTES", 0)
+    streamed, _ = import_otel(read_span_file(path))
+    assert streamed == whole

@@ -95,7 +95,9 @@ def _mark_aggregates(order: list[Span], by_id: dict[str, Span]) -> None:
     own_below: dict[str, dict[str, int]] = {}  # ... of those that are its own agent's work
     for span in order:
         up = nearest.get(span.parent_id) if span.parent_id is not None else None
-        found = conv.token_counts(span.attrs)[0] if conv.reports_usage(span.attrs) else {}
+        if conv.reports_usage(span.attrs):
+            span.usage = conv.token_counts(span.attrs)
+        found = span.usage[0] if span.usage else {}
         if not found:
             nearest[span.span_id] = up
             continue
@@ -117,9 +119,9 @@ def _mark_aggregates(order: list[Span], by_id: dict[str, Span]) -> None:
 
 def _tokens(span: Span, warnings: list[str]) -> dict[str, int]:
     """The span's token counts (none when they are an aggregate: counted below it)."""
-    if span.aggregate:
+    if span.aggregate or span.usage is None:
         return {}
-    found, bad = conv.token_counts(span.attrs)
+    found, bad = span.usage
     warnings += [f"span {span.span_id}: {key} is not a token count; ignored" for key in bad]
     return found
 
@@ -319,11 +321,7 @@ def _root_attrs(spans: list[Span]) -> dict[str, Any]:
 
 
 def _total_tokens(spans: list[Span]) -> int:
-    return sum(
-        sum(conv.token_counts(s.attrs)[0].values())
-        for s in spans
-        if not s.aggregate and conv.reports_usage(s.attrs)
-    )
+    return sum(sum(s.usage[0].values()) for s in spans if s.usage and not s.aggregate)
 
 
 def _map_all(build: _Build, warnings: list[str]) -> tuple[list[dict], int]:

@@ -19,6 +19,7 @@ from masrl_kb.traces.jsonfile import (
     json_error,
     open_regular,
     parse_json,
+    read_bounded,
 )
 
 MAX_NS = 2**64 - 1
@@ -36,6 +37,9 @@ MAX_NESTING = 512
 MAX_DIGITS = 64  # a run of digits outside strings (a 64-bit integer has 20)
 MAX_SPANS = 2_000_000  # about 5 GB in memory once mapped
 READ_CHUNK = 1024**2
+# An OTLP document up to this size is parsed whole: faster than streaming, and its parsed
+# form is freed span list by span list as the spans are read.
+WHOLE_BYTES = 1024**3
 SPANS_PREFIX = "resourceSpans.item.scopeSpans.item.spans.item"
 RESOURCE_PREFIX = "resourceSpans.item.resource"
 _HEX = re.compile(r"(?:0x)?([0-9a-fA-F]+)")
@@ -46,6 +50,7 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
 _DIGIT_MAP = bytes(0x31 if 0x30 <= b <= 0x39 else 0 for b in range(256))
 _DIGIT_RUN = b"1" * MAX_DIGITS
+_TRACE_IDS: dict[str, str] = {}  # trace ids as written -> as hex, already checked
 
 
 class OtelImportError(ValueError):
@@ -74,6 +79,8 @@ class Span:
     parent_agent: str | None = None  # for agent spans: the agent that started it
     parent_agent_span: str | None = None  # for agent spans: the span id of that agent
     aggregate: bool = False  # its token counts sum those of spans below it (counted there)
+    # Its token counts and the usage attributes that are no count (None: it reports none).
+    usage: tuple[dict[str, int], list[str]] | None = None
 
 
 @dataclass
@@ -232,6 +239,11 @@ def attributes(value: object, where: str, depth: int = 0) -> dict[str, Any]:
                 if text.__class__ is str:
                     result[key] = text
                     continue
+                # Then a small intValue, written (as OTLP/JSON does) as a decimal string.
+                text = inner.get("intValue")
+                if text.__class__ is str and len(text) <= 18 and text.isascii() and text.isdigit():
+                    result[key] = int(text)
+                    continue
         item = _dict(item, f"{where}[{i}]")
         key = item.get("key")
         if not isinstance(key, str):
@@ -264,7 +276,13 @@ def plain_value(value: object, where: str, depth: int = 0) -> Any:
 def otlp_span(raw: object, where: str, seq: int) -> tuple[Span, str]:
     """One span of an OTLP document and its trace id."""
     raw = _dict(raw, where)
-    trace_id = hex_id(raw.get("traceId"), where + ".traceId", TRACE_ID_BYTES)
+    written = raw.get("traceId")
+    # Every span names its trace: each distinct id is checked once.
+    trace_id = _TRACE_IDS.get(written) if isinstance(written, str) else None
+    if trace_id is None:
+        trace_id = hex_id(written, where + ".traceId", TRACE_ID_BYTES)
+        if isinstance(written, str) and len(_TRACE_IDS) < SHOWN_IDS * 20:
+            _TRACE_IDS[written] = trace_id
     parent = parent_id(raw.get("parentSpanId"), where + ".parentSpanId")
     start = whole_number(raw.get("startTimeUnixNano"), where + ".startTimeUnixNano", MAX_NS)
     end = whole_number(raw.get("endTimeUnixNano"), where + ".endTimeUnixNano", MAX_NS)
@@ -543,11 +561,52 @@ def _items(handle: BoundedReader, prefix: str) -> Iterator[Any]:
         yield value
 
 
+def _whole_otlp(raw: IO[bytes]) -> Any:
+    """The file parsed whole (None when it does not parse: the streamed reader then says
+    why, in its words)."""
+    try:
+        return parse_json(read_bounded(raw).decode("utf-8"))
+    except (ValueError, RecursionError, UnicodeDecodeError):
+        return None
+
+
+def _whole_spans(doc: dict, spans: SpanSet) -> None:
+    """The spans of a parsed OTLP document, read as the streamed reader reads them: spans
+    numbered through the file, resources merged, blocks of the wrong shape passed over. Each
+    list of raw spans is emptied once read, so the parsed document shrinks as spans grow."""
+    merged: dict = {}
+    k = 0
+    for r, block in enumerate(_list(doc.get("resourceSpans"), "$.resourceSpans")):
+        if not isinstance(block, dict):
+            continue
+        if "resource" in block:
+            where = f"$.resourceSpans[{r}].resource"
+            merged.update(attributes(_dict(block["resource"], where).get("attributes"), where))
+        scopes = block.get("scopeSpans")
+        for scope in scopes if isinstance(scopes, list) else []:
+            found = scope.get("spans") if isinstance(scope, dict) else None
+            if not isinstance(found, list):
+                continue
+            for raw in found:
+                span, trace_id = otlp_span(raw, f"span {k}", spans.seq)
+                spans.add(span, trace_id, None)
+                k += 1
+            found.clear()
+    spans.resources = dict.fromkeys(spans.by_trace, merged)
+
+
 def read_stream(raw: IO[bytes], spans: SpanSet) -> None:
     """One JSON document (or several one after the other), streamed through the bounds of
-    :class:`BoundedReader`."""
+    :class:`BoundedReader`; an OTLP document of at most :data:`WHOLE_BYTES` is parsed whole
+    (the C parser at full speed, and the same reading)."""
     handle = BoundedReader(raw)
     layout = _sniff(handle)
+    if layout == "otlp" and os.fstat(raw.fileno()).st_size <= WHOLE_BYTES:
+        doc = _whole_otlp(raw)
+        if isinstance(doc, dict):
+            _whole_spans(doc, spans)
+            return
+        handle.seek(0)
     if layout == "otlp":
         for k, raw in enumerate(_items(handle, SPANS_PREFIX)):
             span, trace_id = otlp_span(raw, f"span {k}", spans.seq)
