@@ -101,5 +101,8 @@ def token_counts(attrs: dict[str, Any]) -> tuple[dict[str, int], list[str]]:
     return found, bad
 
 
+_USAGE_KEYS = frozenset(USAGE)
+
+
 def reports_usage(attrs: dict[str, Any]) -> bool:
-    return any(key in attrs for key in USAGE)
+    return not _USAGE_KEYS.isdisjoint(attrs)
