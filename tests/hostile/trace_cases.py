@@ -20,6 +20,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tests.hostile.running import one_error_line, tally
 
@@ -172,15 +173,16 @@ def _id_cases() -> list[TraceCase]:
     # The same in JSON lines (each line parsed whole) and the console exporter's layout.
     line = json.dumps(_otlp(_span("0" * 16))) + "\n" + json.dumps(_otlp(_span(sid))) + "\n"
     out.append(TraceCase("jsonl-span-id-all-zero", _import(line), "an all-zero id is invalid"))
-    console = {
+    context = {"trace_id": "0x" + TRACE, "span_id": "0x0102"}
+    console: dict[str, Any] = {
         "name": "c",
-        "context": {"trace_id": "0x" + TRACE, "span_id": "0x0102"},
+        "context": context,
         "parent_id": None,
         "start_time": "2026-01-01T00:00:00Z",
         "end_time": "2026-01-01T00:00:01Z",
     }
     out.append(TraceCase("console-span-id-2-bytes", _import(json.dumps(console, indent=1)), size))
-    console["context"]["span_id"], console["parent_id"] = "0x" + sid, []
+    context["span_id"], console["parent_id"] = "0x" + sid, []
     text = json.dumps(console, indent=1)
     out.append(TraceCase("console-parent-empty-array", _import(text), "parent_id: expected an id"))
     return out
