@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from masrl_kb.traces.validate import MAX_MESSAGE
+from tests.hostile.trace_cases import TraceCase, run_trace_case, trace_cases
 from tests.test_traces_cli import run
 
 CORPUS = Path(__file__).parent / "hostile" / "traces"
@@ -118,3 +119,53 @@ def test_files_that_are_not_plain_files_are_refused(
     err = capsys.readouterr().err
     reason = "it is a symbolic link" if "link" in kind else "not a regular file"
     assert f"{path}: $: cannot read the file: {reason}" in err
+
+
+TRACE_CASES = trace_cases()
+
+
+@pytest.mark.parametrize("case", TRACE_CASES, ids=[c.id for c in TRACE_CASES])
+def test_trace_commands_refuse_a_hostile_input_cleanly(case: TraceCase, tmp_path: Path) -> None:
+    """tests/hostile/trace_cases.py: one line, the documented exit, nothing planted changed."""
+    outcome = run_trace_case(case, tmp_path)
+    assert outcome.kind == "rejected", f"{outcome.kind}: {outcome.reason}\n{outcome.output}"
+
+
+def test_validate_reads_a_file_without_reserving_the_largest_allowed_size() -> None:
+    """Under a 1 GiB address-space cap (asking for 4 GiB + 1 failed there)."""
+    import resource
+    import subprocess
+    import sys
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1024**3, 1024**3))
+
+    example = Path(__file__).parents[1] / "traces" / "examples" / "centralized.json"
+    root = str(Path(__file__).parents[1])
+    done = subprocess.run(
+        [sys.executable, "-m", "masrl_kb.traces", "trace", "validate", str(example)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": root},
+        preexec_fn=cap,  # noqa: PLW1509 - only sets a limit
+        check=False,
+        timeout=120,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.startswith(f"{example}: ok (")
+
+
+def test_more_spans_than_the_bound_is_one_line_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from masrl_kb.traces import spans
+
+    monkeypatch.setattr(spans, "MAX_SPANS", 2)
+    span = {"traceId": "ab" * 16, "startTimeUnixNano": "0", "endTimeUnixNano": "1"}
+    many = [span | {"spanId": f"{i:016x}"} for i in range(1, 4)]
+    path = tmp_path / "spans.json"
+    path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": many}]}]}))
+    out = tmp_path / "trace.json"
+    assert run(["trace", "import", "otel", str(path), "-o", str(out)]) == 2
+    assert capsys.readouterr().err == f"{path}: $: more than 2 spans; split the file by trace\n"
+    assert not out.exists()

@@ -4,19 +4,27 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
+import os
+import stat
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from masrl_kb.kb.atomic import write_atomic
+from masrl_kb.traces.jsonfile import open_regular
 from masrl_kb.traces.validate import TraceGraph, inspect_file, printable, shorten
 
 USAGE_ERROR = 2
 DEFAULT_MAX_PROBLEMS = 50
 # Long lists (critical path, agents, pairs) are cut in the text listing; --json has them all.
 TEXT_ITEMS = 8
+# What marks a file of spans (OTLP JSON, console exporter) in its first bytes; a trace names
+# its events there.
+SNIFF_BYTES = 64 * 1024
+_SPAN_MARKS = ((b'"resourceSpans"',), (b'"context"', b'"span_id"', b'"trace_id"'))
 
 
 def _positive_int(text: str) -> int:
@@ -29,15 +37,33 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def raw_spans(file: str) -> bool:
+    """Whether ``file`` holds OpenTelemetry spans rather than a trace (by its first bytes)."""
+    try:
+        with open_regular(file) as handle:
+            head = handle.read(SNIFF_BYTES)
+    except OSError:
+        return False
+    if b'"events"' in head:
+        return False
+    return any(all(mark in head for mark in marks) for marks in _SPAN_MARKS)
+
+
 def _valid(
     args: argparse.Namespace, failures: list[int]
 ) -> Iterator[tuple[str, dict, TraceGraph | None]]:
     """Each valid file of ``args.files`` with its trace and graph (read and checked once);
-    an invalid one has its first problems printed and their count added to ``failures``."""
+    an invalid one has its first problems printed and their count added to ``failures``
+    (spans, not a trace: one line saying to import them)."""
     for file in args.files:
         inspection = inspect_file(file, limit=args.max_problems)
         if inspection.doc is not None and not inspection.log:
             yield file, inspection.doc, inspection.graph
+            continue
+        if raw_spans(file):
+            failures.append(1)
+            hint = f"run `masrl-kb trace import otel {file} -o TRACE.json` first"
+            print(printable(f"{file}: $: spans, not a trace: {hint}"), file=sys.stderr)
             continue
         failures.append(inspection.log.total)
         for problem in inspection.log.shown:
@@ -113,12 +139,43 @@ def metrics_text(results: dict[str, dict]) -> str:
 INDENT_LIMIT = 10_000
 
 
+def output_problem(out: str) -> str | None:
+    """Why ``out`` may not be written (None: it is new, or a regular file to replace): a
+    device, FIFO, socket, folder or symbolic link is never replaced."""
+    try:
+        info = os.lstat(out)
+    except FileNotFoundError:
+        return None  # a new file (a missing folder fails the write itself: exit 1)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if stat.S_ISLNK(info.st_mode):
+        return "it is a symbolic link"
+    if stat.S_ISDIR(info.st_mode):
+        return "it is a folder"
+    if not stat.S_ISREG(info.st_mode):
+        return "it is not a regular file (a device, FIFO or socket)"
+    return None
+
+
+def refuse_output(out: str | None) -> int:
+    """0 when ``out`` (if given) may be written; else the reason on one line, and exit 2."""
+    problem = output_problem(out) if out is not None else None
+    if problem is None:
+        return 0
+    message = f"error: will not write {out}: {problem}; give a new file or a regular one"
+    print(printable(message), file=sys.stderr)
+    return USAGE_ERROR
+
+
 def _output(out: str | None, pieces: list[str], note: str = "") -> int:
-    """Write ``pieces`` to standard output, or replace ``out`` with them in one step and say so
-    (with ``note``); exit status 1 when the file cannot be written, with the reason."""
+    """Write ``pieces`` to standard output, or replace ``out`` with them in one step (a
+    temporary file in the same folder, renamed) and say so (with ``note``); exit status 2
+    for a path that is not a regular file or new, 1 when the file cannot be written."""
     if out is None:
         sys.stdout.writelines(pieces)
         return 0
+    if refuse_output(out):
+        return USAGE_ERROR
     try:
         write_atomic(Path(out), "".join(pieces))
     except OSError as exc:
@@ -133,6 +190,8 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     checked graph); invalid ones are reported and give exit 1."""
     from masrl_kb.traces.metrics import trace_metrics
 
+    if refuse_output(args.html):
+        return USAGE_ERROR
     results: dict[str, dict] = {}
     docs: dict[str, dict] = {}
     failures: list[int] = []
@@ -148,8 +207,9 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     if args.html and results:
         from masrl_kb.traces.timeline import timeline_page
 
-        if _output(args.html, [timeline_page(docs, results)]):
-            return 1
+        written = _output(args.html, [timeline_page(docs, results)])
+        if written:
+            return written
     return 1 if failures else 0
 
 
@@ -157,6 +217,8 @@ def cmd_synth(args: argparse.Namespace) -> int:
     """Write a synthetic trace to ``--out`` or standard output."""
     from masrl_kb.traces.synth import min_steps, synth_trace
 
+    if refuse_output(args.out):
+        return USAGE_ERROR
     if args.steps < min_steps(args.agents):
         print(
             f"error: --steps must be at least {min_steps(args.agents)} for {args.agents} "
@@ -179,6 +241,20 @@ def _trace_json(doc: dict) -> list[str]:
 
 def cmd_import_otel(args: argparse.Namespace) -> int:
     """Map a file of OpenTelemetry spans to a trace; exit 2 if it cannot be mapped."""
+    if refuse_output(args.out):
+        return USAGE_ERROR
+    # The spans and events built here hold no reference cycles: the collector's passes over
+    # a million live objects cost a third of the import and would free nothing.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _import_otel(args)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _import_otel(args: argparse.Namespace) -> int:
     from masrl_kb.traces.otel import import_otel
     from masrl_kb.traces.spans import OtelImportError, read_span_file
 
@@ -189,6 +265,7 @@ def cmd_import_otel(args: argparse.Namespace) -> int:
         place = f"{args.file}:{exc.line}" if exc.line is not None else args.file
         print(shorten(f"{place}: {exc}"), file=sys.stderr)
         return USAGE_ERROR
+    del spans  # the trace holds what it needs
     for warning in warnings:
         print(printable(f"{args.file}: warning: {warning}"), file=sys.stderr)
     decisions = sum(e["type"] == "orchestrator_decision" for e in doc["events"])

@@ -12,6 +12,8 @@ AGENT_NAME = "gen_ai.agent.name"
 AGENT_ID = "gen_ai.agent.id"
 TOOL_NAME = "gen_ai.tool.name"
 INVOKE_AGENT = "invoke_agent"
+# A workflow runs agents as an orchestrator does: read as the agent that starts them.
+INVOKE_WORKFLOW = "invoke_workflow"
 CREATE_AGENT = "create_agent"
 EXECUTE_TOOL = "execute_tool"
 MODEL_CALLS = frozenset({"chat", "text_completion", "generate_content"})
@@ -43,10 +45,11 @@ HANDOFF_TOOL = re.compile(r"(?:transfer|handoff|hand_off|delegate)_to_(.+)", re.
 
 
 def operation(attrs: dict[str, Any]) -> str | None:
-    """``gen_ai.operation.name``, else the GenAI operation of an OpenInference span kind."""
+    """``gen_ai.operation.name`` (``invoke_workflow`` read as ``invoke_agent``), else the GenAI
+    operation of an OpenInference span kind."""
     op = attrs.get(OPERATION)
     if isinstance(op, str) and op:
-        return op
+        return INVOKE_AGENT if op == INVOKE_WORKFLOW else op
     kind = attrs.get(OI_SPAN_KIND)
     if isinstance(kind, str):
         return OI_OPERATIONS.get(kind.upper())
@@ -98,5 +101,8 @@ def token_counts(attrs: dict[str, Any]) -> tuple[dict[str, int], list[str]]:
     return found, bad
 
 
+_USAGE_KEYS = frozenset(USAGE)
+
+
 def reports_usage(attrs: dict[str, Any]) -> bool:
-    return any(key in attrs for key in USAGE)
+    return not _USAGE_KEYS.isdisjoint(attrs)

@@ -125,13 +125,24 @@ def open_regular(path: str | os.PathLike[str]) -> IO[bytes]:
     return os.fdopen(os.open(path, flags), "rb")
 
 
+def read_bounded(handle: IO[bytes]) -> bytes:
+    """The whole of an open regular file, as long as its size said when it was opened: one
+    allocation of that size (asking for the largest allowed size would reserve 4 GiB of
+    address space). A file that grew since is refused rather than read on."""
+    size = os.fstat(handle.fileno()).st_size
+    if size > MAX_FILE_BYTES:
+        raise OSError(0, f"larger than {MAX_FILE_BYTES // 1024**3} GiB")
+    data = handle.read(size)
+    if handle.read(1):
+        raise OSError(0, "it grew while it was read")
+    return data
+
+
 def read_json(path: str | os.PathLike[str]) -> tuple[Any, str | None]:
     """The parsed JSON document of a file, or ``None`` and why not; never raises."""
     try:
         with open_regular(path) as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-        if len(data) > MAX_FILE_BYTES:  # it grew since it was opened
-            raise OSError(0, f"larger than {MAX_FILE_BYTES // 1024**3} GiB")
+            data = read_bounded(handle)
         text = data.decode("utf-8")
         del data  # the bytes are not needed while the text is parsed
     except (OSError, UnicodeDecodeError) as exc:

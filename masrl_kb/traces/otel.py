@@ -39,8 +39,9 @@ class _Build:
 # ------------------------------------------------------------------ mapping
 
 
-def _assign_agents(spans: list[Span]) -> dict[str, Span]:
-    """Set each span's operation, agent and enclosing agent span; spans by id."""
+def _assign_agents(spans: list[Span]) -> tuple[dict[str, Span], list[Span]]:
+    """Set each span's operation, agent and enclosing agent span; spans by id, and in an
+    order with every parent before its children."""
     by_id: dict[str, Span] = {}
     for span in spans:
         if span.span_id in by_id:
@@ -55,39 +56,72 @@ def _assign_agents(spans: list[Span]) -> dict[str, Span]:
     stack: list[tuple[Span, str | None, str | None]] = [
         (s, None, None) for s in children.get(None, [])
     ]
-    seen = 0
+    order = []
     while stack:
         span, agent, agent_span = stack.pop()
-        seen += 1
+        order.append(span)
         span.agent_span = agent_span
         if span.op == conv.INVOKE_AGENT:
             span.parent_agent, span.parent_agent_span = agent, agent_span
             agent, agent_span = conv.agent_label(span.attrs, span.name, span.span_id), span.span_id
         span.agent = agent
         stack += [(child, agent, agent_span) for child in children.get(span.span_id, [])]
-    if seen != len(spans):
+    if len(order) != len(spans):
         raise OtelImportError("$: the spans' parent links form a loop")
-    return by_id
+    return by_id, order
 
 
-def _mark_usage(spans: list[Span], by_id: dict[str, Span]) -> None:
-    """Flag spans with a descendant that reports usage, so tokens are counted once."""
-    for span in spans:
-        if not conv.reports_usage(span.attrs):
+def _own_agent(span: Span) -> str | None:
+    """The agent span whose own work ``span`` is: itself for an agent span."""
+    return span.span_id if span.op == conv.INVOKE_AGENT else span.agent_span
+
+
+def _is_sum(counts: dict[str, int], below: dict[str, int]) -> bool:
+    """Whether every count the span reports is the sum of that count below it (a total
+    compared with the sum of all counts below)."""
+    if not below:
+        return False
+    if "total_tokens" in counts:
+        return counts["total_tokens"] == below["all"]
+    return all(below.get(kind) == value for kind, value in counts.items())
+
+
+def _mark_aggregates(order: list[Span], by_id: dict[str, Span]) -> None:
+    """Flag the spans whose token counts are an aggregate of spans below them (counted
+    there); every other span's own counts are counted (docs/trace-decisions.md, "Tokens")."""
+    nearest: dict[str, str | None] = {}  # span -> nearest span at or above it with counts
+    counts: dict[str, dict[str, int]] = {}
+    below: dict[str, dict[str, int]] = {}  # the counts of its nearest counted spans below
+    own_below: dict[str, dict[str, int]] = {}  # ... of those that are its own agent's work
+    for span in order:
+        up = nearest.get(span.parent_id) if span.parent_id is not None else None
+        if conv.reports_usage(span.attrs):
+            span.usage = conv.token_counts(span.attrs)
+        found = span.usage[0] if span.usage else {}
+        if not found:
+            nearest[span.span_id] = up
             continue
-        parent = by_id.get(span.parent_id) if span.parent_id else None
-        hops = 0
-        while parent is not None and not parent.usage_below and hops <= len(spans):
-            parent.usage_below = True
-            parent = by_id.get(parent.parent_id) if parent.parent_id else None
-            hops += 1
+        nearest[span.span_id] = span.span_id
+        counts[span.span_id], below[span.span_id], own_below[span.span_id] = found, {}, {}
+        if up is None:
+            continue
+        sums = [below[up]]
+        if span.op != conv.INVOKE_AGENT and span.agent_span == _own_agent(by_id[up]):
+            sums.append(own_below[up])
+        for total in sums:
+            for kind, value in found.items():
+                total[kind] = total.get(kind, 0) + value
+            total["all"] = total.get("all", 0) + sum(found.values())
+    for span_id, found in counts.items():
+        if _is_sum(found, below[span_id]) or _is_sum(found, own_below[span_id]):
+            by_id[span_id].aggregate = True
 
 
 def _tokens(span: Span, warnings: list[str]) -> dict[str, int]:
-    """The span's token counts (none when a descendant reports usage: counted once)."""
-    if span.usage_below:
+    """The span's token counts (none when they are an aggregate: counted below it)."""
+    if span.aggregate or span.usage is None:
         return {}
-    found, bad = conv.token_counts(span.attrs)
+    found, bad = span.usage
     warnings += [f"span {span.span_id}: {key} is not a token count; ignored" for key in bad]
     return found
 
@@ -120,9 +154,15 @@ def _with_attrs(event: dict, tokens: dict[str, int], extra: dict[str, Any]) -> d
 
 
 def _map_agent(build: _Build, span: Span, tokens: dict[str, int], extra: dict[str, Any]) -> None:
-    if span.parent_agent is None:
-        return  # a root agent has no event of its own; map_spans keeps its attributes
     agent = span.agent or UNATTRIBUTED
+    if span.parent_agent is None:
+        # A root agent has no event of its own (map_spans keeps its attributes), unless it
+        # reports tokens of its own: a return to no one at its end (the run's result) holds
+        # them, so trace metrics counts them for it.
+        if tokens:
+            back = {"id": f"{span.span_id}.return", "type": "return", "agent": agent}
+            _add(build, span, _with_attrs(back, tokens, extra), span.end_ns, span.end_ns)
+        return
     spawn = {"id": f"{span.span_id}.spawn", "type": "spawn", "agent": span.parent_agent}
     spawn["to"] = agent
     _add(build, span, spawn, span.start_ns, span.start_ns)
@@ -196,7 +236,7 @@ def _agent_edges(build: _Build) -> None:
                 at += 1
             if at < len(lane):
                 build.edges.append(_edge(item, lane[at], "spawn"))
-        elif event["type"] == "return" and event["id"].endswith(".return"):
+        elif event["type"] == "return" and "to" in event and event["id"].endswith(".return"):
             spawn = spawns.get(event["id"].removesuffix(".return") + ".spawn")
             lane = build.lanes.get(event["to"], [])
             floor = max((spawn.start, spawn.seq) if spawn else (item.start, -1), (item.start, -1))
@@ -281,11 +321,7 @@ def _root_attrs(spans: list[Span]) -> dict[str, Any]:
 
 
 def _total_tokens(spans: list[Span]) -> int:
-    return sum(
-        sum(conv.token_counts(s.attrs)[0].values())
-        for s in spans
-        if not s.usage_below and conv.reports_usage(s.attrs)
-    )
+    return sum(sum(s.usage[0].values()) for s in spans if s.usage and not s.aggregate)
 
 
 def _map_all(build: _Build, warnings: list[str]) -> tuple[list[dict], int]:
@@ -317,8 +353,8 @@ def map_spans(
     """The orchestration trace of a set of spans (``topology`` overrides the inferred one),
     and the mapping's warnings."""
     warnings: list[str] = []
-    by_id = _assign_agents(spans)
-    _mark_usage(spans, by_id)
+    by_id, order = _assign_agents(spans)
+    _mark_aggregates(order, by_id)
     build = _Build(spans, t0=min(s.start_ns for s in spans))
     unmapped, kept = _map_all(build, warnings)
     _lane_edges(build)
@@ -354,6 +390,11 @@ def map_spans(
             }
         },
     }
+    if len(agents) > 1 and not any(s.links for s in spans):
+        warnings.append(
+            "no span links: which agent read which output (messages, O3) cannot be seen; "
+            "only spawns, returns and calls are mapped"
+        )
     if unmapped or kept:
         warnings.append(
             f"{len(unmapped)} span(s) mapped to no event (kept under meta.otel) and {kept} "

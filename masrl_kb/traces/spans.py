@@ -19,6 +19,7 @@ from masrl_kb.traces.jsonfile import (
     json_error,
     open_regular,
     parse_json,
+    read_bounded,
 )
 
 MAX_NS = 2**64 - 1
@@ -28,12 +29,28 @@ SNIFF_EVENTS = 100_000  # the first keys of the first top-level value decide
 SHOWN_IDS = 5
 TRACE_ID_BYTES = 16
 SPAN_ID_BYTES = 8
+# Bounds of the streamed reader, checked on the bytes before the parser sees them: the C
+# parser crashes on an integer of 4,301+ digits, and its memory grows with the square of the
+# nesting (200,000 brackets took 3 GB). OTLP nests about 10 deep, plus 3 per level of an
+# attribute value (MAX_DEPTH levels).
+MAX_NESTING = 512
+MAX_DIGITS = 64  # a run of digits outside strings (a 64-bit integer has 20)
+MAX_SPANS = 2_000_000  # about 5 GB in memory once mapped
+READ_CHUNK = 1024**2
+# An OTLP document up to this size is parsed whole: faster than streaming, and its parsed
+# form is freed span list by span list as the spans are read.
+WHOLE_BYTES = 1024**3
 SPANS_PREFIX = "resourceSpans.item.scopeSpans.item.spans.item"
 RESOURCE_PREFIX = "resourceSpans.item.resource"
-_HEX = re.compile(r"(?:0x)?([0-9a-fA-F]{2,64})")
+_HEX = re.compile(r"(?:0x)?([0-9a-fA-F]+)")
 _PLAIN_HEX = re.compile(r"[0-9a-fA-F]+")
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+# The bytes the reader's bounds look at: brackets and quotes; digits (as b"1", the rest b"0").
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
+_DIGIT_MAP = bytes(0x31 if 0x30 <= b <= 0x39 else 0 for b in range(256))
+_DIGIT_RUN = b"1" * MAX_DIGITS
+_TRACE_IDS: dict[str, str] = {}  # trace ids as written -> as hex, already checked
 
 
 class OtelImportError(ValueError):
@@ -61,7 +78,9 @@ class Span:
     agent_span: str | None = None  # the nearest agent span enclosing it (not itself)
     parent_agent: str | None = None  # for agent spans: the agent that started it
     parent_agent_span: str | None = None  # for agent spans: the span id of that agent
-    usage_below: bool = False
+    aggregate: bool = False  # its token counts sum those of spans below it (counted there)
+    # Its token counts and the usage attributes that are no count (None: it reports none).
+    usage: tuple[dict[str, int], list[str]] | None = None
 
 
 @dataclass
@@ -73,6 +92,8 @@ class SpanSet:
     seq: int = 0
 
     def add(self, span: Span, trace_id: str, resource: dict | None) -> None:
+        if self.seq >= MAX_SPANS:
+            raise OtelImportError(f"$: more than {MAX_SPANS:,} spans; split the file by trace")
         self.by_trace.setdefault(trace_id, []).append(span)
         if resource is not None:
             self.resources.setdefault(trace_id, resource)
@@ -97,26 +118,42 @@ def _dict(value: object, where: str) -> dict:
 
 
 def hex_id(value: object, where: str, size: int) -> str:
-    """A trace or span id as lower-case hex, from hex (``0x`` allowed) or base64 of ``size``
-    bytes."""
+    """A trace or span id as lower-case hex, from ``2 * size`` hex digits (``0x`` allowed) or
+    base64 of ``size`` bytes; an all-zero id is invalid (W3C Trace Context)."""
     if not isinstance(value, str) or not value:
-        kind = "null" if value is None else type(value).__name__
+        kind = _JSON_KINDS.get(type(value), type(value).__name__)
         raise OtelImportError(f"{where}: expected an id (hex or base64), got {kind}")
+    found = None
     if len(value) == 2 * size and _PLAIN_HEX.fullmatch(value):
-        return value.lower()  # the common case, as OTLP/JSON writes ids
-    match = _HEX.fullmatch(value)
-    if match and len(match.group(1)) % 2 == 0:
-        return match.group(1).lower()
-    if len(value) <= 4 * size and _BASE64.fullmatch(value):
+        found = value.lower()  # the common case, as OTLP/JSON writes ids
+    elif (match := _HEX.fullmatch(value)) and len(match.group(1)) == 2 * size:
+        found = match.group(1).lower()
+    elif len(value) <= 4 * size and _BASE64.fullmatch(value):
         text = value.rstrip("=").replace("-", "+").replace("_", "/")
         try:
             raw = base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
         except (binascii.Error, ValueError):
             raw = b""
         if len(raw) == size:
-            return raw.hex()
-    reason = f"is neither a hex id nor base64 of {size} bytes"
-    raise OtelImportError(f"{where}: {_quoted(value)} {reason}")
+            found = raw.hex()
+    if found is None:
+        reason = f"is neither a hex id nor base64 of {size} bytes ({2 * size} hex digits)"
+        raise OtelImportError(f"{where}: {_quoted(value)} {reason}")
+    if not found.strip("0"):
+        raise OtelImportError(f"{where}: an all-zero id is invalid")
+    return found
+
+
+def parent_id(value: object, where: str) -> str | None:
+    """A parent span id; absent, null or empty for a root span (anything else must be an id:
+    ``false``, ``[]`` or ``{}`` are no way of saying "none")."""
+    if value is None or value == "":
+        return None
+    return hex_id(value, where, SPAN_ID_BYTES)
+
+
+_JSON_KINDS = {bool: "a boolean", list: "an array", dict: "an object", type(None): "null"}
+_JSON_KINDS |= {int: "a number", float: "a number"}
 
 
 def _quoted(value: object) -> str:
@@ -202,6 +239,11 @@ def attributes(value: object, where: str, depth: int = 0) -> dict[str, Any]:
                 if text.__class__ is str:
                     result[key] = text
                     continue
+                # Then a small intValue, written (as OTLP/JSON does) as a decimal string.
+                text = inner.get("intValue")
+                if text.__class__ is str and len(text) <= 18 and text.isascii() and text.isdigit():
+                    result[key] = int(text)
+                    continue
         item = _dict(item, f"{where}[{i}]")
         key = item.get("key")
         if not isinstance(key, str):
@@ -234,8 +276,14 @@ def plain_value(value: object, where: str, depth: int = 0) -> Any:
 def otlp_span(raw: object, where: str, seq: int) -> tuple[Span, str]:
     """One span of an OTLP document and its trace id."""
     raw = _dict(raw, where)
-    trace_id = hex_id(raw.get("traceId"), where + ".traceId", TRACE_ID_BYTES)
-    parent = raw.get("parentSpanId") or None
+    written = raw.get("traceId")
+    # Every span names its trace: each distinct id is checked once.
+    trace_id = _TRACE_IDS.get(written) if isinstance(written, str) else None
+    if trace_id is None:
+        trace_id = hex_id(written, where + ".traceId", TRACE_ID_BYTES)
+        if isinstance(written, str) and len(_TRACE_IDS) < SHOWN_IDS * 20:
+            _TRACE_IDS[written] = trace_id
+    parent = parent_id(raw.get("parentSpanId"), where + ".parentSpanId")
     start = whole_number(raw.get("startTimeUnixNano"), where + ".startTimeUnixNano", MAX_NS)
     end = whole_number(raw.get("endTimeUnixNano"), where + ".endTimeUnixNano", MAX_NS)
     links = []
@@ -247,7 +295,7 @@ def otlp_span(raw: object, where: str, seq: int) -> tuple[Span, str]:
             links.append(hex_id(link.get("spanId"), lwhere + ".spanId", SPAN_ID_BYTES))
     span = Span(
         span_id=hex_id(raw.get("spanId"), where + ".spanId", SPAN_ID_BYTES),
-        parent_id=hex_id(parent, where + ".parentSpanId", SPAN_ID_BYTES) if parent else None,
+        parent_id=parent,
         name=_name(raw.get("name")),
         start_ns=start,
         end_ns=end,
@@ -291,7 +339,7 @@ def console_span(raw: object, where: str, seq: int) -> tuple[Span, str, dict]:
     raw = _dict(raw, where)
     context = _dict(raw.get("context"), where + ".context")
     trace_id = hex_id(context.get("trace_id"), where + ".context.trace_id", TRACE_ID_BYTES)
-    parent = raw.get("parent_id")
+    parent = parent_id(raw.get("parent_id"), where + ".parent_id")
     links = []
     for i, link in enumerate(_list(raw.get("links"), where + ".links")):
         lwhere = f"{where}.links[{i}].context"
@@ -301,7 +349,7 @@ def console_span(raw: object, where: str, seq: int) -> tuple[Span, str, dict]:
     resource = _dict(raw.get("resource", {}), where + ".resource")
     span = Span(
         span_id=hex_id(context.get("span_id"), where + ".context.span_id", SPAN_ID_BYTES),
-        parent_id=hex_id(parent, where + ".parent_id", SPAN_ID_BYTES) if parent else None,
+        parent_id=parent,
         name=_name(raw.get("name")),
         start_ns=iso_ns(raw.get("start_time"), where + ".start_time"),
         end_ns=iso_ns(raw.get("end_time"), where + ".end_time"),
@@ -338,6 +386,92 @@ def _add_document(spans: SpanSet, doc: object, where: str) -> None:
 
 
 # ------------------------------------------------------------------ files
+
+
+class BoundedReader:
+    """A binary file as the streaming parser reads it, each chunk checked first: no run of
+    :data:`MAX_DIGITS` digits outside strings, brackets nested at most :data:`MAX_NESTING`
+    deep. The scan is C-speed byte work (escapes dropped, strings cut out at their quotes,
+    brackets collapsed pair by pair), never a Python loop per byte; nesting is bounded from
+    above (a chunk's collapsed groups count at the deepest point between its unmatched
+    brackets)."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self._raw = raw
+        self._reset()
+
+    def _reset(self) -> None:
+        self._in_string = False  # the last chunk ended inside a string
+        self._escape = False  # ... on a backslash that escapes the next chunk's first byte
+        self._digits = 0  # digits outside strings the last chunk ended with
+        self._depth = 0
+
+    def seek(self, offset: int) -> int:
+        if offset != 0:
+            raise ValueError("a BoundedReader only goes back to the start")
+        self._reset()
+        return self._raw.seek(0)
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._raw.read(size)
+        if data:
+            self._scan(data)
+        return data
+
+    def _unescaped(self, data: bytes) -> bytes:
+        """``data`` without escape pairs (``\\\\``, ``\\"``, ``\\n``...): every quote left
+        opens or closes a string. Backslash runs pair from the left, as replace() works."""
+        if self._escape:
+            data, self._escape = data[1:], False
+        if b"\\" not in data:
+            return data
+        odd = (len(data) - len(data.rstrip(b"\\"))) % 2 == 1
+        if odd:  # the last backslash escapes the next chunk's first byte
+            data, self._escape = data[:-1], True
+        return data.replace(b"\\\\", b"").replace(b'\\"', b"")
+
+    def _outside(self, parts: list[bytes], in_string: bool) -> bytes:
+        return b"".join(parts[1::2] if in_string else parts[::2])
+
+    def _scan(self, data: bytes) -> None:
+        in_string = self._in_string
+        text = self._unescaped(data)
+        # Brackets and quotes alone; two quotes side by side open and close an empty string,
+        # or close one and open the next: dropping them leaves what is outside strings.
+        marks = (b'"' if in_string else b"") + text.translate(None, _NOT_STRUCTURE)
+        parts = marks.replace(b'""', b"").split(b'"')
+        self._in_string = len(parts) % 2 == 0
+        self._check_nesting(b"".join(parts[::2]))
+        digits = text.translate(_DIGIT_MAP)
+        lead = len(digits) - len(digits.lstrip(b"1"))
+        if (not in_string and self._digits + lead >= MAX_DIGITS) or _DIGIT_RUN in digits:
+            # Digits inside strings count for nothing: look again without them.
+            outside = self._outside(text.split(b'"'), in_string).translate(_DIGIT_MAP)
+            lead = 0 if in_string else len(outside) - len(outside.lstrip(b"1"))
+            if self._digits + lead >= MAX_DIGITS or _DIGIT_RUN in outside:
+                raise OtelImportError(f"$: a number of more than {MAX_DIGITS - 1} digits")
+        if self._in_string:
+            self._digits = 0
+        elif lead == len(digits) and not in_string:
+            self._digits += lead
+        else:
+            self._digits = len(digits) - len(digits.rstrip(b"1"))
+
+    def _check_nesting(self, structure: bytes) -> None:
+        brackets = structure
+        passes = 0
+        while brackets:
+            shorter = brackets.replace(b"[]", b"").replace(b"{}", b"")
+            if len(shorter) == len(brackets):
+                break
+            brackets, passes = shorter, passes + 1
+            if passes > MAX_NESTING:
+                break
+        opens = brackets.count(b"[") + brackets.count(b"{")
+        after = max(self._depth + 2 * opens - len(brackets), 0)
+        if max(self._depth, after) + passes > MAX_NESTING:
+            raise OtelImportError(f"$: arrays and objects nested more than {MAX_NESTING} deep")
+        self._depth = after
 
 
 def _noting_dict(found: list[str]) -> type[dict]:
@@ -383,12 +517,12 @@ def read_lines(handle: IO[bytes], spans: SpanSet) -> None:
             raise OtelImportError(str(exc), number) from None
 
 
-def _sniff(handle: IO[bytes]) -> str:
+def _sniff(handle: BoundedReader) -> str:
     """``otlp`` or ``console`` (or ``console-array``), from the first keys of the file."""
     import ijson
 
     try:
-        events = ijson.parse(handle, multiple_values=True)
+        events = ijson.parse(handle, multiple_values=True, buf_size=READ_CHUNK)
         for n, (prefix, event, value) in enumerate(events):
             if n == 0 and event == "start_array":
                 return "console-array"
@@ -408,13 +542,18 @@ def _sniff(handle: IO[bytes]) -> str:
     )
 
 
-def _items(handle: IO[bytes], prefix: str) -> Iterator[Any]:
+def _items(handle: BoundedReader, prefix: str) -> Iterator[Any]:
     """The values at ``prefix``; a value holding an object that repeats a key is refused."""
     import ijson
 
     found: list[str] = []
     values = ijson.items(
-        handle, prefix, use_float=True, multiple_values=True, map_type=_noting_dict(found)
+        handle,
+        prefix,
+        use_float=True,
+        multiple_values=True,
+        map_type=_noting_dict(found),
+        buf_size=READ_CHUNK,
     )
     for value in values:
         if found:
@@ -422,9 +561,52 @@ def _items(handle: IO[bytes], prefix: str) -> Iterator[Any]:
         yield value
 
 
-def read_stream(handle: IO[bytes], spans: SpanSet) -> None:
-    """One JSON document (or several one after the other), streamed."""
+def _whole_otlp(raw: IO[bytes]) -> Any:
+    """The file parsed whole (None when it does not parse: the streamed reader then says
+    why, in its words)."""
+    try:
+        return parse_json(read_bounded(raw).decode("utf-8"))
+    except (ValueError, RecursionError, UnicodeDecodeError):
+        return None
+
+
+def _whole_spans(doc: dict, spans: SpanSet) -> None:
+    """The spans of a parsed OTLP document, read as the streamed reader reads them: spans
+    numbered through the file, resources merged, blocks of the wrong shape passed over. Each
+    list of raw spans is emptied once read, so the parsed document shrinks as spans grow."""
+    merged: dict = {}
+    k = 0
+    for r, block in enumerate(_list(doc.get("resourceSpans"), "$.resourceSpans")):
+        if not isinstance(block, dict):
+            continue
+        if "resource" in block:
+            where = f"$.resourceSpans[{r}].resource"
+            merged.update(attributes(_dict(block["resource"], where).get("attributes"), where))
+        scopes = block.get("scopeSpans")
+        for scope in scopes if isinstance(scopes, list) else []:
+            found = scope.get("spans") if isinstance(scope, dict) else None
+            if not isinstance(found, list):
+                continue
+            for raw in found:
+                span, trace_id = otlp_span(raw, f"span {k}", spans.seq)
+                spans.add(span, trace_id, None)
+                k += 1
+            found.clear()
+    spans.resources = dict.fromkeys(spans.by_trace, merged)
+
+
+def read_stream(raw: IO[bytes], spans: SpanSet) -> None:
+    """One JSON document (or several one after the other), streamed through the bounds of
+    :class:`BoundedReader`; an OTLP document of at most :data:`WHOLE_BYTES` is parsed whole
+    (the C parser at full speed, and the same reading)."""
+    handle = BoundedReader(raw)
     layout = _sniff(handle)
+    if layout == "otlp" and os.fstat(raw.fileno()).st_size <= WHOLE_BYTES:
+        doc = _whole_otlp(raw)
+        if isinstance(doc, dict):
+            _whole_spans(doc, spans)
+            return
+        handle.seek(0)
     if layout == "otlp":
         for k, raw in enumerate(_items(handle, SPANS_PREFIX)):
             span, trace_id = otlp_span(raw, f"span {k}", spans.seq)
@@ -470,6 +652,8 @@ def read_span_file(path: str | os.PathLike[str]) -> SpanSet:
         raise OtelImportError(f"$: not valid JSON: {_parser_reason(exc)}") from None
     except (UnicodeDecodeError, RecursionError) as exc:
         raise OtelImportError(f"$: not valid JSON: {type(exc).__name__}") from None
+    except MemoryError:
+        raise OtelImportError("$: out of memory reading the spans; split the file") from None
     except OSError as exc:
         raise OtelImportError(f"cannot read the file: {exc.strerror or exc}") from None
     return spans

@@ -63,6 +63,9 @@ def main() -> int:
     from tests.hostile.release_cases import release_counts
 
     counts["release"].update(release_counts(bad))
+    from tests.hostile.trace_cases import trace_counts
+
+    counts["traces"].update(trace_counts(bad))
     print(f"{'group':<18}" + "".join(f"{k:>10}" for k in KINDS) + f"{'total':>8}")
     for group, c in counts.items():
         print(f"{group:<18}" + "".join(f"{c[k]:>10}" for k in KINDS) + f"{sum(c.values()):>8}")
