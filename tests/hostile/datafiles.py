@@ -50,6 +50,27 @@ retrieved_per_family:
 """
 
 
+# The round with one named source batch (its counts the batch's), for the batch cases.
+BATCH = """\
+sources:
+  - name: github:someone/awesome-list
+    query: The list's multi-agent section.
+    file: list.csv
+    imported_on: 2026-11-23
+    identified: 10
+    duplicates_removed: 2
+    outside_window: 1
+    reached: 2026-11-20
+    strategy: A
+"""
+
+
+def _batch(old: str, new: str) -> Callable[[Path], str]:
+    """The round with :data:`BATCH`, one of its lines changed."""
+    assert old in BATCH
+    return _replace(ROUND_FILE, ROUND_YAML + BATCH.replace(old, new))
+
+
 def valid_files(root: Path) -> None:
     """A valid claims.yaml, protocol.yaml and one screening round under ``root``."""
     (root / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
@@ -148,6 +169,19 @@ CASES: list[tuple[str, str, Callable[[Path], str]]] = [
         _edit(R, r"multi_agent_llm: 10", "multi_agent_llm: 99999999999"),
     ),
     ("round-window-reversed", "window", _edit(R, r"since: 2026-11-16", "since: 2026-11-30")),
+    ("round-reached-after-window", "sources[0].reached", _batch("2026-11-20", "2026-11-23")),
+    ("round-reached-long-before", "sources[0].reached", _batch("2026-11-20", "2026-10-01")),
+    (
+        "round-source-name-spaces",
+        "sources[0].name",
+        _batch("github:someone/awesome-list", "github:a b"),
+    ),
+    (
+        "round-source-name-escape",
+        "sources[0].name",
+        _batch("github:someone/awesome-list", '"x\\e[2J"'),
+    ),
+    ("round-strategy-bad", "sources[0].strategy", _batch("strategy: A", "strategy: '../A'")),
     ("round-run-on-far-future", "run_on", _edit(R, r"run_on: 2026-11-23", "run_on: 9999-01-01")),
     ("round-window-ancient", "window", _edit(R, r"since: 2026-11-16", "since: 1066-10-14")),
     ("round-id-mismatch", "round", _edit(R, r"^round: .*", "round: 2020-01-01_2020-01-07")),

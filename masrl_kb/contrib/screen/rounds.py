@@ -140,10 +140,11 @@ def check_strategy(strategy: str) -> None:
 def _reach(since: dt.date, until: dt.date, reached: dt.date | None) -> dict[str, dt.date]:
     if reached is None or reached == until:
         return {}
-    if not since <= reached <= until:
+    if not since - dt.timedelta(days=1) <= reached <= until:
         raise ScreeningError(
             f"--reached {reached.isoformat()} is outside the window "
-            f"{since.isoformat()}..{until.isoformat()}"
+            f"{since.isoformat()}..{until.isoformat()} (or the day before it, for a source "
+            "that reached none of the window)"
         )
     return {"reached": reached}
 

@@ -4,6 +4,7 @@ context's ``folder``, counts are bounded, records are paths under the record fol
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Mapping
 from dataclasses import replace
@@ -184,6 +185,23 @@ class RoundFile(KbModel):
         if self.in_progress and self.run_on > self.window.until:
             message = f"the window ended on {self.window.until} before run_on {self.run_on}"
             report([Finding(("in_progress",), message + "; remove in_progress")])
+        return self
+
+    @model_validator(mode="after")
+    def _reach_in_window(self) -> Self:
+        """A batch reaches a day of its window, or the day before it (none of it)."""
+        first = self.window.since - dt.timedelta(days=1)
+        found = [
+            Finding(
+                ("sources", i, "reached"),
+                f"{b.reached} is outside {first}..{self.window.until} (the window, or the day "
+                "before it when the source reached none of the window)",
+            )
+            for i, b in enumerate(self.sources or [])
+            if b.reached is not None and not first <= b.reached <= self.window.until
+        ]
+        if found:
+            report(found)
         return self
 
     @model_validator(mode="after")
