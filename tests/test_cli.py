@@ -11,14 +11,14 @@ import pytest
 
 import masrl_kb
 from masrl_kb.cli import main
-from tests.conftest import GOOD_PAPER
+from tests.conftest import GOOD_PAPER, REPO
 
 
 def test_validate_ok(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["validate"]) == 0
     papers, exclusions = len(masrl_kb.load_papers()), len(masrl_kb.load_exclusions())
     assert capsys.readouterr().out.strip() == (
-        f"ok: {papers} papers and {exclusions} exclusions are valid"
+        f"ok: {papers} papers and {exclusions} exclusions are valid in {REPO}"
     )
 
 

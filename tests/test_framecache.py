@@ -301,7 +301,10 @@ def test_a_warm_validate_loads_no_model(root: Path, folder: Path) -> None:
     ]
     assert [r.returncode for r in runs] == [0, 0]
     assert runs[0].stdout.splitlines() == [
-        "ok: 5 papers and 2 exclusions are valid",
+        f"ok: 5 papers and 2 exclusions are valid in {root}",
         "['pydantic']",
     ]
-    assert runs[1].stdout.splitlines() == ["ok: 5 papers and 2 exclusions are valid", "[]"]
+    assert runs[1].stdout.splitlines() == [
+        f"ok: 5 papers and 2 exclusions are valid in {root}",
+        "[]",
+    ]

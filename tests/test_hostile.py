@@ -37,4 +37,4 @@ def test_the_corpus_covers_every_group() -> None:
     groups = {c.group for c in CASES}
     assert {"text", "year", "date", "lookalike", "yaml", "url", "echo"} <= groups
     assert {"filesystem", "taxonomy", "datafiles", "import-upstream"} <= groups
-    assert {p.group for p in PROBES} == {"csv-formulas", "caches"}
+    assert {p.group for p in PROBES} == {"csv-formulas", "caches", "api-arguments"}

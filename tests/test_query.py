@@ -11,7 +11,7 @@ import pytest
 import masrl_kb
 from masrl_kb.kb.taxonomy import load_taxonomy
 from masrl_kb.query.frames import InvalidRecordsError, axis_mask
-from tests.conftest import GOOD_PAPER
+from tests.conftest import GOOD_PAPER, REPO
 
 
 @pytest.fixture(scope="module")
@@ -132,12 +132,12 @@ def test_exclusions_frame() -> None:
     assert exclusions.loc["E001", "arxiv_id"] == "2305.14325"
 
 
-def test_works_from_any_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
+def test_works_from_any_folder_of_the_clone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The data root is the clone the current folder is in (tests/test_root.py: never the
+    clone the package was installed from)."""
+    monkeypatch.chdir(REPO / "papers")
     monkeypatch.delenv("MASRL_KB_ROOT", raising=False)
-    assert len(masrl_kb.load_papers()) == len(
-        list(Path(masrl_kb.__file__).parent.parent.glob("papers/*.yaml"))
-    )
+    assert len(masrl_kb.load_papers()) == len(list((REPO / "papers").glob("*.yaml")))
 
 
 def test_root_from_environment(mini_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -206,21 +206,28 @@ def test_every_api_function_reports_unknown_names_the_same_way(
     assert f"; {listed}: " in message and "..." not in message and "more)" not in message
 
 
-def test_unknown_column_lists_every_column_untruncated(papers: pd.DataFrame) -> None:
+def test_unknown_column_lists_the_first_columns_and_a_count(papers: pd.DataFrame) -> None:
+    """Issue 27: a long list is capped ("and N more"); the did-you-mean finds the name."""
+    from masrl_kb.kb.text import NAMES_SHOWN
     from masrl_kb.query.lang import columns_of
 
     with pytest.raises(masrl_kb.UnknownNameError) as caught:
         masrl_kb.select('credit == "message"', papers=papers)
-    listed = str(caught.value).split("; columns: ", 1)[1].split(", ")
-    assert listed == columns_of(papers) and len(listed) > 40
+    listed, more = str(caught.value).split("; columns: ", 1)[1].rsplit(" and ", 1)
+    assert listed.split(", ") == columns_of(papers)[:NAMES_SHOWN] and len(columns_of(papers)) > 40
+    assert more == f"{len(columns_of(papers)) - NAMES_SHOWN} more"
+    assert "(did you mean 'credit_unit'?)" in str(caught.value)
 
 
-def test_unknown_axis_lists_every_axis(papers: pd.DataFrame) -> None:
+def test_unknown_axis_lists_the_first_axes_and_a_count(papers: pd.DataFrame) -> None:
+    from masrl_kb.kb.text import NAMES_SHOWN
     from masrl_kb.query.frames import axes_of
 
     with pytest.raises(masrl_kb.UnknownNameError) as caught:
         masrl_kb.crosstab("nothing_like_it", "topology", papers=papers)
-    assert str(caught.value).split("; axes: ", 1)[1].split(", ") == axes_of(papers)
+    listed, more = str(caught.value).split("; axes: ", 1)[1].rsplit(" and ", 1)
+    assert listed.split(", ") == axes_of(papers)[:NAMES_SHOWN]
+    assert more == f"{len(axes_of(papers)) - NAMES_SHOWN} more"
     assert "did you mean" not in str(caught.value)
 
 

@@ -76,7 +76,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if os.environ.get("GITHUB_ACTIONS"):  # inline annotations on the pull request's diff
         for p in report.problems:
             print(f"::error file={p.path},line={p.line}::{p.field}: {p.message}")
-    print(report.summary(), file=sys.stderr if report.problems else sys.stdout)
+    # The root checked is named: with several clones, an "ok" must say which one it read.
+    print(
+        report.summary(os.path.abspath(args.root)),
+        file=sys.stderr if report.problems else sys.stdout,
+    )
     if report.problems:
         _print_unfinished(args.root)
     return 0 if report.ok else EXIT_USER_ERROR
@@ -210,7 +214,11 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Knowledge base of RL for LLM-based multi-agent systems.",
     )
-    parser.add_argument("--root", help="data root holding taxonomy.yaml (default: this clone)")
+    parser.add_argument(
+        "--root",
+        help="data root holding taxonomy.yaml and papers/ (default: $MASRL_KB_ROOT, else the "
+        "clone the current folder is in)",
+    )
     parser.add_argument(
         "--debug", action="store_true", help="show the traceback of an unexpected error"
     )
@@ -246,25 +254,34 @@ def build_parser() -> argparse.ArgumentParser:
 # ---------------------------------------------------------------- the error path
 
 
+def _named_root(given: str, where: str) -> None:
+    """A root named by ``--root`` or the environment must be a folder with a taxonomy."""
+    from masrl_kb.kb.paths import TAXONOMY_FILE
+    from masrl_kb.kb.text import strip_controls
+
+    shown = strip_controls(given)
+    if not Path(given).is_dir():
+        raise UsageError(f"{where}{shown}: no such folder")
+    if not (Path(given) / TAXONOMY_FILE).is_file():
+        raise UsageError(f"{where}{shown}: no {TAXONOMY_FILE} in this folder")
+
+
 def _check_root(args: argparse.Namespace) -> None:
     """Resolve the data root once for the command (``args.root`` becomes that folder):
-    an existing folder with a readable taxonomy."""
+    ``--root``, else ``$MASRL_KB_ROOT``, else the clone the command runs in; an existing
+    folder with a readable taxonomy."""
     if args.command in ROOTLESS:
         return
-    from masrl_kb.kb.paths import ENV_ROOT as ENV
-    from masrl_kb.kb.paths import TAXONOMY_FILE, find_root
+    from masrl_kb.kb.paths import ENV_ROOT, TAXONOMY_FILE, RootNotFoundError, find_root
 
     if args.root is not None:
-        given = Path(args.root)
-        if not given.is_dir():
-            raise UsageError(f"--root {args.root}: no such folder")
-        if not (given / TAXONOMY_FILE).is_file():
-            raise UsageError(f"--root {args.root}: no {TAXONOMY_FILE} in this folder")
+        _named_root(args.root, "--root ")
+    elif os.environ.get(ENV_ROOT):
+        _named_root(os.environ[ENV_ROOT], f"{ENV_ROOT}=")
     try:
         root = find_root(args.root)
-    except FileNotFoundError:
-        message = f"no {TAXONOMY_FILE} here or in a parent folder: pass --root DIR or set {ENV}"
-        raise UsageError(message) from None
+    except RootNotFoundError as error:
+        raise UsageError(str(error)) from None
     if args.command == "validate":
         from masrl_kb.query.datafiles import kept_report
 

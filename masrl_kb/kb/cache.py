@@ -1,9 +1,10 @@
 """The per-user cache: values computed from the data, kept outside every clone.
 
 One folder per user (platformdirs, or an absolute ``$MASRL_KB_CACHE_DIR``), used only
-when it is a real folder this user alone may change; entries are plain pickle named by a
-hash of everything they depend on, so a change is a miss, never a stale value. The whole
-contract is section 4 of ARCHITECTURE.md.
+when it is a real folder this user alone may change and lies in no data root; entries are
+plain pickle named by a hash of everything they depend on (taken before reading, and
+kept only when it is the same after), so a change is a miss, never a stale value. The
+whole contract is section 4 of ARCHITECTURE.md.
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ import os
 import pickle
 import stat
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from masrl_kb.kb.atomic import write_atomic
+from masrl_kb.kb.paths import is_data_root
 from masrl_kb.kb.yamlio import read_regular_file
 
 ENV_DIR = "MASRL_KB_CACHE_DIR"
@@ -50,10 +53,24 @@ def _location() -> Path:
     return path if path.is_absolute() else Path.home() / ".cache" / "masrl-kb"
 
 
-def folder() -> Path | None:
+def _data_root_around(path: Path, root: Path | None) -> Path | None:
+    """The data root ``path`` lies in: ``root`` or any folder above ``path`` holding a data
+    root's marker files. A pull request can commit files there, and a pickle runs code."""
+    real = Path(os.path.realpath(path))
+    if root is not None and real.is_relative_to(os.path.realpath(root)):
+        return root
+    return next((f for f in (real, *real.parents) if is_data_root(f)), None)
+
+
+def folder(root: Path | None = None) -> Path | None:
     """This user's cache folder (made, mode 0700, when missing), or None when it may not be
-    trusted: a link, not a folder, another user's, or writable by others."""
+    trusted: inside ``root`` or any data root, a link, not a folder, another user's, or
+    writable by others."""
     path = _location()
+    inside = _data_root_around(path, root)
+    if inside is not None:
+        warn(f"{path}: cache folder is inside the data root {inside}, where a clone's files live")
+        return None
     try:
         if not os.path.lexists(path):
             path.mkdir(mode=0o700, parents=True)
@@ -173,9 +190,10 @@ def data_fingerprint(root: Path, salt: str = "") -> str | None:
     return _fingerprint(root, salt, (*POOL_FOLDERS, *POOL_FILES, *DATA_FILES), rounds=True)
 
 
-def load(key: str) -> object | None:
-    """The value kept under ``key``, or None: absent, oversized, not a regular file or corrupt."""
-    base = folder()
+def load(key: str, root: Path | None = None) -> object | None:
+    """The value kept under ``key``, or None: absent, oversized, not a regular file or corrupt
+    (or no folder to trust, one inside ``root`` included)."""
+    base = folder(root)
     if base is None:
         return None
     collecting = gc.isenabled()
@@ -192,9 +210,9 @@ def load(key: str) -> object | None:
             gc.enable()
 
 
-def store(key: str, value: object) -> None:
+def store(key: str, value: object, root: Path | None = None) -> None:
     """Keep ``value`` under ``key`` (atomically, best effort) and drop the oldest entries."""
-    base = folder()
+    base = folder(root)
     if base is None:
         return
     try:
@@ -206,3 +224,16 @@ def store(key: str, value: object) -> None:
             old.unlink()
     except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
         pass  # best effort: a value not kept is only computed again
+
+
+def store_if_unchanged(
+    name: str, key: str | None, value: object, again: Callable[[], str | None], root: Path
+) -> bool:
+    """Keep ``value`` as ``name-key`` only when ``key``, the fingerprint taken before its
+    files were read, is still what ``again()`` gives after ``value`` was computed: a file
+    edited meanwhile must not leave a report of one content under another's key (a valid
+    report kept for a record that is not). True when kept."""
+    if key is None or again() != key:
+        return False
+    store(f"{name}-{key}", value, root)
+    return True

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+
+from masrl_kb.kb.text import strip_controls
 
 
 @dataclass(frozen=True, order=True)
@@ -31,11 +34,13 @@ class Report:
     def ok(self) -> bool:
         return not self.problems
 
-    def summary(self) -> str:
+    def summary(self, root: str | os.PathLike[str] | None = None) -> str:
+        """The last line of ``validate``, naming the data root checked when given."""
+        where = "" if root is None else f" in {strip_controls(os.fspath(root))}"
         if self.ok:
-            return f"ok: {self.papers} papers and {self.exclusions} exclusions are valid"
+            return f"ok: {self.papers} papers and {self.exclusions} exclusions are valid{where}"
         files = len({p.path for p in self.problems})
-        return f"{len(self.problems)} problem(s) in {files} file(s)"
+        return f"{len(self.problems)} problem(s) in {files} file(s){where}"
 
 
 class DataFileError(ValueError):
@@ -48,4 +53,6 @@ class DataFileError(ValueError):
         lines = "\n".join(str(p) for p in problems[: self.shown])
         more = len(problems) - self.shown
         tail = f"\n... and {more} more" if more > 0 else ""
-        super().__init__(f"{len(problems)} {what}:\n{lines}{tail}")
+        # One problem is one line: what a caller's log or the CLI's error line shows whole.
+        start = " " if len(problems) == 1 else "\n"
+        super().__init__(f"{len(problems)} {what}:{start}{lines}{tail}")

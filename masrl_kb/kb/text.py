@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 
 ECHO_LIMIT = 80
 # Line breaks a reader (or a CSV/YAML/BibTeX consumer) treats as a new line.
@@ -44,6 +45,52 @@ def shorten_name(value: object, limit: int = ECHO_LIMIT) -> str:
     """A key or field name for a message: unquoted, control characters escaped, cut."""
     text = repr(str(value))[1:-1]
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+NAMES_SHOWN = 15  # allowed names a message lists before "and N more"
+_CLOSE_RATIO = 60  # rapidfuzz ratio (0-100) of a did-you-mean, as difflib's 0.6 cutoff
+_CLOSE_PARTIAL = 85  # a weighted ratio that also finds "Amato" in "Amato, Christopher"
+_LONGEST_QUERY = 200  # characters of a name compared: a huge one is cut, never fuzzed whole
+
+
+def closest(name: object, choices: Sequence[object]) -> str | None:
+    """The choice most like ``name`` (case and punctuation aside), or None when none is
+    close: whole-name similarity first, then, for names of four characters or more, one
+    that also matches a part ("Amato" -> "Amato, Christopher")."""
+    from rapidfuzz import fuzz, process, utils
+
+    text, texts = str(name)[:_LONGEST_QUERY], [str(c) for c in choices]
+    found = process.extractOne(
+        text, texts, scorer=fuzz.ratio, processor=utils.default_process, score_cutoff=_CLOSE_RATIO
+    )
+    if found is None and len(text.strip()) >= 4:
+        found = process.extractOne(
+            text,
+            texts,
+            scorer=fuzz.WRatio,
+            processor=utils.default_process,
+            score_cutoff=_CLOSE_PARTIAL,
+        )
+    return None if found is None else found[0]
+
+
+def capped_list(choices: Sequence[object], shown: int = NAMES_SHOWN, sep: str = ", ") -> str:
+    """``a, b, c`` or, past ``shown`` names, ``a, b, ... and 988 more`` (names escaped;
+    ``sep`` "; " for names holding commas, as authors' do)."""
+    texts = [shorten_name(c) for c in choices]
+    if len(texts) <= shown:
+        return sep.join(texts) or "none"
+    return f"{sep.join(texts[:shown])} and {len(texts) - shown} more"
+
+
+def suggest(
+    name: object, choices: Sequence[object], label: str = "allowed", sep: str = ", "
+) -> str:
+    """The tail of an unknown-name message, one line however many names there are:
+    `` (did you mean 'title'?); allowed fields: key, title ... and 12 more``."""
+    close = closest(name, choices)
+    hint = f" (did you mean {shorten_name(close)!r}?)" if close is not None else ""
+    return f"{hint}; {label}: {capped_list(choices, sep=sep)}"
 
 
 _BAD = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")

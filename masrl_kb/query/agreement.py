@@ -11,11 +11,14 @@ import pandas as pd
 
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.readings import KB_READER, READING_AXES, Reader, load_readers
+from masrl_kb.query.args import checked
 from masrl_kb.query.frames import PathLike, load_papers
 
 AGREEMENT_COLUMNS = ["readers", "axis", "n", "agreement", "kappa", "alpha"]
+READING_COLUMNS = ("reader", "key", "axis", "value")  # of a readings() table
 
 
+@checked(papers=tuple(READING_AXES))
 def readings(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.DataFrame:
     """One row per (reader, paper, axis) with the value that reader coded; the ``kb``
     reader's rows cover only papers some other reader coded."""
@@ -77,6 +80,7 @@ def _kappa_alpha(x: list[str], y: list[str], labels: list[str]) -> tuple[float, 
     return float(cohen_kappa_score(x, y, labels=labels)), float(alpha)
 
 
+@checked(papers=tuple(READING_AXES), table=READING_COLUMNS)
 def agreement(
     papers: pd.DataFrame | None = None,
     root: PathLike = None,
@@ -95,6 +99,7 @@ def agreement(
     return pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
 
 
+@checked(papers=tuple(READING_AXES), table=READING_COLUMNS)
 def disagreements(
     papers: pd.DataFrame | None = None,
     root: PathLike = None,

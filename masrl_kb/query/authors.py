@@ -12,8 +12,12 @@ import unicodedata
 
 import pandas as pd
 
+from masrl_kb.kb.text import shorten
+from masrl_kb.query.args import checked
 from masrl_kb.query.frames import load_papers
 from masrl_kb.query.lang import unknown_name
+
+AUTHOR_COLUMNS = ("authors", "year", "title")  # what authors() reads of a papers frame
 
 
 def fold(text: str) -> str:
@@ -22,6 +26,7 @@ def fold(text: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
 
 
+@checked(papers=AUTHOR_COLUMNS)
 def authors(papers: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per (author, paper), sorted by author; ``position`` 1 is the first author
     and ``folded`` the name without accents, for matching."""
@@ -37,13 +42,16 @@ def authors(papers: pd.DataFrame | None = None) -> pd.DataFrame:
     return frame.reset_index(drop=True)
 
 
+@checked(papers=AUTHOR_COLUMNS)
 def coauthors(author: str, papers: pd.DataFrame | None = None) -> pd.Series:
     """How many pooled papers ``author`` shares with each co-author, most first."""
     table = authors(papers)
     keys = table.loc[table["author"] == author, "key"]
     if keys.empty:
         names = sorted(table["author"].unique(), key=fold)
-        raise unknown_name(f"unknown author {author!r}", author, names, "authors in the pool")
+        what = f"unknown author {shorten(author)}"
+        # "; " between names: each holds a comma ("Amato, Christopher")
+        raise unknown_name(what, author, names, f"authors in the pool ({len(names)})", "; ")
     shared = table[table["key"].isin(keys) & (table["author"] != author)]
     counts = shared.groupby("author")["key"].nunique()
     return counts.sort_values(ascending=False, kind="stable").rename("shared_papers")

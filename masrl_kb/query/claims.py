@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from masrl_kb.kb.paths import find_root
+from masrl_kb.query.args import checked
 from masrl_kb.query.claimsfile import CLAIMS_FILE, Claim, ClaimsFileError, claim_error, load_claims
 from masrl_kb.query.frames import load_pool
 from masrl_kb.query.lang import OPERATORS, QueryError, select_rows
@@ -58,6 +59,7 @@ def _matching(
         raise claim_error(CLAIMS_FILE, claim.line_of(name), name, message) from None
 
 
+@checked()
 def evaluate_claims(
     claims: list[Claim] | None = None,
     papers: pd.DataFrame | None = None,

@@ -16,6 +16,7 @@ from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.text import shorten
 from masrl_kb.kb.yamlio import LineDict, load_yaml_file
+from masrl_kb.query.args import checked
 from masrl_kb.query.lang import OPERATORS, QueryError, parse
 
 CLAIMS_FILE = "claims.yaml"
@@ -106,6 +107,7 @@ def _unique(claims: list[Claim], raws: list[LineDict]) -> list[Problem]:
     return found
 
 
+@checked()
 def load_claims(root: str | os.PathLike[str] | None = None) -> list[Claim]:
     """Read and check ``claims.yaml``; :class:`ClaimsFileError` lists every problem."""
     loaded = load_yaml_file(find_root(root) / CLAIMS_FILE)

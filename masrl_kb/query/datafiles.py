@@ -11,6 +11,7 @@ from pathlib import Path
 from masrl_kb.kb import cache
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.problem import Problem, Report
+from masrl_kb.query.args import checked
 
 
 def _problems(load: Callable[[Path], object], root: Path, rel: str) -> list[Problem]:
@@ -58,23 +59,31 @@ def compute_report(base: Path) -> Report:
     return Report(problems, report.papers, report.exclusions)
 
 
-def kept_report(root: str | os.PathLike[str] | None = None) -> Report | None:
-    """The report kept in the user's cache (:mod:`masrl_kb.kb.cache`) for this very pool,
-    or None. Reading it imports no model: a warm ``validate`` never loads pydantic."""
-    key = cache.data_fingerprint(find_root(root), "validate")
-    kept = cache.load(f"validate-{key}") if key is not None else None
+def _validate_key(base: Path) -> str | None:
+    return cache.data_fingerprint(base, "validate")
+
+
+def _kept(base: Path, key: str | None) -> Report | None:
+    kept = cache.load(f"validate-{key}", base) if key is not None else None
     return kept if isinstance(kept, Report) else None
 
 
+def kept_report(root: str | os.PathLike[str] | None = None) -> Report | None:
+    """The report kept in the user's cache (:mod:`masrl_kb.kb.cache`) for this very pool,
+    or None. Reading it imports no model: a warm ``validate`` never loads pydantic."""
+    base = find_root(root)
+    return _kept(base, _validate_key(base))
+
+
+@checked()
 def validate(root: str | os.PathLike[str] | None = None) -> Report:
     """Validate every record and every data file under the data root (the kept report
     of an unchanged pool, else computed and kept)."""
     base = find_root(root)
-    kept = kept_report(base)
+    key = _validate_key(base)  # before reading: the report is of the files as they were then
+    kept = _kept(base, key)
     if kept is not None:
         return kept
     report = compute_report(base)
-    key = cache.data_fingerprint(base, "validate")
-    if key is not None:
-        cache.store(f"validate-{key}", report)
+    cache.store_if_unchanged("validate", key, report, lambda: _validate_key(base), base)
     return report

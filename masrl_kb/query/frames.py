@@ -27,7 +27,9 @@ from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.records import RecordSet, read_records
 from masrl_kb.kb.rules import decision_statuses
 from masrl_kb.kb.taxonomy import Taxonomy, TaxonomyError, load_taxonomy
+from masrl_kb.kb.text import shorten
 from masrl_kb.kb.validate import validate_records
+from masrl_kb.query.args import checked
 from masrl_kb.query.lang import select_rows, unknown_name
 
 PathLike = str | os.PathLike[str] | None
@@ -51,12 +53,14 @@ class InvalidRecordsError(ValueError):
         self.problems = problems
         shown = "\n".join(str(p) for p in problems[:20])
         more = f"\n... and {len(problems) - 20} more" if len(problems) > 20 else ""
-        super().__init__(f"{len(problems)} invalid record problem(s):\n{shown}{more}")
+        start = " " if len(problems) == 1 else "\n"  # one problem, one line
+        super().__init__(f"{len(problems)} invalid record problem(s):{start}{shown}{more}")
 
 
 # ---------------------------------------------------------------- loading
 
 
+@checked()
 def load_papers(
     root: PathLike = None, as_of: DateLike = None, drafts: str = "error"
 ) -> pd.DataFrame:
@@ -67,6 +71,7 @@ def load_papers(
     return load_pool(root, as_of=as_of, drafts=drafts)[0]
 
 
+@checked()
 def load_exclusions(
     root: PathLike = None, as_of: DateLike = None, drafts: str = "error"
 ) -> pd.DataFrame:
@@ -75,12 +80,14 @@ def load_exclusions(
     return load_pool(root, as_of=as_of, drafts=drafts)[1]
 
 
+@checked()
 def load_pool(root: PathLike = None, as_of: DateLike = None, drafts: str = "error") -> Frames:
     """``(load_papers(), load_exclusions())`` from one read and validation."""
     papers, exclusions = _built_pool(find_root(root), check_mode(drafts))
     return (papers, exclusions) if as_of is None else pool_as_of(papers, exclusions, as_of)
 
 
+@checked()
 def load_drafts(root: PathLike = None) -> pd.DataFrame:
     """The records holding ``TODO`` fields: what ``load_papers(drafts="exclude")`` leaves out."""
     _, found = split_drafts(read_records(root))
@@ -96,8 +103,9 @@ def pool_as_of(papers: pd.DataFrame, exclusions: pd.DataFrame, as_of: dt.date | 
 
 def _built_pool(base: Path, drafts: str) -> Frames:
     """Both frames, kept (:mod:`masrl_kb.kb.cache`) when the pool has no drafts."""
-    key = cache.pool_fingerprint(base, f"frames {pd.__version__} {np.__version__}")
-    kept = cache.load(f"frames-{key}") if key is not None else None
+    salt = f"frames {pd.__version__} {np.__version__}"
+    key = cache.pool_fingerprint(base, salt)  # before reading: the frames are of these files
+    kept = cache.load(f"frames-{key}", base) if key is not None else None
     if isinstance(kept, tuple) and [type(f) for f in kept] == [pd.DataFrame] * 2:
         return cast(Frames, kept)
     records = read_records(base)
@@ -106,8 +114,10 @@ def _built_pool(base: Path, drafts: str) -> Frames:
         records, left_out = split_drafts(records)
     tax = _checked(records)
     built = _papers_table(records, tax), _exclusions_table(records, tax)
-    if key is not None and not left_out:
-        cache.store(f"frames-{key}", built)
+    if not left_out:
+        cache.store_if_unchanged(
+            "frames", key, built, lambda: cache.pool_fingerprint(base, salt), base
+        )
     return built
 
 
@@ -275,7 +285,7 @@ def check_axis(papers: pd.DataFrame, axis: object) -> None:
     """Raise :class:`UnknownNameError` unless ``axis`` is one of :func:`axes_of`."""
     allowed = axes_of(papers)
     if axis not in allowed:
-        raise unknown_name(f"unknown axis {axis!r}", axis, allowed, "axes")
+        raise unknown_name(f"unknown axis {shorten(axis)}", axis, allowed, "axes")
 
 
 def check_value(papers: pd.DataFrame, axis: str, value: object) -> None:
@@ -284,10 +294,11 @@ def check_value(papers: pd.DataFrame, axis: str, value: object) -> None:
     if axis == "year":
         if isinstance(value, int) and not isinstance(value, bool):
             return  # a year without papers is an empty cell, not an error
-        raise unknown_name(f"year: {value!r} is not a year", value, [], "a whole number")
+        raise unknown_name(f"year: {shorten(value)} is not a year", value, [], "a whole number")
     allowed = axis_values(axis, papers)
     if value not in allowed:
-        raise unknown_name(f"{axis}: {value!r} is not one of its values", value, allowed, "allowed")
+        what = f"{axis}: {shorten(value)} is not one of its values"
+        raise unknown_name(what, value, allowed, "allowed")
 
 
 def require_columns(papers: pd.DataFrame, names: Iterable[str], who: str) -> None:
@@ -322,6 +333,7 @@ def _strict_filter(papers: pd.DataFrame, strict: bool) -> pd.DataFrame:
     return papers[papers["credit_strict"]]
 
 
+@checked()
 def crosstab(
     rows: str,
     cols: str,
@@ -344,6 +356,7 @@ def crosstab(
     )
 
 
+@checked()
 def cell_papers(
     rows: str,
     row_value: object,
@@ -361,6 +374,7 @@ def cell_papers(
     return subset[axis_mask(subset, rows, row_value) & axis_mask(subset, cols, col_value)]
 
 
+@checked()
 def value_counts(axis: str, papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.Series:
     """Paper count per value of one axis, in taxonomy order, zeros kept."""
     papers = load_papers(root) if papers is None else papers
@@ -370,6 +384,7 @@ def value_counts(axis: str, papers: pd.DataFrame | None = None, root: PathLike =
     return pd.Series(counts, index=pd.Index(values, name=axis), name="papers")
 
 
+@checked()
 def tag_matrix(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.DataFrame:
     """One row per paper, one boolean column per (axis, value): every tag axis,
     ``reward_family``, ``credit_strict`` (per credit unit) and the decision axes."""
@@ -384,6 +399,7 @@ def tag_matrix(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.
     return frame.astype(bool)
 
 
+@checked()
 def select(
     where: str | None, papers: pd.DataFrame | None = None, root: PathLike = None
 ) -> pd.DataFrame:
@@ -407,6 +423,7 @@ def _entries(papers: pd.DataFrame) -> Iterable[tuple[str, str, dict[str, Any]]]:
         yield from ((key, category, e) for e in (entries if isinstance(entries, list) else []))
 
 
+@checked()
 def evaluations(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.DataFrame:
     """One row per (paper ``key``, ``benchmark``) a paper reports results on: ``benchmark``
     a pooled record's key (``pooled``) or an id of ``benchmarks.yaml``, ``label`` its title
@@ -427,6 +444,7 @@ def evaluations(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd
     return pd.DataFrame(rows, columns=EVALUATION_COLUMNS)
 
 
+@checked(papers=("category", "evaluated_on"))
 def results(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.DataFrame:
     """One row per reported value (``RESULT_COLUMNS``); evaluations without one have none."""
     papers = load_papers(root) if papers is None else papers
@@ -438,6 +456,7 @@ def results(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.Dat
     return pd.DataFrame(rows, columns=RESULT_COLUMNS)
 
 
+@checked(papers=("category",), table=("key", "benchmark", "pooled"))
 def benchmark_matrix(
     papers: pd.DataFrame | None = None,
     root: PathLike = None,

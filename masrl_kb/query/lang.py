@@ -51,14 +51,14 @@ class UnknownNameError(QueryError, KeyError):
     __str__ = Exception.__str__  # KeyError would quote the whole message
 
 
-def unknown_name(what: str, name: object, allowed: list[Any], label: str) -> UnknownNameError:
-    """``what`` is not among ``allowed`` (listed in full after ``label``), with a did-you-mean."""
-    import difflib
+def unknown_name(
+    what: str, name: object, allowed: list[Any], label: str, sep: str = ", "
+) -> UnknownNameError:
+    """``what`` is not among ``allowed`` (listed after ``label``, capped with "and N more"),
+    with a did-you-mean: one line even for the pool's ~1,000 authors."""
+    from masrl_kb.kb.text import suggest
 
-    texts = [str(a) for a in allowed]
-    close = difflib.get_close_matches(str(name), texts, n=1, cutoff=0.6)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return UnknownNameError(f"{what}{hint}; {label}: {', '.join(texts) or 'none'}")
+    return UnknownNameError(f"{what}{suggest(name, allowed, label, sep)}")
 
 
 # ---------------------------------------------------------------- parsing

@@ -23,6 +23,7 @@ from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.protocol import PROTOCOL_FILE, load_protocol
 from masrl_kb.kb.rounds import load_rounds
 from masrl_kb.kb.rules import crosstab_list
+from masrl_kb.query.args import checked
 from masrl_kb.query.claims import ClaimResult, evaluate_claims, load_claims
 from masrl_kb.query.claimsfile import Claim
 from masrl_kb.query.frames import Frames, PathLike, axis_mask, crosstab, load_pool, pool_as_of
@@ -32,6 +33,7 @@ NEW_PAPER_COLUMNS = ["title", "added", "round", "url"]
 MOVED_CELL_COLUMNS = "rows row_value cols col_value strict survey today change papers".split()
 
 
+@checked()
 def survey_baseline(root: PathLike = None) -> dt.date | None:
     """The survey's cut-off (``protocol.yaml`` ``survey.baseline``); None for a data
     root without a protocol (a bare root has no survey to compare with)."""
@@ -43,6 +45,7 @@ def _baseline(root: PathLike, baseline: dt.date | None) -> dt.date | None:
     return survey_baseline(root) if baseline is None else baseline
 
 
+@checked()
 def pool_coverage(root: PathLike = None, baseline: dt.date | None = None) -> dt.date | None:
     """The date the live pool covers: the last day of the unbroken run of screening
     rounds from the baseline on that every source searched reached
@@ -58,6 +61,7 @@ def pool_coverage(root: PathLike = None, baseline: dt.date | None = None) -> dt.
     return covered_until(rounds, day)
 
 
+@checked(papers=("added",), exclusions=("screened",))
 def survey_view(
     papers: pd.DataFrame | None = None,
     exclusions: pd.DataFrame | None = None,
@@ -112,6 +116,7 @@ def with_view_reading(papers: pd.DataFrame, root: PathLike = None) -> pd.DataFra
     return out
 
 
+@checked(papers=("added",))
 def new_papers(
     papers: pd.DataFrame | None = None, root: PathLike = None, baseline: dt.date | None = None
 ) -> pd.DataFrame:
@@ -136,6 +141,7 @@ def new_papers(
     return newest[NEW_PAPER_COLUMNS]
 
 
+@checked(papers=("added",))
 def moved_cells(
     papers: pd.DataFrame | None = None,
     root: PathLike = None,
@@ -206,6 +212,7 @@ def _movers(claim: Claim, now: pd.DataFrame, then: pd.DataFrame) -> tuple[str, .
     return tuple(sorted(keys))
 
 
+@checked(papers=("added",), exclusions=("screened",))
 def claim_views(
     claims: list[Claim] | None = None,
     papers: pd.DataFrame | None = None,
@@ -231,6 +238,7 @@ def claim_views(
     return out
 
 
+@checked(papers=("added",), exclusions=("screened",))
 def moved_claims(
     claims: list[Claim] | None = None,
     papers: pd.DataFrame | None = None,

@@ -123,13 +123,14 @@ class Context:
         """BibTeX of the whole pool, kept in the per-user cache (LaTeX-encoding is costly),
         keyed by the pool's files and the papers this build shows."""
         shown = hashlib.blake2b("\n".join(map(str, self.papers.index)).encode()).hexdigest()
-        key = cache.pool_fingerprint(self.root, f"bibtex {shown}")
-        kept = cache.load(f"bibtex-{key}") if key is not None else None
+        salt = f"bibtex {shown}"
+        key = cache.pool_fingerprint(self.root, salt)
+        kept = cache.load(f"bibtex-{key}", self.root) if key is not None else None
         if isinstance(kept, str):
             return kept
         text = to_bibtex(self.papers)
-        if key is not None:
-            cache.store(f"bibtex-{key}", text)
+        again = lambda: cache.pool_fingerprint(self.root, salt)  # noqa: E731
+        cache.store_if_unchanged("bibtex", key, text, again, self.root)
         return text
 
     @cached_property

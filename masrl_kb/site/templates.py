@@ -4,9 +4,11 @@ escapes a Markdown heading, ``xml`` cleans text for the Atom feed."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from functools import cache
+from pathlib import Path
 
 import jinja2
 from jinja2 import pass_context
@@ -14,6 +16,7 @@ from jinja2.runtime import Context as Scope
 from markupsafe import Markup, escape
 
 from masrl_kb.kb.cache import folder as cache_folder
+from masrl_kb.kb.paths import ENV_ROOT
 from masrl_kb.kb.rules import NA
 from masrl_kb.site import urls
 from masrl_kb.site.html import md_text, safe_url
@@ -62,8 +65,10 @@ _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 def template_cache() -> jinja2.FileSystemBytecodeCache | None:
     """Compiled templates kept in this user's cache folder (never in the repository, where
-    a pull request could place code); None when it may not be trusted (``cache.folder``)."""
-    folder = cache_folder()
+    a pull request could place code); None when it may not be trusted (``cache.folder``:
+    inside the data root the build reads, ``$MASRL_KB_ROOT``, is one such case)."""
+    named = os.environ.get(ENV_ROOT)
+    folder = cache_folder(Path(named) if named else None)
     return None if folder is None else jinja2.FileSystemBytecodeCache(str(folder), "jinja-%s.cache")
 
 

@@ -13,6 +13,7 @@ import contextlib
 import csv
 import io
 import os
+import pickle
 import stat
 import traceback
 from collections.abc import Callable, Iterator
@@ -406,6 +407,40 @@ def _entry_case(kind: str) -> Callable[[Path], str | None]:
     return run
 
 
+class _Runs:
+    """Unpickling this makes the folder ``path``: proof that a planted pickle was loaded."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __reduce__(self) -> tuple[Callable[[str], None], tuple[str]]:
+        return (os.mkdir, (str(self.path),))
+
+
+def _pickle_in_root(variable: str) -> Callable[[Path], str | None]:
+    """``MASRL_KB_CACHE_DIR`` or ``XDG_CACHE_HOME`` inside the clone, where a pull request
+    committed a private-looking folder of pickles under the very keys the commands look
+    up (issue 27): never loaded, nothing written there, one warning."""
+
+    def run(tmp: Path) -> str | None:
+        root = small_root(tmp)
+        entries, ran = root / ".cache" / "masrl-kb", tmp / "the-pickle-ran"
+        values = {"dir": (str(entries), None), "xdg": (None, str(root / ".cache"))}[variable]
+        with _environment(tmp, *values):
+            entries.mkdir(parents=True, mode=0o700)
+            os.chmod(entries, 0o700)
+            import numpy as np
+            import pandas as pd
+
+            frames = cache.pool_fingerprint(root, f"frames {pd.__version__} {np.__version__}")
+            for key in (f"validate-{cache.data_fingerprint(root, 'validate')}", f"frames-{frames}"):
+                (entries / f"{key}{cache.SUFFIX}").write_bytes(pickle.dumps(_Runs(ran)))
+            reason = _judge_run(root, [entries], warned=True)
+        return reason or ("a planted pickle ran" if ran.exists() else None)
+
+    return run
+
+
 def cache_probes() -> list[Probe]:
     g = "caches"
     probes = [
@@ -431,8 +466,11 @@ def cache_probes() -> list[Probe]:
         Probe(g, "entry-fifo", _entry_case("fifo")),
         Probe(g, "entry-sparse-8gb", _entry_case("sparse")),
     ]
+    probes += [Probe(g, f"pickle-in-root-{v}", _pickle_in_root(v)) for v in ("dir", "xdg")]
     return probes
 
 
 def all_probes() -> list[Probe]:
-    return formula_probes() + cache_probes()
+    from tests.hostile.api_cases import api_probes  # it builds on this module's Probe
+
+    return formula_probes() + cache_probes() + api_probes()

@@ -110,9 +110,9 @@ def check_source(source: str, base: Path) -> None:
     """A batch's source name: ``kind`` or ``kind:which`` (the kind an exclusion_source id)."""
     if not re.match(SOURCE_NAME, source):
         raise ScreeningError(
-            f"--source {source[:80]!r}: expected an exclusion_source id, optionally followed "
-            "by ':' and which one (e.g. github:owner/list, openreview:ICLR.cc/2026, "
-            "snowball:2605.02801)"
+            f"--source: unknown value {source[:80]!r}; expected an exclusion_source id, "
+            "optionally followed by ':' and which one (e.g. github:owner/list, "
+            "openreview:ICLR.cc/2026, snowball:2605.02801)"
         )
     kind = source_kind(source)
     check_choice(load_taxonomy(base), "exclusion_source", kind, "--source", ScreeningError)

@@ -9,7 +9,6 @@ wrong containers and ``TODO`` are worded here, with the field's doc.
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails, PydanticCustomError
 
 from masrl_kb.kb.problem import Problem
-from masrl_kb.kb.text import shorten, shorten_name
+from masrl_kb.kb.text import shorten, shorten_name, suggest
 from masrl_kb.kb.yamlio import LineDict, load_yaml_file
 
 if TYPE_CHECKING:
@@ -203,11 +202,9 @@ def required_fields(model: type[BaseModel]) -> str:
 
 def unknown_field(key: object, known: Iterable[str]) -> str:
     """The message for a field the model does not have, with a did-you-mean."""
-    known = list(known)
-    close = difflib.get_close_matches(str(key), known, n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    # The field column already echoes the key; a shorter echo keeps the line readable.
-    return f"unknown field {shorten(key, 40)}{hint}; allowed fields: {', '.join(known)}"
+    # The field column already echoes the key; a shorter echo keeps the line readable, and
+    # the allowed fields are capped: the line must not grow with the model.
+    return f"unknown field {shorten(key, 40)}{suggest(key, list(known), 'allowed fields')}"
 
 
 def _message(error: Mapping[str, Any], model: type[BaseModel]) -> str:

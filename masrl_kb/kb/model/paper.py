@@ -30,6 +30,7 @@ from masrl_kb.kb.model.types import (
     pattern,
 )
 from masrl_kb.kb.rules import NA
+from masrl_kb.kb.text import shorten, suggest
 
 EVALUATED_CATEGORIES = ("rl_method", "framework")
 BENCHMARK_CATEGORY = "benchmark"
@@ -57,8 +58,8 @@ class Source(KbModel):
     @model_validator(mode="after")
     def _rules(self) -> Self:
         if self.field not in Paper.model_fields:
-            allowed = ", ".join(sorted(Paper.model_fields))
-            message = f"unknown record field {self.field!r}; allowed: {allowed}"
+            allowed = suggest(self.field, sorted(Paper.model_fields), "allowed")
+            message = f"unknown record field {shorten(self.field)}{allowed}"
             report([Finding(("field",), message)])
         return self
 

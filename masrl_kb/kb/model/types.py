@@ -19,7 +19,7 @@ from pydantic_core import core_schema
 
 from masrl_kb.kb.model.base import PLACEHOLDER, describe, fail
 from masrl_kb.kb.rules import HTTP_URL_PATTERN, is_http_url
-from masrl_kb.kb.text import shorten, text_problem
+from masrl_kb.kb.text import capped_list, shorten, text_problem
 from masrl_kb.kb.yamlio import WrittenInt
 
 KEY_PATTERN = r"^[a-z0-9][a-z0-9-]*[a-z0-9]$"
@@ -197,7 +197,7 @@ class Axis(Check):
         if value == PLACEHOLDER:
             fail(PLACEHOLDER)
         why = bool_hint(value) if isinstance(value, bool) else f"unknown value {describe(value)}"
-        fail(f"{why}; allowed: {', '.join(ids)}")
+        fail(f"{why}; allowed: {capped_list(ids)}")
 
 
 def _plain(kind: str, test: Callable[[Any], str | None], schema: Mapping[str, Any]) -> Check:
