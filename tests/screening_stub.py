@@ -14,6 +14,8 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+import yaml
+
 from masrl_kb.kb.protocol import load_protocol
 from tests.loopback import Stub, send_atom
 
@@ -57,6 +59,12 @@ def copy_kb(target: Path, survey_only: bool = True) -> Path:
         (target / folder).mkdir()
     for rel in _record_files(survey_only):
         shutil.copy(REPO / rel, target / rel)
+    # The survey's view needs its reading (protocol.yaml survey.view_reading); it names
+    # only survey papers, which every copy holds.
+    view = yaml.safe_load((REPO / "protocol.yaml").read_text())["survey"].get("view_reading")
+    if view:
+        (target / "readings").mkdir()
+        shutil.copy(REPO / "readings" / f"{view}.yaml", target / "readings" / f"{view}.yaml")
     return target
 
 
