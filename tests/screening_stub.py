@@ -57,6 +57,10 @@ def copy_kb(target: Path, survey_only: bool = True) -> Path:
         shutil.copy(REPO / name, target / name)
     for folder in ("papers", "exclusions"):
         (target / folder).mkdir()
+    (target / "readings").mkdir()  # the survey's view reading: its claims still hold
+    for path in sorted((REPO / "readings").glob("*.yaml")):
+        if yaml.safe_load(path.read_text(encoding="utf-8")).get("view") == "survey":
+            shutil.copy(path, target / "readings" / path.name)
     for rel in _record_files(survey_only):
         shutil.copy(REPO / rel, target / rel)
     # The survey's view needs its reading (protocol.yaml survey.view_reading); it names

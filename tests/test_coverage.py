@@ -100,25 +100,23 @@ def test_captures_count_inclusions_and_duplicates_of_papers_per_strategy() -> No
             },
         }
     )
-    rnd.duplicates.extend(
-        [
-            # B found A's included candidate again, and A's excluded one
-            {
-                "id": "2606.00001",
-                "duplicate_of": f"screening/{rid}/candidates.csv (2606.00001)",
-                "source": "web_search:1",
-            },
-            {
-                "id": "2606.00002",
-                "duplicate_of": f"screening/{rid}/candidates.csv (2606.00002)",
-                "source": "web_search:1",
-            },
-            # A found a paper already in the pool
-            {"id": "2606.00009", "duplicate_of": "papers/old.yaml", "source": "web_search:0"},
-            {"id": "2606.00010", "duplicate_of": "exclusions/E9.yaml", "source": "web_search:0"},
-        ]
-    )
-    got = captures(rnd, {rid: rnd})
+    duplicates = [
+        # B found A's included candidate again, and A's excluded one
+        {
+            "id": "2606.00001",
+            "duplicate_of": f"screening/{rid}/candidates.csv (2606.00001)",
+            "source": "web_search:1",
+        },
+        {
+            "id": "2606.00002",
+            "duplicate_of": f"screening/{rid}/candidates.csv (2606.00002)",
+            "source": "web_search:1",
+        },
+        # A found a paper already in the pool
+        {"id": "2606.00009", "duplicate_of": "papers/old.yaml", "source": "web_search:0"},
+        {"id": "2606.00010", "duplicate_of": "exclusions/E9.yaml", "source": "web_search:0"},
+    ]
+    got = captures(rnd, {rid: rnd}, duplicates)
     assert got.found == {
         "A": {"papers/one.yaml", "papers/old.yaml"},
         "B": {"papers/three.yaml", "papers/one.yaml"},

@@ -16,6 +16,7 @@ import pytest
 
 from tests.hostile.corpus import all_cases, run_case
 from tests.hostile.probes import all_probes, run_probe
+from tests.hostile.release_cases import ReleaseCase, release_cases, run_release_case
 
 CASES = all_cases()
 PROBES = all_probes()
@@ -31,6 +32,15 @@ def test_hostile_input_is_rejected_cleanly(case, tmp_path: Path) -> None:
 def test_hostile_input_is_survived_cleanly(probe, tmp_path: Path) -> None:
     outcome = run_probe(probe, tmp_path)
     assert outcome.kind == "clean", f"{outcome.kind}: {outcome.reason}"
+
+
+RELEASE_CASES = release_cases()
+
+
+@pytest.mark.parametrize("case", RELEASE_CASES, ids=[c.id for c in RELEASE_CASES])
+def test_release_refuses_hostile_input_cleanly(case: ReleaseCase, tmp_path: Path) -> None:
+    outcome = run_release_case(case, tmp_path)
+    assert outcome.kind == "rejected" and not outcome.reasons, (outcome.reasons, outcome.output)
 
 
 def test_the_corpus_covers_every_group() -> None:

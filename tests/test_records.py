@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pandas as pd
 import pytest
 
@@ -48,21 +50,20 @@ def test_summaries_are_short(papers: pd.DataFrame) -> None:
 
 
 def test_survey_pool_entered_on_cut_off_and_rounds_after_it(papers: pd.DataFrame) -> None:
-    """The survey's pool is exactly the records added on its cut-off (claims.yaml's
-    pool size); every later record came in through a screening round."""
+    """What validate holds the pool to, and no more (it is the whole gate): no paper is
+    added before the survey's cut-off or after today, and every inclusion a round records
+    is a pooled paper. A paper added later by pull request outside any round is accepted;
+    the rounds page lists it under "Added outside screening rounds"."""
     from masrl_kb.kb.rounds import load_rounds
-    from masrl_kb.query.claimsfile import load_claims
     from masrl_kb.query.views import survey_baseline
 
     baseline = pd.Timestamp(survey_baseline())
-    expected = next(c.expected for c in load_claims() if c.id == "pool-size")
-    assert (papers["added"] == baseline).sum() == expected
     assert (papers["added"] >= baseline).all()
+    assert (papers["added"] <= pd.Timestamp(dt.date.today())).all()
     brought = {
         d["record"] for r in load_rounds() for d in r.decided.values() if d["decision"] == "include"
     }
-    later = {f"papers/{k}.yaml" for k in papers.index[papers["added"] > baseline]}
-    assert later == brought
+    assert brought <= {f"papers/{k}.yaml" for k in papers.index}
 
 
 # ------------------------------------------------ no parse cache in the clone (issue 22)

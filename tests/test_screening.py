@@ -18,7 +18,7 @@ import pytest
 import rispy
 
 from masrl_kb.contrib.export.csv_io import guard_cell as csv_cell
-from masrl_kb.contrib.screen.round_files import CSV_COLUMNS
+from masrl_kb.contrib.screen.round_files import CSV_COLUMNS, read_duplicates
 from masrl_kb.contrib.sources.arxiv import ENV_ARXIV_URL
 from masrl_kb.contrib.text import clean_text
 from masrl_kb.kb.protocol import PROTOCOL_FILE, ProtocolError, load_protocol
@@ -106,7 +106,7 @@ def test_run_removes_duplicates_and_says_of_what(kb: Path, arxiv_api: ScreeningS
     assert rows["2508.04652"]["duplicate_of"] == _pooled_with(kb, "2508.04652")
     # a look-alike of an excluded record's title
     assert rows["2611.90005"]["duplicate_of"] == "exclusions/E001.yaml"
-    matches = {d["id"]: d["match"] for d in load_round(kb, ROUND).duplicates}
+    matches = {d["id"]: d["match"] for d in read_duplicates(kb, ROUND)}
     assert matches["2508.04652"] == "same arXiv id"
     assert matches["2611.90005"].startswith("look-alike title (similarity ")
     assert "2611.90009" not in rows  # submitted before the window

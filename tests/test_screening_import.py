@@ -18,6 +18,7 @@ import pytest
 import rispy
 
 from masrl_kb.contrib.screen.entries import title_id
+from masrl_kb.contrib.screen.round_files import read_duplicates
 from masrl_kb.kb.rounds import load_round
 from tests.conftest import run_cli as run
 from tests.screening_stub import copy_kb
@@ -112,7 +113,7 @@ def test_pooled_papers_are_duplicates_by_id_doi_openreview_and_title(
     kb: Path, tmp_path: Path
 ) -> None:
     assert _import(kb, _write(tmp_path, "list.csv", CSV_TEXT)) == 0
-    matches = {d["id"]: (d["duplicate_of"], d["match"]) for d in load_round(kb, ROUND).duplicates}
+    matches = {d["id"]: (d["duplicate_of"], d["match"]) for d in read_duplicates(kb, ROUND)}
     assert matches["2508.04652"] == ("papers/magrpo.yaml", "same arXiv id")
     assert matches["doi:10.1142/s0219525901000188"] == (
         "papers/difference-rewards2001.yaml",
@@ -252,7 +253,7 @@ def test_import_deduplicates_against_other_rounds(kb: Path, tmp_path: Path) -> N
     path = _write(tmp_path, "b.csv", later)
     args = ("screen", "import", str(path), "--source", "openalex")
     assert run("--root", str(kb), *args, "--since", "2026-07-01", "--until", "2026-07-31") == 0
-    dup = load_round(kb, "2026-07-01_2026-07-31").duplicates
+    dup = read_duplicates(kb, "2026-07-01_2026-07-31")
     assert dup[0]["duplicate_of"] == f"screening/{ROUND}/candidates.csv ({title_id(STOP)})"
 
 

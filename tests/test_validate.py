@@ -98,7 +98,9 @@ SINGLE_RULE_CASES = {
         "papers/bad.yaml:9: extra_urls: item 1: 'ftp://example.org/x' is not an http(s) URL",
     ),
     "decision listed twice": (
-        GOOD_PAPER.replace("added:", "  - id: O2\n    learned: false\n    why: Again.\nadded:"),
+        GOOD_PAPER.replace(
+            "added:", "  - id: O2\n    learned: false\n    why: Again a fixed rule.\nadded:"
+        ),
         "papers/bad.yaml:23: decisions[1].id: decision 'O2' given twice (first on line 20)",
     ),
     "decision outside taxonomy": (
@@ -269,9 +271,17 @@ def test_hardened_text_year_and_date_rules(mini_root: Path, line: str, expected:
 
 def test_summary_may_span_lines_but_not_hold_controls(mini_root: Path) -> None:
     summary = "summary: A record used by the tests."
-    _write(mini_root, "papers/bad.yaml", GOOD_PAPER.replace(summary, 'summary: "One.\\nTwo."'))
+    _write(
+        mini_root,
+        "papers/bad.yaml",
+        GOOD_PAPER.replace(summary, 'summary: "One line here.\\nTwo more."'),
+    )
     assert problems(mini_root) == []
-    _write(mini_root, "papers/bad.yaml", GOOD_PAPER.replace(summary, 'summary: "One.\\rTwo."'))
+    _write(
+        mini_root,
+        "papers/bad.yaml",
+        GOOD_PAPER.replace(summary, 'summary: "One line here.\\rTwo more."'),
+    )
     assert problems(mini_root)[0].startswith("papers/bad.yaml:24: summary: a line break other")
 
 

@@ -42,7 +42,7 @@ def _axis_help(axis: str, what: str) -> str:
 def _write_record(root: Path, write: Callable[[], Written]) -> int:
     """Run ``write``; report a duplicate or a failure the same way for add and exclude."""
     from masrl_kb.contrib.arxiv_import import AlreadyRecorded, ArxivImportError, describe_written
-    from masrl_kb.contrib.sources.arxiv import ArxivError
+    from masrl_kb.contrib.sources.arxiv import ArxivError, ArxivUnusable
 
     try:
         written = write()
@@ -51,6 +51,9 @@ def _write_record(root: Path, write: Callable[[], Written]) -> int:
             print(line)
         print("nothing written")
         return EXIT_FAILED
+    except ArxivUnusable as error:  # a bad setting or an undecodable answer: the user's to fix
+        err(str(error))
+        return EXIT_USER_ERROR
     except (ArxivImportError, ArxivError, OSError) as error:
         err(str(error))
         return EXIT_FAILED
@@ -170,8 +173,9 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_release(args: argparse.Namespace) -> int:
-    """Set CITATION.cff's version and date-released and write .zenodo.json (Zenodo's
-    metadata, counts computed from the records). The release workflow runs it, then tags
+    """Set CITATION.cff's version and date-released and the package version
+    (pyproject.toml, masrl_kb/__init__.py) and write .zenodo.json (Zenodo's metadata,
+    counts computed from the records). The release workflow runs it, then tags
     vVERSION; Zenodo archives the tagged release and mints its DOI."""
     from masrl_kb.contrib.release import release
 

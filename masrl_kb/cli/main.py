@@ -56,8 +56,10 @@ def command(
 
 def iso_date(text: str) -> dt.date:
     """An argparse type: a YYYY-MM-DD date."""
+    from masrl_kb.kb.rules import iso_day
+
     try:
-        return dt.date.fromisoformat(text)
+        return iso_day(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a date YYYY-MM-DD") from None
 

@@ -44,7 +44,7 @@ def _screening(run: Handler) -> Handler:
         from masrl_kb.contrib.screen.decisions import DecisionFileError
         from masrl_kb.contrib.screen.import_files import ImportFileError
         from masrl_kb.contrib.screen.store import ScreeningError
-        from masrl_kb.contrib.sources.arxiv import ArxivError
+        from masrl_kb.contrib.sources.arxiv import ArxivError, ArxivUnusable
         from masrl_kb.kb.protocol import ProtocolError
         from masrl_kb.kb.rounds import RoundError
 
@@ -52,13 +52,16 @@ def _screening(run: Handler) -> Handler:
             return run(args)
         except ArxivError as error:
             err(str(error))
-            return EXIT_FAILED
+            return EXIT_USER_ERROR if isinstance(error, ArxivUnusable) else EXIT_FAILED
         except ImportFileError as error:
             print(str(error), file=sys.stderr)
         except DecisionFileError as error:
             for line in error.problems:
                 print(line, file=sys.stderr)
-            err(f"{len(error.problems)} problem(s) in {args.file}: nothing written")
+            from masrl_kb.contrib.screen.import_files import shown_name
+
+            name = shown_name(args.file)
+            err(f"{len(error.problems)} problem(s) in {name}: nothing written")
         except ProtocolError as error:
             err(str(error))
         except (ScreeningError, RoundError) as error:
@@ -69,13 +72,22 @@ def _screening(run: Handler) -> Handler:
     return handler
 
 
-def _print_round(result: RunResult, lines: list[str], dups: list[tuple[str, str, str]]) -> int:
+MAX_SHOWN = 20  # duplicates printed; the rest are in the round's duplicates.csv
+
+
+def _print_round(result: RunResult, lines: list[str]) -> int:
     print(f"round {result.round.id}")
     for line in lines:
         print(f"  {line}")
-    for cid, match, of in dups:
-        print(f"  duplicate {cid}: {match} of {of}")
-    print(f"wrote {result.folder.name}/ (candidates.csv, candidates.ris, round.yaml)")
+    for e in result.duplicates[:MAX_SHOWN]:
+        print(f"  duplicate {e.id}: {e.match} of {e.duplicate_of}")
+    if len(result.duplicates) > MAX_SHOWN:
+        more = len(result.duplicates) - MAX_SHOWN
+        print(f"  ... and {more} more duplicate(s), listed in {result.folder.name}/duplicates.csv")
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    files = "candidates.csv, candidates.ris, duplicates.csv, round.yaml"
+    print(f"wrote {result.folder.name}/ ({files})")
     return 0
 
 
@@ -101,8 +113,7 @@ def cmd_screen_run(args: argparse.Namespace) -> int:
         f"to screen:          {counts['to_screen']}",
         *(f"warning: family {f} reached --max-per-family; narrow the window" for f in rnd.capped),
     ]
-    dups = [(d["id"], d["match"], d["duplicate_of"]) for d in rnd.duplicates]
-    return _print_round(result, lines, dups)
+    return _print_round(result, lines)
 
 
 @_screening
@@ -121,6 +132,7 @@ def cmd_screen_import(args: argparse.Namespace) -> int:
         empty_ok=args.empty_ok,
         reached=args.reached,
         strategy=args.strategy or "",
+        in_progress=args.in_progress,
     )
     batch = result.batch
     new = batch["identified"] - batch["duplicates_removed"] - batch["outside_window"]
@@ -131,9 +143,9 @@ def cmd_screen_import(args: argparse.Namespace) -> int:
         f"duplicates removed: {batch['duplicates_removed']}",
         f"new candidates:     {new}",
         f"to screen (round):  {result.round.counts['to_screen']}",
+        *(["in progress:        the window has not ended"] if result.round.in_progress else []),
     ]
-    dups = [(e.id, e.match, e.duplicate_of) for e in result.duplicates]
-    return _print_round(result, lines, dups)
+    return _print_round(result, lines)
 
 
 @_screening
@@ -182,6 +194,21 @@ def cmd_screen_rank(args: argparse.Namespace) -> int:
     for entry in ranked[:10]:
         print(f"  {entry.score:.4f}  {entry.id}  {entry.title[:80]}")
     return 0
+
+
+@_screening
+def cmd_screen_migrate(args: argparse.Namespace) -> int:
+    """Bring every round under screening/ to the current shape: duplicates counted in
+    round.yaml and listed in duplicates.csv. Every round is checked before any is written;
+    --check writes nothing and exits 1 when a round needs migrating."""
+    from masrl_kb.contrib.screen.migrate import migrate_rounds
+
+    found = migrate_rounds(args.root, check=args.check)
+    verb = "need migrating" if args.check else "migrated"
+    for rid in found:
+        print(f"{verb}: {rid}")
+    print(f"{len(found)} round(s) {verb}" if found else "every round is in the current shape")
+    return EXIT_FAILED if args.check and found else 0
 
 
 def cmd_import_upstream(args: argparse.Namespace) -> int:
@@ -237,6 +264,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="record a list with no candidate (a search that found nothing)",
     )
+    p.add_argument(
+        "--in-progress",
+        action="store_true",
+        help="screen a window that has not ended (e.g. this month); round.yaml says so "
+        "until a batch is added after the window's end",
+    )
 
     about = "record a round's screening decisions as paper and exclusion records"
     p = command(steps, "decide", cmd_screen_decide, about)
@@ -251,6 +284,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--simulate", action="store_true", help="replay the past decisions and print recall"
     )
     p.add_argument("--runs", type=positive_int, default=5, help="replays to average (5)")
+    about = "bring rounds written in an older shape to the current one"
+    p = command(steps, "migrate", cmd_screen_migrate, about)
+    p.add_argument("--check", action="store_true", help="write nothing; exit 1 if needed")
     register_fetch(steps)  # screen fetch SOURCE
     about = "compare a newer release of the survey's CSV files with the records"
     p = command(sub, "import-upstream", cmd_import_upstream, about)

@@ -298,9 +298,11 @@ def add_paper(
     today: dt.date | None = None,
     paper: ArxivPaper | None = None,
     notes: str | None = None,
+    stubs: tuple[str, ...] = (),
 ) -> Written:
     """Fetch an arXiv paper and write its unfinished record under ``papers/``. ``paper``:
-    its metadata when already fetched (a screening round; cleaned and checked the same)."""
+    its metadata when already fetched (a screening round; cleaned and checked the same);
+    ``stubs``: optional fields written as TODO too."""
     arxiv_id = parse_arxiv_id(reference)
     records = read_records(root)
     if key is not None:
@@ -321,7 +323,7 @@ def add_paper(
         },
         "notes": notes,
         "comments": (f"arXiv primary category: {paper.primary_category or 'unknown'}",),
-    }
+    } | dict.fromkeys(stubs, PLACEHOLDER)
     return _new_paper(records, key, paper.authors, facts, paper)
 
 
@@ -335,6 +337,7 @@ def add_other_paper(
     today: dt.date | None = None,
     notes: str | None = None,
     comment: str = "",
+    stubs: tuple[str, ...] = (),
 ) -> Written:
     """Write the unfinished record of a paper not on arXiv (an OpenReview submission,
     a DOI, a web page) from a screening source's facts; venue and entry type stay TODO."""
@@ -350,7 +353,7 @@ def add_other_paper(
         "citation": {"entry_type": "misc"},
         "notes": notes,
         "comments": (comment,) if comment else (),
-    }
+    } | dict.fromkeys(stubs, PLACEHOLDER)
     return _new_paper(records, key, authors, facts)
 
 

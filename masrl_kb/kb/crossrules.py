@@ -1,11 +1,13 @@
 """Rules across records, one function per rule: duplicates (key, arXiv id, URL, look-alike
 title) across papers and exclusions, ``evaluated_on`` naming a real benchmark,
-``benchmarks.yaml`` entries, and the independent readings naming pooled papers."""
+``benchmarks.yaml`` entries, the independent readings naming pooled papers, and no paper
+``added`` before the survey's cut-off."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from masrl_kb.kb.benchmarks import BENCHMARKS_FILE, BenchmarkFile
@@ -134,6 +136,37 @@ def readings_problems(records: RecordSet) -> Iterator[Problem]:
     """The independent readings (readings/*.yaml) name pooled papers: the first problem."""
     keys = {r.data.get("key") for r in records.papers if isinstance(r.data, dict)}
     try:
-        load_readers({k for k in keys if isinstance(k, str)}, records.root)
+        readers = load_readers({k for k in keys if isinstance(k, str)}, records.root)
     except ReadingsError as err:
         yield err.problem
+        return
+    views = [r.id for r in readers if r.view == "survey"]
+    if len(views) > 1:
+        message = f"view: survey is given by {len(views)} readers ({', '.join(views)}); keep one"
+        yield Problem(f"readings/{views[1]}.yaml", 1, "view", message)
+
+
+# ---------------------------------------------------------------- the survey's cut-off
+
+
+def baseline_problems(papers: Checked, root: Path) -> Iterator[Problem]:
+    """A paper ``added`` before the survey's cut-off (``protocol.yaml`` ``survey.baseline``)
+    would join the survey's fixed pool after the fact; the rule is off without a protocol
+    (a bare data root), and a broken protocol is reported by the whole ``validate``."""
+    from masrl_kb.kb.protocol import PROTOCOL_FILE, ProtocolError, load_protocol
+    from masrl_kb.kb.taxonomy import TaxonomyError
+
+    if not (root / PROTOCOL_FILE).is_file():
+        return
+    try:
+        baseline = load_protocol(root).baseline
+    except (ProtocolError, TaxonomyError):
+        return
+    for rec, paper in papers:
+        if paper.added < baseline:
+            message = (
+                f"{paper.added.isoformat()} is before the survey's cut-off "
+                f"{baseline.isoformat()} ({PROTOCOL_FILE} survey.baseline); the survey's pool "
+                "is fixed: a paper added since takes the day it entered the pool (today)"
+            )
+            yield Problem(rec.rel, line_at(rec.data, ("added",)), "added", message)

@@ -15,9 +15,11 @@ from masrl_kb.kb.model.base import Loc, field_name, line_at
 from masrl_kb.kb.model.paper import EVALUATED_CATEGORIES, Evidence, Paper, Source
 from masrl_kb.kb.model.sources import (
     HOST_RE,
+    SOURCES_FILE,
     UNSAFE_CHARS,
     Forge,
     HostData,
+    Prefix,
     bare,
     read_sources,
 )
@@ -89,6 +91,7 @@ class _Owner:
     accounts: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)
     prefixes: list[Place] = field(default_factory=list)
     vendor_hosts: frozenset[str] = frozenset()
+    vendor_pages: tuple[Prefix, ...] = ()
     shown: list[str] = field(default_factory=list)
 
 
@@ -103,10 +106,15 @@ def _forge(data: HostData, host: str) -> Forge | None:
     return next((f for f in data.forges.hosts if f.host == host), None)
 
 
+def aggregator(data: HostData, place: Place) -> Prefix | None:
+    """The ``sources.yaml`` aggregator entry ``place`` lies under (its sub-domains too)."""
+    return next((a for a in data.aggregators if a.holds(place.host, place.segments, True)), None)
+
+
 def _declare(owner: _Owner, data: HostData, url: object, backs: frozenset[str]) -> None:
     place = place_of(url)
-    if not isinstance(place, Place):
-        return
+    if not isinstance(place, Place) or aggregator(data, place):
+        return  # an aggregator is never anyone's own site (reported by _own_sites)
     forge = _forge(data, place.host)
     account = _account_of(place, forge) if forge else None
     if forge and account:
@@ -130,18 +138,27 @@ def record_owner(data: HostData, record: Mapping) -> _Owner:
     affiliation = record.get("affiliation")
     for vendor in data.vendors.members:
         if isinstance(affiliation, str) and affiliation in vendor.affiliations:
-            owner.vendor_hosts |= vendor.hosts
-            owner.shown.append(f"{vendor.name} ({', '.join(sorted(vendor.hosts))})")
+            hosts = vendor.hosts or frozenset()
+            owner.vendor_hosts |= hosts
+            owner.vendor_pages += vendor.pages
+            shown = sorted(hosts) + ["/".join((p.host, *p.segments)) for p in vendor.pages]
+            owner.shown.append(f"{vendor.name} ({', '.join(shown)})")
             for account in vendor.accounts:
                 _declare(owner, data, f"https://{account}", data.vendors.backs)
     return owner
 
 
+def path_under(segments: tuple[str, ...], prefix: str) -> bool:
+    """Whether a path lies under ``prefix`` segment by segment: ``/forum`` holds
+    ``/forum/x`` and ``/forum`` but not ``/forumless/x``."""
+    want = tuple(s for s in prefix.split("/") if s)
+    return segments[: len(want)] == want
+
+
 def _paper_kind(data: HostData, place: Place) -> Kind | None:
-    path = "/" + "/".join(place.segments)
     for kind in data.papers:
         if place.host in kind.hosts and (
-            not kind.paths or any(path.startswith(p) or path == p.rstrip("/") for p in kind.paths)
+            not kind.paths or any(path_under(place.segments, p) for p in kind.paths)
         ):
             return Kind(kind.kind, kind.backs)
     return None
@@ -160,7 +177,9 @@ def _owned_kind(data: HostData, owner: _Owner, place: Place) -> Kind | None:
     for prefix in owner.prefixes:
         if place.host == prefix.host and place.segments[: len(prefix.segments)] == prefix.segments:
             return Kind("the record's own site", data.own_sites.backs)
-    if place.host in owner.vendor_hosts:
+    if place.host in owner.vendor_hosts or any(
+        p.holds(place.host, place.segments) for p in owner.vendor_pages
+    ):
         return Kind("the vendor's site", data.vendors.backs)
     return None
 
@@ -170,6 +189,11 @@ def classify(data: HostData, owner: _Owner, url: object) -> Kind | str:
     place = place_of(url)
     if not isinstance(place, Place):
         return place
+    if found := aggregator(data, place):
+        listed = "/".join((found.host, *found.segments))
+        return (
+            f"{shorten_name(listed)} is an aggregator ({SOURCES_FILE} aggregators), never primary"
+        )
     kind = _paper_kind(data, place) or _owned_kind(data, owner, place)
     return kind or f"{shorten_name(place.host)} is a secondary host for this record"
 
@@ -294,6 +318,36 @@ def _evaluations(c: _Check) -> Iterator[Problem]:
         yield from c.need_primary(paper.evaluation_source, loc, "the evaluations", reason)
 
 
+def _results(c: _Check) -> Iterator[Problem]:
+    """Every reported value is read from a primary page (a result has no provisional:
+    a value is cited from where it is printed, or left out)."""
+    for i, evaluation in enumerate(c.paper.evaluated_on or ()):
+        for j, result in enumerate(evaluation.results or ()):
+            loc: Loc = ("evaluated_on", i, "results", j, "source")
+            what = f"a reported {shorten(evaluation.benchmark, 30)} value"
+            verdict = classify(c.data, c.owner, result.source)
+            if not isinstance(verdict, Kind):
+                message = (
+                    f"{verdict}; {what} is read from a primary page (the paper, its "
+                    f"repository or the vendor's site); allowed kinds: "
+                    f"{allowed_kinds(c.data, c.owner)}"
+                )
+                yield c.problem(loc, message)
+
+
+def _own_sites(c: _Check) -> Iterator[Problem]:
+    for i, url in enumerate(c.paper.own_sites or ()):
+        place = place_of(url)
+        found = aggregator(c.data, place) if isinstance(place, Place) else None
+        if found is not None:
+            listed = "/".join((found.host, *found.segments))
+            message = (
+                f"{shorten_name(listed)} is an aggregator ({SOURCES_FILE} aggregators), "
+                "never the authors' own site; list their repository or project page"
+            )
+            yield c.problem(("own_sites", i), message)
+
+
 def provenance_problems(
     papers: Sequence[tuple[RecordFile, Paper]], root: Root = None
 ) -> Iterator[Problem]:
@@ -306,7 +360,7 @@ def provenance_problems(
     for rec, paper in papers:
         # A record that validated into a Paper was loaded as a mapping.
         c = _Check(rec, paper, data, record_owner(data, rec.data))  # type: ignore[arg-type]
-        for rule in (_sources, _evidence, _artifacts, _evaluations):
+        for rule in (_sources, _evidence, _artifacts, _evaluations, _results, _own_sites):
             yield from rule(c)
 
 

@@ -10,10 +10,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from masrl_kb.kb.model.base import validate_file
+from masrl_kb.kb.model.base import line_at, validate_file
 from masrl_kb.kb.model.rounds import ROUND_ID, RoundFile, whole
 from masrl_kb.kb.paths import Root, find_root
 from masrl_kb.kb.problem import Problem
+from masrl_kb.kb.text import shorten
+from masrl_kb.kb.yamlio import load_yaml_file
 
 SCREENING_DIR = "screening"
 ROUND_FILE = "round.yaml"
@@ -41,7 +43,9 @@ class Round:
     run_on: dt.date
     families: list[str]
     counts: dict[str, int]
-    duplicates: list[dict] = field(default_factory=list)
+    # duplicates are counted in counts["duplicates_removed"] and listed in the side file
+    # duplicates.csv; this many rows of it (fewer when the list hit its size bound)
+    duplicates_listed: int = 0
     per_family: dict[str, int] = field(default_factory=dict)  # entries each query returned
     capped: list[str] = field(default_factory=list)  # families that hit the result limit
     # candidate id -> {"decision": include|exclude, "reason": code|None, "record": path}
@@ -49,6 +53,7 @@ class Round:
     # source batches as recorded: {name, query, file, imported_on, identified,
     # duplicates_removed, outside_window}; empty in rounds written before batches existed
     sources: list[dict] = field(default_factory=list)
+    in_progress: bool = False  # the window had not ended when the round was last written
 
     @property
     def batches(self) -> list[dict]:
@@ -66,6 +71,14 @@ class Round:
                 "outside_window": self.counts["outside_window"],
             }
         ]
+
+    @property
+    def covered(self) -> dt.date:
+        """The last first-publication day the round's searches saw: the window's end, or
+        for a round in progress the day of its latest batch."""
+        if not self.in_progress:
+            return self.until
+        return min(self.until, max([self.run_on, *(b["imported_on"] for b in self.batches)]))
 
     @property
     def included(self) -> int:
@@ -160,11 +173,12 @@ def load_round(root: Root, rid: str) -> Round:
         run_on=model.run_on,
         families=list(model.families),
         counts=model.counts.model_dump(),
-        duplicates=[dict(d) for d in model.duplicates or []],
+        duplicates_listed=model.duplicates.listed if model.duplicates else 0,
         per_family=dict(model.retrieved_per_family or {}),
         capped=list(model.capped or []),
         decided={k: v.model_dump(exclude_unset=True) for k, v in (model.decided or {}).items()},
         sources=[b.model_dump(exclude_none=True) for b in model.sources or []],
+        in_progress=bool(model.in_progress),
     )
 
 
@@ -179,3 +193,69 @@ def load_rounds(root: Root = None) -> list[Round]:
         if ROUND_ID.match(f.name) and (f.is_symlink() or os.path.lexists(f / ROUND_FILE))
     ]
     return sorted(rounds, key=lambda r: (r.until, r.since))
+
+
+MAX_DUPLICATES_READ = 16 * 1024 * 1024  # the side file's bound, as ``screen`` writes it
+
+
+def round_duplicates(root: Root, rid: str) -> list[dict[str, str]]:
+    """The duplicates a round lists in its ``duplicates.csv`` (``{id, duplicate_of, match,
+    source}``, ``source`` empty in files written before batches were named); none when the
+    file is absent. :class:`RoundError` for a link, an oversized or unreadable file."""
+    import csv
+    import io
+
+    from masrl_kb.kb.model.rounds import DUPLICATES_CSV
+
+    path = round_dir(root, rid) / DUPLICATES_CSV
+    rel = f"{SCREENING_DIR}/{rid}/{DUPLICATES_CSV}"
+    _refuse_link(path, rel)
+    if not path.is_file():
+        return []
+    if path.stat().st_size > MAX_DUPLICATES_READ:
+        raise _problem(rel, 1, "file", f"larger than {MAX_DUPLICATES_READ} bytes")
+    try:
+        rows = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"), newline="")))
+    except (UnicodeDecodeError, csv.Error) as err:
+        raise _problem(rel, 1, "file", f"not a readable CSV file ({str(err)[:80]})") from None
+    keys = ("id", "duplicate_of", "match", "source")
+    return [{k: str(row.get(k) or "") for k in keys} for row in rows]
+
+
+# Where each decision's record lives: an inclusion writes a paper, an exclusion an exclusion.
+RECORD_FOLDER = {"include": "papers", "exclude": "exclusions"}
+
+
+def _decided_problem(base: Path, rnd: Round, cid: str, entry: dict) -> str | None:
+    record, decision = entry["record"], entry["decision"]
+    folder = RECORD_FOLDER[decision]
+    if not record.startswith(f"{folder}/"):
+        return f"{decision} {shorten(cid, 40)} names {record}; an {decision} writes {folder}/"
+    if not (base / record).is_file() or (base / record).is_symlink():
+        return (
+            f"{decision} {shorten(cid, 40)} names {record}, which does not exist; "
+            f"write that record (screen decide writes it) or remove the entry from decided"
+        )
+    return None
+
+
+def decided_record_problems(root: Root = None) -> list[Problem]:
+    """A decision whose record is missing: the PRISMA flow would count a paper the pool
+    does not hold. Rounds that do not load are reported by :func:`load_rounds`."""
+    base = find_root(root)
+    try:
+        rounds = load_rounds(base)
+    except RoundError:
+        return []
+    found = []
+    for rnd in rounds:
+        rel = f"{SCREENING_DIR}/{rnd.id}/{ROUND_FILE}"
+        lines = None
+        for cid, entry in rnd.decided.items():
+            message = _decided_problem(base, rnd, cid, entry)
+            if message is None:
+                continue
+            lines = lines or load_yaml_file(base / rel).data
+            line = line_at(lines, ("decided", cid, "record"))
+            found.append(Problem(rel, line, "decided", message))
+    return found

@@ -3,10 +3,15 @@ apply"), decision statuses, which strings count as links, the survey's cross-tab
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 from collections.abc import Iterable, Mapping
 from urllib.parse import urlsplit
 
 NA = "NA"
+# A day as records and arguments write it; anchored at both ends, so 2026-06-031 or
+# 2026-06-03/2026-07-09 is refused, never read as 2026-06-03.
+ISO_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 LEARNED = "learned"
 PRESENT = "present"
 ABSENT = "absent"
@@ -47,3 +52,11 @@ def is_http_url(value: object) -> bool:
     except ValueError:  # e.g. an unbalanced IPv6 bracket
         return False
     return parts.scheme.lower() in ("http", "https") and bool(parts.netloc)
+
+
+def iso_day(text: str) -> dt.date:
+    """``text`` as a YYYY-MM-DD day, the whole text (ValueError otherwise: no week dates,
+    no basic format, nothing after the day)."""
+    if not ISO_DAY.fullmatch(text):
+        raise ValueError(f"{text!r} is not a date YYYY-MM-DD")
+    return dt.date.fromisoformat(text)

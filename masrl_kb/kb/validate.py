@@ -67,6 +67,7 @@ def validate_records(records: RecordSet, tax: Taxonomy) -> list[Problem]:
     problems += crossrules.unknown_benchmark_problems(papers, registry)
     problems += provenance_problems(papers, records.root)
     problems += crossrules.duplicate_problems(records.papers + records.exclusions)
+    problems += crossrules.baseline_problems(papers, records.root)
     return sorted(set(problems))
 
 

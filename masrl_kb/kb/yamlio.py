@@ -42,6 +42,7 @@ _PLAIN_TEXT_STARTS = (
 _MERGE = "tag:yaml.org,2002:merge"
 _INT = "tag:yaml.org,2002:int"
 _DECIMAL = re.compile(r"0|[1-9][0-9]*")
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
 # A record is a few kilobytes; anything far larger is a mistake or an attack
 # (a 5 MB scalar, a link to /dev/zero) and is refused before it is parsed.
 MAX_FILE_BYTES = 1 << 20
@@ -117,6 +118,10 @@ class _Builder:
         ctor = self.loader.yaml_constructors.get(tag)
         if ctor is None:
             raise _error(f"tag {shorten(tag)} is not allowed (safe loading only)", ev.start_mark)
+        if tag == _TIMESTAMP and not _BaseLoader.timestamp_regexp.match(ev.value):
+            # An explicit !!timestamp on text that is no date: PyYAML would crash on it.
+            message = f"cannot read {shorten(ev.value, 40)} as a date: expected YYYY-MM-DD"
+            raise _error(message, ev.start_mark)
         try:
             value = ctor(
                 self.loader, ScalarNode(tag, ev.value, ev.start_mark, ev.end_mark, ev.style)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from masrl_kb.kb.paths import find_root
-from masrl_kb.kb.rounds import Round, load_rounds
+from masrl_kb.kb.rounds import Round, load_rounds, round_duplicates
 from masrl_kb.query.frames import PathLike
 
 _IN_ROUND = re.compile(r"^screening/(?P<rid>[^/]+)/[^ ]+ \((?P<cid>[^)]+)\)$")
@@ -51,8 +51,9 @@ def batch_reach(rnd: Round, batch: dict) -> dt.date:
 
 
 def round_reach(rnd: Round) -> dt.date:
-    """The last day every batch of the round reached."""
-    return min((batch_reach(rnd, b) for b in rnd.batches), default=rnd.until)
+    """The last day every batch of the round reached (for a round in progress, no later
+    than its latest batch's day)."""
+    return min([rnd.covered, *(batch_reach(rnd, b) for b in rnd.batches)])
 
 
 def covered_until(rounds: Iterable[Round], start: dt.date) -> dt.date:
@@ -117,15 +118,16 @@ class Captures:
     awaiting: int
 
 
-def captures(rnd: Round, rounds: dict[str, Round]) -> Captures:
-    """Which in-scope papers each strategy of ``rnd`` found (candidates and duplicates)."""
+def captures(rnd: Round, rounds: dict[str, Round], duplicates: list[dict[str, str]]) -> Captures:
+    """Which in-scope papers each strategy of ``rnd`` found: its decided candidates and
+    the ``duplicates`` its batches removed (its ``duplicates.csv``)."""
     strategy_of = _strategies(rnd)
     found: dict[str, set[str]] = {s: set() for s in strategy_of.values()}
     for d in rnd.decided.values():
         strategy = strategy_of.get(str(d.get("source", "")))
         if strategy and d["decision"] == "include":
             found[strategy].add(str(d["record"]))
-    for dup in rnd.duplicates:
+    for dup in duplicates:
         strategy = strategy_of.get(str(dup.get("source", "")))
         paper = _paper_of(str(dup.get("duplicate_of", "")), rounds) if strategy else None
         if strategy and paper:
@@ -141,10 +143,11 @@ def lincoln_petersen(n1: int, n2: int, both: int) -> float:
 def recall_estimates(root: PathLike = None) -> pd.DataFrame:
     """One row per round searched by two strategies: what each found, and the estimate of
     how many in-scope papers the window holds and how many neither found."""
-    rounds = {r.id: r for r in load_rounds(find_root(root))}
+    base = find_root(root)
+    rounds = {r.id: r for r in load_rounds(base)}
     rows = []
     for rnd in rounds.values():
-        got = captures(rnd, rounds)
+        got = captures(rnd, rounds, round_duplicates(base, rnd.id))
         if len(got.found) < 2:
             continue
         (s1, a), (s2, b) = sorted(got.found.items())[:2]

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any, cast
 from pathlib import PurePosixPath
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -88,21 +88,16 @@ _COMPANIONS["credit_strict"] = ("credit_mechanism",)
 
 
 def with_view_reading(papers: pd.DataFrame, root: PathLike = None) -> pd.DataFrame:
-    """``papers`` with the codings of the survey's view reading (``survey.view_reading``
-    of ``protocol.yaml``) in place of the records' own, for the papers it reads: the
-    records carry today's reading under the codebook, the survey's claims were checked
-    against the codings of the view reading. Unchanged when there is none."""
+    """``papers`` with the codings of the survey's view reading (the reader under
+    readings/ marked ``view: survey``) in place of the records' own, for the papers it
+    reads: the records carry today's reading under the codebook, the survey's claims were
+    checked against the codings of the view reading. Unchanged when there is none."""
     from masrl_kb.kb.readings import READING_FIELDS, load_readers
 
     base = find_root(root)
-    if not (base / PROTOCOL_FILE).is_file():
-        return papers
-    wanted = load_protocol(base).survey.view_reading
-    if not wanted:
-        return papers
-    reader = next((r for r in load_readers(set(papers.index), base) if r.id == wanted), None)
+    reader = next((r for r in load_readers(set(papers.index), base) if r.view == "survey"), None)
     if reader is None:
-        raise ValueError(f"protocol.yaml: survey.view_reading {wanted!r} has no readings/ file")
+        return papers
     out = papers.copy()
     for key, coded in reader.readings.items():
         if key not in out.index:

@@ -27,6 +27,12 @@ def record_ids(rnd: Round, decision: str) -> list[str]:
     )
 
 
+def pooled_includes(ctx: Context, rnd: Round) -> list[str]:
+    """The round's inclusions that are in the pool: one whose record is missing (which
+    validate refuses) is never counted or linked."""
+    return [k for k in record_ids(rnd, "include") if k in ctx.papers.index]
+
+
 def source_label(ctx: Context, source: str) -> str:
     """A batch's source as a reader names it: the kind's label, then which one."""
     axis = ctx.tax["exclusion_source"]
@@ -57,6 +63,7 @@ def round_flow(ctx: Context, rounds: list[Round], previous: int, title: str) -> 
     for rnd in rounds:
         reasons.update(rnd.reasons())
     axis = ctx.tax["exclusion_reason"]
+    included = sum(len(pooled_includes(ctx, r)) for r in rounds)
     return Flow(
         title=title,
         previous=previous,
@@ -67,8 +74,8 @@ def round_flow(ctx: Context, rounds: list[Round], previous: int, title: str) -> 
         screened=sum(r.counts["to_screen"] for r in rounds),
         excluded=sum(r.excluded for r in rounds),
         reasons=[(axis.label_of(c), reasons[c]) for c in axis.ids if c in reasons],
-        awaiting=sum(r.awaiting for r in rounds),
-        included=sum(r.included for r in rounds),
+        awaiting=sum(r.awaiting for r in rounds) + sum(r.included for r in rounds) - included,
+        included=included,
         sources=[(row["label"], row["id"], row["identified"]) for row in sources],
     )
 
@@ -101,7 +108,7 @@ def rounds_page(ctx: Context) -> Page:
                 ],
                 "reach": round_reach(rnd),
                 "recall": recall.get(rnd.id),
-                "included": record_ids(rnd, "include"),
+                "included": pooled_includes(ctx, rnd),
                 "excluded": record_ids(rnd, "exclude"),
             }
         )

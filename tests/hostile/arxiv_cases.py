@@ -19,6 +19,7 @@ import gzip
 import io
 import socket
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
@@ -36,7 +37,7 @@ from tests.hostile.running import (
     tally,
 )
 from tests.loopback import Stub as LoopbackStub
-from tests.loopback import send_atom
+from tests.loopback import send, send_atom
 
 HERE = Path(__file__).resolve().parent / "arxiv"
 PAPER_ID = "2410.08115"
@@ -109,6 +110,66 @@ def unbounded(megabytes: int, start: bytes = b"", fill: bytes = b" ") -> Behavio
 oversized = unbounded(3)  # over the 1 MB cap of an ``add`` answer on the wire
 
 
+def drip_headers(every: float = 0.02, pad: int = 60) -> Behaviour:
+    """The status line and ``pad`` headers one byte every ``every`` seconds (about 60 s in
+    all; no single read waits long, so only an overall deadline stops it)."""
+    head = b"HTTP/1.1 200 OK\r\n" + b"".join(
+        b"X-Pad-%02d: %s\r\n" % (i, b"d" * 36) for i in range(pad)
+    )
+
+    def behave(h: BaseHTTPRequestHandler, n: int) -> None:
+        h.close_connection = True
+        with contextlib.suppress(OSError):
+            for byte in head:
+                h.connection.sendall(bytes([byte]))
+                time.sleep(every)
+
+    return behave
+
+
+def labelled(encoding: str, raw: bytes, content_type: str = "") -> Behaviour:
+    """``raw`` sent as it is under ``Content-Encoding: encoding`` (which it may not be)."""
+
+    def behave(h: BaseHTTPRequestHandler, n: int) -> None:
+        headers = [("Content-Encoding", encoding)]
+        if content_type:
+            send(h, 200, raw, content_type, headers)
+        else:
+            send_atom(h, 200, raw, headers)
+
+    return behave
+
+
+def raw_deflate(data: bytes) -> bytes:
+    """``data`` as a raw deflate stream (no zlib header), as some servers label deflate."""
+    packer = zlib.compressobj(wbits=-15)
+    return packer.compress(data) + packer.flush()
+
+
+def compressed_cases(plain: bytes) -> list[tuple[str, bytes, str]]:
+    """(name, body, Content-Encoding) of bodies that do not decode as labelled."""
+    whole = gzip.compress(plain)
+    return [
+        ("gzip-label-plain-body", plain, "gzip"),
+        ("deflate-label-plain-body", plain, "deflate"),
+        ("raw-deflate", raw_deflate(plain), "deflate"),
+        ("gzip-truncated", whole[: len(whole) // 2], "gzip"),
+        ("gzip-label-deflate-body", zlib.compress(plain), "gzip"),
+    ]
+
+
+# Base URLs no request can be made to: each must be one line, exit 2, before any request.
+BAD_BASE_URLS = [
+    ("port-out-of-range", "http://127.0.0.1:99999/api/query"),
+    ("port-not-a-number", "http://127.0.0.1:abc/api/query"),
+    ("ipv6-unclosed", "http://[::1"),
+    ("space-in-url", "http://127.0.0.1 :8/api"),
+    ("empty-label", "http://a..b/api"),
+    ("not-http", "ftp://127.0.0.1/api"),
+    ("control-character", "http://127.0.0.1/\x1b[2J"),
+]
+
+
 def fail_then(status: int, failures: int, then: Behaviour) -> Behaviour:
     def behave(h: BaseHTTPRequestHandler, n: int) -> None:
         if n < failures:
@@ -151,6 +212,8 @@ class ArxivCase:
     expect: str  # "reject" or "sanitise"
     message: str = ""  # a fragment the one-line error must hold
     within: float = 10.0  # seconds the command may take
+    url: str = ""  # MASRL_KB_ARXIV_URL when not the stub's
+    code: int | None = None  # the exit code a refusal must have, when it matters
 
 
 def arxiv_cases() -> list[ArxivCase]:
@@ -163,7 +226,21 @@ def arxiv_cases() -> list[ArxivCase]:
         ArxivCase("always-503", fail_then(503, 99, ok), "reject", "answered HTTP 503"),
         ArxivCase("503-then-ok", fail_then(503, 2, ok), "sanitise"),
         ArxivCase("dropped-then-ok", drop_then(1, ok), "sanitise"),
+        ArxivCase(
+            "drip-headers", drip_headers(), "reject", "no complete answer within 1.5 s", 4, code=1
+        ),
     ]
+    plain = (
+        Path(__file__).resolve().parents[1] / "fixtures" / "arxiv" / "2410.08115.xml"
+    ).read_bytes()
+    for name, raw, encoding in compressed_cases(plain):
+        cases.append(
+            ArxivCase(name, labelled(encoding, raw), "reject", f"labelled {encoding}", code=2)
+        )
+    for name, url in BAD_BASE_URLS:
+        cases.append(
+            ArxivCase(f"base-url-{name}", ok, "reject", arxiv.ENV_ARXIV_URL, url=url, code=2)
+        )
     for path in sorted(HERE.glob("*.xml")):
         expect = "sanitise" if path.name.startswith("sanitised-") else "reject"
         cases.append(ArxivCase(path.stem, serve_file(path), expect))
@@ -179,7 +256,7 @@ def run_arxiv_case(case: ArxivCase, tmp: Path) -> Judged:
     _bomb()  # made before the clock starts
     stub = Stub(case.behave)
     env = {
-        arxiv.ENV_ARXIV_URL: stub.url,
+        arxiv.ENV_ARXIV_URL: case.url or stub.url,
         arxiv.ENV_DEADLINE: DEADLINE,
         arxiv.ENV_DELAY: "0",
     }
@@ -197,6 +274,10 @@ def run_arxiv_case(case: ArxivCase, tmp: Path) -> Judged:
         reasons += filter(None, [one_error_line(run.err, case.message)])
         if after != before:
             reasons.append("files changed")
+        if case.code is not None and run.code != case.code:
+            reasons.append(f"exit {run.code}, expected {case.code}")
+        if case.url and stub.requests:
+            reasons.append("a request was made to a refused base URL")
         kind = "unclear" if reasons else "rejected"
     else:
         new = {name: data for name, data in after.items() if name not in before}

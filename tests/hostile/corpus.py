@@ -298,6 +298,7 @@ def extra_cases() -> list[Case]:
 
 def all_cases() -> list[Case]:
     """Every case of the corpus that a command-line run judges."""
+    from tests.hostile.gate_cases import gate_cases  # builds on provenance_cases
     from tests.hostile.provenance_cases import provenance_cases  # builds on this module
 
     return (
@@ -307,6 +308,7 @@ def all_cases() -> list[Case]:
         + datafile_cases()
         + extra_cases()
         + provenance_cases()
+        + gate_cases()
     )
 
 

@@ -57,6 +57,12 @@ def main() -> int:
     for group, found in screen_counts(bad).items():
         counts[group].update(found)
     counts["sources"].update(source_counts(bad))
+    from tests.hostile.network_cases import network_counts
+
+    counts["network"].update(network_counts(bad))
+    from tests.hostile.release_cases import release_counts
+
+    counts["release"].update(release_counts(bad))
     print(f"{'group':<18}" + "".join(f"{k:>10}" for k in KINDS) + f"{'total':>8}")
     for group, c in counts.items():
         print(f"{group:<18}" + "".join(f"{c[k]:>10}" for k in KINDS) + f"{sum(c.values()):>8}")

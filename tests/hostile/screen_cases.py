@@ -105,6 +105,8 @@ def _import_into(kind: str) -> Setup:
             elif kind == "round-yaml-tampered":
                 text = (folder / "round.yaml").read_text()
                 (folder / "round.yaml").write_text(text.replace("identified: 2", "identified: -4"))
+            else:
+                _tamper_round(folder, kind)
             (tmp / "other.csv").write_text(HEADER + GOOD_ROW.replace("W1", "W9"))
             argv[2] = str(tmp / "other.csv")
         return argv
@@ -201,9 +203,53 @@ def import_cases() -> list[ScreenCase]:
         ("screening-is-link", _import_into("screening-link"), "screening/:1: file: a symbolic"),
         ("round-is-link", _import_into("round-link"), f"{ROUND}/:1: file: a symbolic link"),
         ("round-yaml-tampered", _import_into("round-yaml-tampered"), "round.yaml:"),
+        # issue 27: round files checked before use, names and parser warnings cleaned
+        ("entries-title-number", _import_into("entries-title-number"), "entry 0: title: "),
+        ("entries-authors-text", _import_into("entries-authors-text"), "entry 0: authors: "),
+        ("candidates-not-utf8", _import_into("candidates-not-utf8"), "candidates.csv:4: file: "),
+        ("duplicates-not-utf8", _import_into("duplicates-not-utf8"), "duplicates.csv:2: file: "),
+        ("round-yaml-old-duplicates", _import_into("old-duplicates-list"), "screen migrate"),
+        (
+            "in-progress-ended-window",
+            _import_file("list.csv", GOOD_CSV.encode(), "--in-progress"),
+            "--in-progress: the window ended",
+        ),  # fmt: skip
+        (
+            "name-escape-bidi",
+            _import_file("l\x1bi\u202est.csv", HEADER.encode() + b"W1,,,2026-06-03,,,,,\n"),
+            "l ist.csv:2: title: ",
+        ),  # fmt: skip
+        (
+            "bibtex-2000-bad-blocks",
+            _import_file("list.bib", b"@misc{a, title={x\x1b[2J}, date={2026-06-03},\n" * 2000),
+            "list.bib:1: bibtex: ",
+        ),  # fmt: skip
     ]
     cases += [ScreenCase(g, n, e, s) for n, s, e in options]
     return cases
+
+
+def _tamper_round(folder: Path, kind: str) -> None:
+    """Issue 27's tampered round files: entries.json fields, non-UTF-8 CSV, old shapes."""
+    import json
+
+    entries = json.loads((folder / "entries.json").read_text(encoding="utf-8"))
+    other = next(e for e in entries if e["openreview_id"])  # decided second below
+    if kind == "entries-title-number":
+        entries[0]["title"] = 5
+    elif kind == "entries-authors-text":
+        entries[0]["authors"] = "abc"
+    elif kind == "entries-source-unknown":
+        other["source"] = "myspace"
+    elif kind in ("candidates-not-utf8", "duplicates-not-utf8"):
+        with open(folder / f"{kind.split('-')[0]}.csv", "ab") as fh:
+            fh.write(b"caf\xe9,x,y\n")
+    elif kind == "old-duplicates-list":
+        text = (folder / "round.yaml").read_text(encoding="utf-8")
+        head, _, tail = text.partition("duplicates:\n")
+        rest = tail.split("\n", 3)[3]  # the count, listed and file lines
+        (folder / "round.yaml").write_text(head + "duplicates: []\n" + rest, encoding="utf-8")
+    (folder / "entries.json").write_text(json.dumps(entries), encoding="utf-8")
 
 
 # ---------------------------------------------------------------- screen decide
@@ -250,6 +296,8 @@ def _decide(name: str, data: bytes, tamper: str = "") -> Setup:
             (tmp / "real").write_bytes(data)
             path.unlink()
             path.symlink_to(tmp / "real")
+        elif tamper.startswith(("entries-", "candidates-", "duplicates-", "old-")):
+            _tamper_round(folder, tamper)
         elif tamper == "locked":
             fd = os.open(root / "screening" / f".{ROUND}.lock", os.O_RDWR)
             fcntl.flock(fd, fcntl.LOCK_EX)
@@ -328,11 +376,19 @@ def decide_cases() -> list[ScreenCase]:
         ("entries-json-malformed", "entries-malformed", "entries.json: malformed"),
         ("round-yaml-decided-tampered", "decided-tampered", "round.yaml:"),
         ("round-locked", "locked", "is locked by another screening run"),
+        ("entries-json-title-number", "entries-title-number", "entries.json: entry 0: title:"),
+        ("entries-json-authors-text", "entries-authors-text", "entries.json: entry 0: authors:"),
+        ("candidates-csv-not-utf8", "candidates-not-utf8", "candidates.csv:4: file: not UTF-8"),
+        ("round-yaml-old-duplicates", "old-duplicates-list", "screen migrate"),
     ]
     cases += [
         ScreenCase(g, n, e, _decide("d.csv", rows(ok), t), env={"MASRL_KB_LOCK_WAIT": "0.5"})
         for n, t, e in tampered
     ]
+    # issue 27: the second decision cannot be written, so neither is (all or nothing)
+    both = rows(ok, "openreview:AbCdEf1234,exclude,out_of_scope,,,\n")
+    midway = _decide("d.csv", both, "entries-source-unknown")
+    cases += [ScreenCase(g, "all-or-nothing", "--source: unknown value 'myspace'", midway)]
     return cases
 
 

@@ -140,6 +140,7 @@ class SourceCase:
     code: int = 2
     within: float = 10.0
     contains: str = ""  # text an accepted CSV must hold
+    url: str = ""  # the adapter's base URL setting when not the stub's (then never asked)
 
     @property
     def id(self) -> str:
@@ -183,6 +184,15 @@ def cases_for(a: Adapter) -> list[SourceCase]:
     ]
     if a.source == "openalex":
         cases.append(SourceCase(a, "cursor-repeats", repeating_cursor, "reject", "repeats"))
+    drip = on_handler(arxiv_cases.drip_headers())
+    cases.append(SourceCase(a, "drip-headers", drip, "reject", "within 1.5 s", 1, 4))
+    plain = (FIXTURES / a.good).read_bytes()
+    for name, raw, encoding in arxiv_cases.compressed_cases(plain):
+        sent = body(raw, headers=[("Content-Encoding", encoding)])
+        cases.append(SourceCase(a, name, sent, "reject", f"labelled {encoding}"))
+    for name, url in arxiv_cases.BAD_BASE_URLS:
+        wrong = SourceCase(a, f"base-url-{name}", _good(a), "reject", a.env, url=url)
+        cases.append(wrong)
     return cases
 
 
@@ -203,15 +213,18 @@ def _run(case: SourceCase, tmp: Path, out_file: Path):
     arxiv_cases._bomb()  # noqa: SLF001 - made before the clock starts
     stub = JsonStub(case.behave)
     env = {
-        case.adapter.env: stub.url,
+        case.adapter.env: case.url or stub.url,
         "MASRL_KB_SOURCES_DEADLINE": DEADLINE,
         "MASRL_KB_SOURCES_DELAY": "0",
     }
     argv = ["--root", str(root), "screen", "fetch", case.adapter.source, *case.adapter.args]
     try:
-        return run_cli([*argv, "-o", str(out_file)], env)
+        run = run_cli([*argv, "-o", str(out_file)], env)
     finally:
         stub.close()
+    if case.url and stub.requests:
+        run.err += "\nthe stub was asked, though the base URL is not its own"
+    return run
 
 
 def run_source_case(case: SourceCase, tmp: Path) -> Judged:

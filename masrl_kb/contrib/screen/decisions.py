@@ -25,6 +25,7 @@ from masrl_kb.contrib.arxiv_import import (
 )
 from masrl_kb.contrib.screen.entries import (
     Entry,
+    arxiv_of,
     or_empty,
     parse_doi,
     parse_openreview,
@@ -32,9 +33,8 @@ from masrl_kb.contrib.screen.entries import (
     title_id,
 )
 from masrl_kb.contrib.screen.import_files import Problems, csv_rows, read_text, ris_refs
-from masrl_kb.contrib.screen.round_files import round_yaml
+from masrl_kb.contrib.screen.round_files import check_round_csv, round_yaml
 from masrl_kb.contrib.screen.store import ScreeningError, replace_file, round_lock
-from masrl_kb.contrib.sources.arxiv import parse_arxiv_id
 from masrl_kb.contrib.text import clean_text
 from masrl_kb.kb.fields import KEY_PATTERN
 from masrl_kb.kb.model.rounds import source_kind
@@ -99,7 +99,7 @@ def candidate_of(values: Iterable[object], wanted: set[str]) -> str | None:
         text = value.strip() if isinstance(value, str) else ""
         for part in [text, *re.findall(r"[^\s'\"\[\],]+", text)] if text else []:
             found += [part] if part.startswith(("doi:", "openreview:", "title:")) else []
-            typed = [("", parse_arxiv_id), ("doi:", parse_doi)]
+            typed = [("", arxiv_of), ("doi:", parse_doi)]
             typed += [("openreview:", parse_openreview)] if "openreview" in part.lower() else []
             found += [prefix + got for prefix, parse in typed if (got := or_empty(parse, part))]
     return next((f for f in found if f in wanted), found[0] if found else None)
@@ -279,17 +279,23 @@ def decide_round(
     with round_lock(base, rid):
         rnd = load_round(base, rid)
         entries = read_entries(base, rid)
+        check_round_csv(base, rid)
         path = Path(decisions_file)
         rules = tuple(r.id for r in protocol.inclusion_rules)
         vocab = _Vocab(reasons, stages, default_reason, rules)
         decisions = read_decisions(path, vocab, entries)
         _check_against_round(rnd, decisions, path.name, base)
         result = DecideResult(rnd, [], [])
+        # All or nothing: a decision that cannot be written (or Ctrl-C) removes the records
+        # this run wrote, and round.yaml is written only once every record is.
         try:
             for d in decisions:
                 _apply(d, entries[d.id], result, base, tax, protocol.reason_axis, stage, today)
-        finally:
             replace_file(round_dir(base, rid) / ROUND_FILE, round_yaml(rnd))
+        except BaseException:
+            for written in result.written:
+                written.unlink(missing_ok=True)
+            raise
     return result
 
 
@@ -358,11 +364,24 @@ def _apply(
     }
 
 
+# Written as TODO in an inclusion's draft: an RL method or framework must list evaluated_on,
+# and a non-empty list needs evaluation_source; stubbed, the draft's first validate names
+# both instead of one per cycle (``evaluated_on: []`` when it reports none, then remove
+# evaluation_source).
+EVALUATION_STUBS = ("evaluated_on", "evaluation_source")
+
+
 def _include(d: Decision, entry: Entry, base: Path, today: dt.date, rid: str):
     key, notes = d.key or None, d.note or None
     if entry.arxiv_id:
         return add_paper(
-            entry.arxiv_id, root=base, key=key, today=today, paper=entry.paper(), notes=notes
+            entry.arxiv_id,
+            root=base,
+            key=key,
+            today=today,
+            paper=entry.paper(),
+            notes=notes,
+            stubs=EVALUATION_STUBS,
         )
     return add_other_paper(
         entry.title,
@@ -374,4 +393,5 @@ def _include(d: Decision, entry: Entry, base: Path, today: dt.date, rid: str):
         today=today,
         notes=notes,
         comment=f"screened in round {rid} from source {entry.source}",
+        stubs=EVALUATION_STUBS,
     )

@@ -7,6 +7,7 @@ else ``openreview:<forum id>``, else ``title:<hash>`` of the normalised title.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import json
 import re
@@ -17,11 +18,21 @@ from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from masrl_kb.contrib.screen.store import StoreError
-from masrl_kb.contrib.sources.arxiv import ArxivPaper
-from masrl_kb.contrib.text import MAX_AUTHORS
-from masrl_kb.kb.model.rounds import DOI_PATTERN, OPENREVIEW_PATTERN
+from masrl_kb.contrib.sources.arxiv import ArxivPaper, arxiv_or_none
+from masrl_kb.contrib.text import (
+    MAX_ABSTRACT,
+    MAX_AUTHOR,
+    MAX_AUTHORS,
+    MAX_CATEGORY,
+    MAX_TITLE,
+    MAX_URL,
+    clean_text,
+)
+from masrl_kb.kb.fields import ARXIV_ID_PATTERN
+from masrl_kb.kb.model.rounds import DOI_PATTERN, OPENREVIEW_PATTERN, SOURCE_NAME
 from masrl_kb.kb.protocol import QueryFamily
-from masrl_kb.kb.rounds import round_dir
+from masrl_kb.kb.rounds import SCREENING_DIR, round_dir
+from masrl_kb.kb.rules import is_http_url
 from masrl_kb.kb.text import title_skeleton
 
 ENTRIES_JSON = "entries.json"
@@ -32,6 +43,14 @@ MAX_ENTRIES_BYTES = 50 * 1024 * 1024
 _DOI = re.compile(rf"^{DOI_PATTERN}$")
 _OPENREVIEW = re.compile(rf"^{OPENREVIEW_PATTERN}$")
 _DOI_PREFIX = re.compile(r"^(?:doi:\s*|https?://(?:dx\.)?doi\.org/)", re.I)
+# An arXiv id inside a cell: any arxiv.org address (abs/, pdf/, html/, export., www.), an
+# "arXiv:" mention or arXiv's DataCite DOI (10.48550/arXiv.<id>), new- or old-style, with
+# or without a version.
+_ARXIV_IN_CELL = re.compile(
+    r"(?:arxiv\.org/(?:abs|pdf|html)/|arxiv:\s*|10\.48550/arxiv\.)"
+    r"([0-9]{4}\.[0-9]{4,5}(?:v[0-9]+)?|[a-z-]+(?:\.[a-z]{2})?/[0-9]{7}(?:v[0-9]+)?)",
+    re.I,
+)
 
 
 class EntryError(ValueError):
@@ -61,6 +80,21 @@ def parse_doi(text: str) -> str:
     if not _DOI.match(doi):
         raise EntryError(f"malformed DOI {text.strip()[:80]!r}: expected 10.NNNN/suffix")
     return doi
+
+
+def arxiv_of(text: object) -> str:
+    """The arXiv id (no version) a cell names: a bare or ``arXiv:`` id, any arxiv.org
+    address, or arXiv's DataCite DOI as ``10.48550/arXiv.<id>``, ``doi:`` or a doi.org URL
+    (percent-encoded too); "" when it names none. Every id-bearing column is read with it,
+    so a pooled paper is known whichever column carries its id."""
+    if not isinstance(text, str) or not text.strip():
+        return ""
+    raw = unquote(text.strip())
+    found = arxiv_or_none(raw)
+    if found:
+        return found
+    inside = _ARXIV_IN_CELL.search(raw)
+    return (arxiv_or_none(inside.group(1)) or "") if inside else ""
 
 
 def or_empty(parse: Callable[[str], str], value: object) -> str:
@@ -153,19 +187,137 @@ class Entry:
         return asdict(self) | {"submitted": self.submitted.isoformat()}
 
     @classmethod
-    def from_json(cls, data: dict) -> Entry:
+    def from_json(cls, data: object) -> Entry:
+        """An entry of ``entries.json``, every field checked (:class:`EntryError` names
+        the first wrong one): the file may have been edited by hand or in a pull request."""
+        if not isinstance(data, dict):
+            raise EntryError("expected a mapping of the entry's fields")
+        unknown = sorted(set(data) - set(_JSON_FIELDS))
+        missing = [n for n in _REQUIRED_JSON if n not in data]
+        if unknown or missing:
+            what = f"unknown field {unknown[0][:40]!r}" if unknown else f"no {missing[0]}"
+            raise EntryError(f"{what}; fields: {', '.join(_JSON_FIELDS)}")
+        for name, value in data.items():
+            problem = _JSON_FIELDS[name](value)
+            if problem:
+                raise EntryError(f"{name}: {problem}")
         return cls(**(data | {"submitted": dt.date.fromisoformat(data["submitted"])}))
+
+
+def _text(limit: int, empty: bool = True) -> Callable[[object], str | None]:
+    def check(value: object) -> str | None:
+        if not isinstance(value, str):
+            return f"expected text, got {type(value).__name__}"
+        if value != clean_text(value, limit) or (not value and not empty):
+            return f"empty, longer than {limit} characters or holding control characters"
+        return None
+
+    return check
+
+
+def _texts(limit: int, most: int) -> Callable[[object], str | None]:
+    one = _text(limit, empty=False)
+
+    def check(value: object) -> str | None:
+        if not isinstance(value, list) or len(value) > most:
+            return f"expected a list of at most {most} texts, got {type(value).__name__}"
+        return next((f"[{n}]: {p}" for n, v in enumerate(value) if (p := one(v))), None)
+
+    return check
+
+
+def _matching(pattern: re.Pattern[str], what: str) -> Callable[[object], str | None]:
+    def check(value: object) -> str | None:
+        if not isinstance(value, str) or (value and not pattern.match(value)):
+            return f"expected {what} or empty text"
+        return None
+
+    return check
+
+
+def _day(value: object) -> str | None:
+    try:
+        dt.date.fromisoformat(value if isinstance(value, str) and len(value) == 10 else "")
+    except ValueError:
+        return "expected a date YYYY-MM-DD"
+    return None
+
+
+def _score(value: object) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, int | float) and not isinstance(value, bool) and -1e6 < value < 1e6:
+        return None
+    return "expected a number or null"
+
+
+def _url(value: object) -> str | None:
+    if not isinstance(value, str) or (value and (not is_http_url(value) or len(value) > MAX_URL)):
+        return "expected an http(s) URL or empty text"
+    return _text(MAX_URL)(value)
+
+
+_JSON_FIELDS: dict[str, Callable[[object], str | None]] = {
+    "arxiv_id": _matching(re.compile(ARXIV_ID_PATTERN), "an arXiv id"),
+    "title": _text(MAX_TITLE, empty=False),
+    "authors": _texts(MAX_AUTHOR, MAX_AUTHORS),
+    "submitted": _day,
+    "primary_category": _text(MAX_CATEGORY),
+    "abstract": _text(MAX_ABSTRACT),
+    "families": _texts(80, 50),
+    "score": _score,
+    "duplicate_of": _text(2000),
+    "match": _text(200),
+    "doi": _matching(_DOI, "a DOI"),
+    "openreview_id": _matching(_OPENREVIEW, "an OpenReview id"),
+    "url": _url,
+    "source": _matching(re.compile(SOURCE_NAME), "a source name (kind or kind:which)"),
+}
+_REQUIRED_JSON = ("arxiv_id", "title", "authors", "submitted", "primary_category", "abstract")
 
 
 def _term_pattern(term: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![a-z0-9]){re.escape(term.lower())}(?![a-z0-9])")
 
 
+def subject_terms(families: tuple[QueryFamily, ...] | list[QueryFamily]) -> frozenset[str]:
+    """Terms the survey's subject is made of rather than one family's: a term that is a
+    proper sub-phrase of terms of two or more other families (``multi-agent``, inside
+    ``multi-agent LLM`` and ``multi-agent credit``). Every candidate matches one, so alone
+    it names no family."""
+    return _subject_terms(tuple((f.id, tuple(t.lower() for t in f.terms)) for f in families))
+
+
+@functools.lru_cache(maxsize=8)
+def _subject_terms(families: tuple[tuple[str, tuple[str, ...]], ...]) -> frozenset[str]:
+    found = set()
+    for fid, terms in families:
+        for term in terms:
+            pattern = _term_pattern(term)
+            builders = {
+                other
+                for other, longer_terms in families
+                if other != fid
+                for longer in longer_terms
+                if longer != term and pattern.search(longer)
+            }
+            if len(builders) >= 2:
+                found.add(term)
+    return frozenset(found)
+
+
 def query_families(query: str, families: tuple[QueryFamily, ...] | list[QueryFamily]) -> list[str]:
     """The families whose terms occur in ``query`` (a batch's query, or an imported entry's
-    title and abstract: the rule of the arXiv queries), in protocol order."""
+    title and abstract: the rule of the arXiv queries), in protocol order; a match on
+    :func:`subject_terms` only labels no family (a candidate matching only ``multi-agent``
+    is not a safety paper)."""
     text = query.lower()
-    return [f.id for f in families if any(_term_pattern(t).search(text) for t in f.terms)]
+    subject = subject_terms(families)
+    return [
+        f.id
+        for f in families
+        if any(_term_pattern(t).search(text) for t in f.terms if t.lower() not in subject)
+    ]
 
 
 def entries_json(entries: list[Entry]) -> str:
@@ -174,8 +326,10 @@ def entries_json(entries: list[Entry]) -> str:
 
 
 def read_entries(root: Path, rid: str) -> dict[str, Entry]:
-    """The candidates of a round, by candidate id, from its ``entries.json``."""
+    """The candidates of a round, by candidate id, from its ``entries.json``, checked
+    before use: one :class:`StoreError` line naming the entry and field otherwise."""
     path = round_dir(root, rid) / ENTRIES_JSON
+    rel = f"{SCREENING_DIR}/{rid}/{ENTRIES_JSON}"
     if path.is_symlink():
         raise StoreError(f"{path}: a symbolic link; refused")
     if not path.is_file():
@@ -183,7 +337,18 @@ def read_entries(root: Path, rid: str) -> dict[str, Entry]:
     if path.stat().st_size > MAX_ENTRIES_BYTES:
         raise StoreError(f"{path} is larger than expected; refusing to read it")
     try:
-        entries = [Entry.from_json(d) for d in json.loads(path.read_text(encoding="utf-8"))]
-    except (ValueError, TypeError, KeyError) as err:
-        raise StoreError(f"{path}: malformed ({err})") from None
-    return {e.id: e for e in entries}
+        data = json.loads(path.read_bytes().decode("utf-8"))
+    except (ValueError, RecursionError) as err:  # UnicodeDecodeError is a ValueError
+        raise StoreError(f"{path}: malformed ({clean_text(str(err), 200)})") from None
+    if not isinstance(data, list):
+        raise StoreError(f"{rel}: malformed (expected a list of entries)")
+    found: dict[str, Entry] = {}
+    for n, item in enumerate(data):
+        try:
+            entry = Entry.from_json(item)
+        except EntryError as err:
+            raise StoreError(f"{rel}: entry {n}: {clean_text(str(err), 300)}") from None
+        if entry.id in found:
+            raise StoreError(f"{rel}: entry {n}: id {entry.id} is also an earlier entry")
+        found[entry.id] = entry
+    return found

@@ -7,23 +7,33 @@ file is refused whole with :class:`ImportFileError`; reading is bounded.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime as dt
 import io
+import logging
 import re
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from masrl_kb.contrib.arxiv_import import family_given
 from masrl_kb.contrib.export.csv_io import unguard_cell
-from masrl_kb.contrib.screen.entries import Entry, or_empty, parse_doi, parse_openreview
-from masrl_kb.contrib.sources.arxiv import arxiv_in, arxiv_or_none, parse_arxiv_id
+from masrl_kb.contrib.screen.entries import (
+    Entry,
+    arxiv_of,
+    or_empty,
+    parse_doi,
+    parse_openreview,
+)
+from masrl_kb.contrib.sources.arxiv import parse_arxiv_id
 from masrl_kb.contrib.text import MAX_ABSTRACT, MAX_TITLE, MAX_URL, clean_names, clean_text
 from masrl_kb.kb.rules import is_http_url
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
+MAX_WARNINGS = 5  # a parser's own warnings shown per file; the rest are counted
 MAX_CELL = 131_072  # csv's own default field limit, kept for every format
 EARLIEST = dt.date(1950, 1, 1)
 FORMATS = {".csv": "csv", ".ris": "ris", ".bib": "bibtex", ".bibtex": "bibtex"}
@@ -58,6 +68,7 @@ class _Raw:
     doi: str = ""
     arxiv_id: str = ""
     openreview_id: str = ""
+    more: tuple[str, ...] = ()  # other cells that may name an id (RIS UR lines, BibTeX eprint)
 
 
 class Problems:
@@ -81,22 +92,81 @@ class Problems:
         raise self.error(self.lines)
 
 
-def read_candidates(path: Path, source: str, today: dt.date, empty_ok: bool = False) -> list[Entry]:
+def shown_name(path: Path | str) -> str:
+    """A file name as printed and stored: one line, control and bidi characters gone."""
+    return clean_text(str(path), 300) or "?"
+
+
+class LibraryWarnings:
+    """A parser's own warnings (bibtexparser logs one per bad block, with the block's bytes),
+    kept instead of printed: the first :data:`MAX_WARNINGS` cleaned, the rest counted."""
+
+    def __init__(self) -> None:
+        self.kept: list[str] = []
+        self.more = 0
+
+    def add(self, message: object) -> None:
+        if len(self.kept) < MAX_WARNINGS:
+            self.kept.append(clean_text(str(message), 300))
+        else:
+            self.more += 1
+
+    def lines(self, name: str) -> list[str]:
+        more = [f"{name}: and {self.more} more warning(s) of the parser"] if self.more else []
+        return [f"{name}: {w}" for w in self.kept] + more
+
+    @contextlib.contextmanager
+    def catching(self, *loggers: str) -> Iterator[None]:
+        keep = self
+
+        class _Keep(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                keep.add(record.getMessage())
+
+        handler = _Keep(logging.WARNING)
+        found = [logging.getLogger(n) for n in loggers]
+        old = [(lg.propagate, lg.level) for lg in found]
+        for lg in found:
+            lg.addHandler(handler)
+            lg.propagate = False  # nothing reaches logging's last-resort printer
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("always")
+                warnings.showwarning = lambda message, *args, **kw: keep.add(message)
+                yield
+        finally:
+            for lg, (propagate, _level) in zip(found, old, strict=True):
+                lg.removeHandler(handler)
+                lg.propagate = propagate
+
+
+def read_candidates(
+    path: Path,
+    source: str,
+    today: dt.date,
+    empty_ok: bool = False,
+    notes: list[str] | None = None,
+) -> list[Entry]:
     """The candidates of an exported list; :class:`ImportFileError` when malformed. A file
-    with no candidate is an error unless ``empty_ok`` (an empty search, never by accident)."""
-    problems = Problems(str(path))
+    with no candidate is an error unless ``empty_ok`` (an empty search, never by accident).
+    ``notes`` receives the parser's own warnings of a file that was read, capped and cleaned."""
+    problems = Problems(shown_name(path))
     kind = FORMATS.get(path.suffix.lower())
     if kind is None:
         problems.fail(1, "file", f"unknown extension {path.suffix!r}; allowed: .csv, .ris, .bib")
     text = read_text(path, problems)
     reader = {"csv": _csv_raws, "ris": _ris_raws, "bibtex": _bibtex_raws}[kind]
-    raws = list(reader(text, problems))
-    problems.raise_any()
+    caught = LibraryWarnings()
+    with caught.catching("bibtexparser", "rispy"):
+        raws = list(reader(text, problems))
+    problems.raise_any()  # the parser's warnings restate these problems: not shown
     if not raws and not empty_ok:
         message = f"no candidate in this {kind.upper()} file (--empty-ok records an empty search)"
         problems.add(1, "file", message)
     entries = [e for e in (_entry(r, source, today, problems) for r in raws) if e is not None]
     problems.raise_any()
+    if notes is not None:
+        notes += caught.lines(shown_name(path.name))
     return entries
 
 
@@ -179,7 +249,8 @@ def _csv_raws(text: str, problems: Problems) -> Iterator[_Raw]:
 
     for line, values in csv_rows(text, problems, header_ok):
         authors = tuple(a for a in values.pop("authors", "").split(";") if a.strip())
-        yield _Raw(line=line, authors=authors, **values)
+        cells: dict[str, Any] = values  # text cells of the known columns, by name
+        yield _Raw(line=line, authors=authors, **cells)
 
 
 # ---------------------------------------------------------------- RIS
@@ -245,23 +316,28 @@ def _first(value: object) -> str:
 
 def _ris_raws(text: str, problems: Problems) -> Iterator[_Raw]:
     for line, ref in ris_refs(text, problems):
-        urls = [u for u in ref.get("urls") or [] if isinstance(u, str)]
-        texts = [_first(ref.get("id")), *urls, _first(ref.get("journal_name"))]
-        arxiv = next((a for a in map(arxiv_in, texts) if a), "")
+        urls = [u for u in _texts(ref.get("urls")) if u]
+        ids = [_first(ref.get(k)) for k in ("id", "doi", "journal_name", "accession_number")]
         openreview = next((u for u in urls if "openreview.net" in u.lower()), "")
-        authors = ref.get("authors") or ref.get("first_authors") or []
         yield _Raw(
             line=line,
             id=_first(ref.get("id")),
             title=_first(ref.get("title") or ref.get("primary_title")),
-            authors=tuple(a for a in authors if isinstance(a, str)),
+            authors=_texts(ref.get("authors") or ref.get("first_authors")),
             date=_first(ref.get("date") or ref.get("publication_year") or ref.get("year")),
             url=urls[0] if urls else "",
             abstract=_first(ref.get("abstract") or ref.get("notes_abstract")),
             doi=_first(ref.get("doi")),
-            arxiv_id=arxiv,
             openreview_id=openreview,
+            more=(*urls[1:], *ids),
         )
+
+
+def _texts(value: object) -> tuple[str, ...]:
+    """The text items of a list field; one text is one item (never its characters)."""
+    if isinstance(value, str):
+        return (value,)
+    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
 
 
 # ---------------------------------------------------------------- BibTeX
@@ -309,24 +385,22 @@ def _bibtex_date(fields: dict) -> str:
 
 
 def _raw_from_bibtex(fields: dict, line: int) -> _Raw:
-    eprint = (
-        fields.get("eprint", "") if fields.get("archiveprefix", "arxiv").lower() == "arxiv" else ""
-    )
-    texts = [fields.get("url", ""), fields.get("journal", "")]
-    arxiv = arxiv_or_none(eprint) if eprint else next((a for a in map(arxiv_in, texts) if a), "")
+    on_arxiv = fields.get("archiveprefix", "arxiv").lower() == "arxiv"
+    eprint = fields.get("eprint", "") if on_arxiv else ""
     url = fields.get("url", "")
     authors = [a.strip() for a in re.split(r"\s+and\s+", fields.get("author", "")) if a.strip()]
+    more = [fields.get(k, "") for k in ("arxivid", "journal", "howpublished")]
     return _Raw(
         line=line,
-        id=fields.get("eprint", ""),
+        id=eprint,
         title=fields.get("title", ""),
         authors=tuple(family_given(a) for a in authors),
         date=_bibtex_date(fields),
         url=url,
         abstract=fields.get("abstract", ""),
         doi=fields.get("doi", ""),
-        arxiv_id=arxiv or "",
         openreview_id=url if "openreview.net" in url.lower() else "",
+        more=tuple(m for m in more if m),
     )
 
 
@@ -351,26 +425,41 @@ def _date(raw: _Raw, today: dt.date, problems: Problems) -> dt.date | None:
     return day
 
 
+def _arxiv_column(value: str) -> str:
+    """An ``arxiv_id`` cell: any form :func:`arxiv_of` reads, else the parser's error."""
+    return arxiv_of(value) or parse_arxiv_id(value)
+
+
 def _ids(raw: _Raw, problems: Problems) -> tuple[str, str, str] | None:
-    """(arXiv id, DOI, OpenReview id) from the explicit columns, then the id and URL."""
-    out = {}
+    """(arXiv id, DOI, OpenReview id) from the explicit columns, then from every other
+    id-bearing cell (id, url, an arXiv DataCite DOI in doi): the first that names one wins."""
+    out: dict[str, str] = {}
     explicit = {"arxiv_id": raw.arxiv_id, "doi": raw.doi, "openreview_id": raw.openreview_id}
-    parsers = {"arxiv_id": parse_arxiv_id, "doi": parse_doi, "openreview_id": parse_openreview}
+    parsers = {"arxiv_id": _arxiv_column, "doi": parse_doi, "openreview_id": parse_openreview}
     for name, value in explicit.items():
         if not value:
             continue
         try:
             out[name] = parsers[name](value)
         except ValueError as err:  # an EntryError, ArxivError or a URL urlsplit refuses
+            if name == "doi" and arxiv_of(value):
+                continue  # an arXiv address in the doi column: read as the arXiv id below
             problems.add(raw.line, name, str(err))
             return None
-    for text in (raw.id, raw.url):
-        out.setdefault("arxiv_id", arxiv_or_none(text) or arxiv_in(text))
-        if text.lower().startswith(("doi:", "10.", "https://doi.org/", "http://doi.org/")):
-            out.setdefault("doi", or_empty(parse_doi, text))
-        if text.lower().startswith("openreview:") or "openreview.net" in text.lower():
-            out.setdefault("openreview_id", or_empty(parse_openreview, text))
+    for text in (raw.doi, raw.id, raw.url, *raw.more):
+        out["arxiv_id"] = out.get("arxiv_id") or arxiv_of(text)
+        if not out.get("doi") and text.lower().startswith(_DOI_STARTS):
+            out["doi"] = or_empty(parse_doi, text)
+        if not out.get("openreview_id") and _names_openreview(text):
+            out["openreview_id"] = or_empty(parse_openreview, text)
     return out.get("arxiv_id") or "", out.get("doi") or "", out.get("openreview_id") or ""
+
+
+_DOI_STARTS = ("doi:", "10.", "https://doi.org/", "http://doi.org/", "https://dx.doi.org/")
+
+
+def _names_openreview(text: str) -> bool:
+    return text.lower().startswith("openreview:") or "openreview.net" in text.lower()
 
 
 def _entry(raw: _Raw, source: str, today: dt.date, problems: Problems) -> Entry | None:

@@ -99,7 +99,8 @@ def rank_round(rid: str, root: Path) -> list[Entry]:
             entry.score = round(score, 4)
         ranked = sorted(entries, key=lambda e: (-(e.score or 0.0), e.id))
         folder = round_dir(root, rid)
-        replace_file(folder / CANDIDATES_CSV, candidates_csv(ranked, old_duplicate_rows(folder)))
+        kept = old_duplicate_rows(root, rid)
+        replace_file(folder / CANDIDATES_CSV, candidates_csv(ranked, kept))
     return ranked
 
 

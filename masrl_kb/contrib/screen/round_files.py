@@ -1,7 +1,10 @@
 """The files of a round folder, as text: ``candidates.csv`` (the candidates, best score first,
 then removed duplicates naming what they duplicate; formula-like cells guarded),
 ``candidates.ris`` (for ASReview or Zotero), ``entries.json`` (the candidates' metadata, so
-``decide`` needs no network) and ``round.yaml`` (window, batches, counts, decisions).
+``decide`` needs no network), ``duplicates.csv`` (every removed duplicate and what it
+duplicates, bounded by :data:`MAX_DUPLICATES_BYTES`) and ``round.yaml`` (window, batches,
+counts, decisions; duplicates only counted, so it stays small whatever a batch removes).
+Files read back are checked first (:func:`read_csv_file`): a tampered one is one line.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +27,12 @@ from masrl_kb.contrib.screen.entries import (
     entries_json,
 )
 from masrl_kb.contrib.screen.store import StoreError
-from masrl_kb.kb.rounds import ROUND_FILE, Round
+from masrl_kb.kb.model.rounds import DUPLICATES_CSV
+from masrl_kb.kb.rounds import ROUND_FILE, SCREENING_DIR, Round, round_dir
+
+MAX_CSV_BYTES = 100 * 1024 * 1024  # a round's candidates.csv read back
+MAX_DUPLICATES_BYTES = 16 * 1024 * 1024  # about 150,000 rows; rows past it are counted only
+DUPLICATE_COLUMNS = ("id", "duplicate_of", "match", "source")  # source: the batch
 
 CSV_COLUMNS = (
     "id",
@@ -49,19 +58,78 @@ def candidates_csv(entries: list[Entry], kept: Sequence[list[str]] = ()) -> str:
     return csv_text(CSV_COLUMNS, [dict(zip(CSV_COLUMNS, r, strict=False)) for r in rows])
 
 
-def old_duplicate_rows(folder: Path) -> list[list[str]]:
-    """The duplicates rows of a round's ``candidates.csv``, unguarded (kept when a batch
-    is added: their entries are not stored anywhere else)."""
-    path = folder / CANDIDATES_CSV
-    if path.is_symlink():
-        raise StoreError(f"{path}: a symbolic link; refused")
+def read_csv_file(
+    root: Path, rid: str, name: str, columns: Sequence[str], max_bytes: int = MAX_CSV_BYTES
+) -> list[list[str]]:
+    """The rows of a round's CSV file ``name`` after its header (none when absent), checked
+    before use: a real file, bounded, UTF-8, a known header, rows of its width. Its
+    problems are one :class:`StoreError` line naming file, line and field."""
+    path = round_dir(root, rid) / name
+    rel = f"{SCREENING_DIR}/{rid}/{name}"
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        raise StoreError(f"{rel}:1: file: not a regular file (links are refused)")
     if not path.is_file():
         return []
-    rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))[1:]
+    if path.stat().st_size > max_bytes:
+        raise StoreError(f"{rel}:1: file: larger than {max_bytes} bytes")
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        message = f"{rel}:{line}: file: not UTF-8 text; restore it from git or remove the round"
+        raise StoreError(message) from None
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        rows = list(reader)
+    except csv.Error as err:
+        raise StoreError(f"{rel}:{reader.line_num}: csv: {str(err)[:120]}") from None
+    header = rows[0] if rows else []
+    if tuple(header[: len(columns)]) != tuple(columns[: len(header)]) or not header:
+        raise StoreError(f"{rel}:1: header: expected {','.join(columns)}")
+    for number, row in enumerate(rows[1:], 2):
+        if row and len(row) != len(header):
+            raise StoreError(f"{rel}:{number}: row: {len(row)} cells, the header has {len(header)}")
+    return [[unguard_cell(c) for c in r] for r in rows[1:] if r]
+
+
+def old_duplicate_rows(root: Path, rid: str) -> list[list[str]]:
+    """The duplicates rows of a round's ``candidates.csv``, unguarded (kept when a batch
+    is added: their entries are not stored anywhere else)."""
+    rows = read_csv_file(root, rid, CANDIDATES_CSV, CSV_COLUMNS)
     width, dup = len(CSV_COLUMNS), CSV_COLUMNS.index("duplicate_of")
     # rounds written before source batches had no source and url columns
-    kept = [(r + ["arxiv", ""])[:width] for r in rows if len(r) > dup and r[dup]]
-    return [[unguard_cell(c) for c in r] for r in kept]
+    return [(r + ["arxiv", ""])[:width] for r in rows if len(r) > dup and r[dup]]
+
+
+def read_duplicates(root: Path, rid: str) -> list[dict[str, str]]:
+    """The listed duplicates of a round: ``{id, duplicate_of, match, source}`` from its
+    side file (``source``, the batch that found it, is empty in files written before it)."""
+    rows = read_csv_file(root, rid, DUPLICATES_CSV, DUPLICATE_COLUMNS, MAX_DUPLICATES_BYTES)
+    return [
+        dict.fromkeys(DUPLICATE_COLUMNS, "") | dict(zip(DUPLICATE_COLUMNS, r, strict=False))
+        for r in rows
+    ]
+
+
+def check_round_csv(root: Path, rid: str) -> None:
+    """Refuse a round whose CSV files cannot be read back (one :class:`StoreError` line)."""
+    old_duplicate_rows(root, rid)
+    read_duplicates(root, rid)
+
+
+def duplicates_csv(rows: Sequence[dict[str, str]]) -> tuple[str, int]:
+    """The side file's text and how many rows it lists: rows past
+    :data:`MAX_DUPLICATES_BYTES` are left out (``round.yaml`` still counts them)."""
+    header = csv_text(DUPLICATE_COLUMNS, [])
+    parts, size = [header], len(header.encode())
+    for row in rows:
+        line = csv_text(DUPLICATE_COLUMNS, [row])[len(header) :]
+        size += len(line.encode())
+        if size > MAX_DUPLICATES_BYTES:
+            break
+        parts.append(line)
+    return "".join(parts), len(parts) - 1
 
 
 def _ris_ref(e: Entry, source_label: str) -> dict[str, Any]:
@@ -112,9 +180,15 @@ def round_yaml(rnd: Round) -> str:
     data |= {
         "families": rnd.families,
         "counts": dict(rnd.counts),
-        "duplicates": rnd.duplicates,
+        "duplicates": {
+            "count": rnd.counts["duplicates_removed"],
+            "listed": rnd.duplicates_listed,
+            "file": DUPLICATES_CSV,
+        },
         "retrieved_per_family": rnd.per_family,
     }
+    if rnd.in_progress:
+        data["in_progress"] = True
     if rnd.capped:
         data["capped"] = rnd.capped
     if rnd.decided:
@@ -124,6 +198,11 @@ def round_yaml(rnd: Round) -> str:
             "awaiting": rnd.awaiting,
         }
         data["decided"] = rnd.decided
+    return dump_round(data)
+
+
+def dump_round(data: dict[str, Any]) -> str:
+    """``round.yaml``'s text from its mapping, in the mapping's key order."""
     return yaml.dump(data, Dumper=_PlainDumper, sort_keys=False, allow_unicode=True, width=100)
 
 
@@ -133,11 +212,21 @@ def round_files(
     duplicates: list[Entry],
     labels: dict[str, str],
     kept: Sequence[list[str]] = (),
-) -> dict[str, str]:
-    """The four files of a round folder (``kept``: earlier batches' duplicate rows)."""
-    return {
+    listed: Sequence[dict[str, str]] = (),
+) -> tuple[Round, dict[str, str]]:
+    """The round (its listed duplicates counted) and the five files of its folder
+    (``kept``: earlier batches' duplicate rows of candidates.csv; ``listed``: earlier
+    batches' rows of duplicates.csv)."""
+    added = [
+        {"id": e.id, "duplicate_of": e.duplicate_of, "match": e.match, "source": e.source}
+        for e in duplicates
+    ]
+    dup_text, count = duplicates_csv([*listed, *added])
+    rnd = replace(rnd, duplicates_listed=count)
+    return rnd, {
         CANDIDATES_CSV: candidates_csv(candidates + duplicates, kept),
         CANDIDATES_RIS: candidates_ris(candidates, labels),
         ENTRIES_JSON: entries_json(candidates),
+        DUPLICATES_CSV: dup_text,
         ROUND_FILE: round_yaml(rnd),
     }

@@ -11,7 +11,7 @@ import datetime as dt
 import os
 import re
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +19,14 @@ from masrl_kb.contrib.arxiv_import import check_choice
 from masrl_kb.contrib.screen.dedup import Known, add_round, known_records, mark_duplicates
 from masrl_kb.contrib.screen.entries import Entry, query_families, read_entries
 from masrl_kb.contrib.screen.import_files import EARLIEST as EARLIEST_IMPORT
-from masrl_kb.contrib.screen.import_files import read_candidates
+from masrl_kb.contrib.screen.import_files import read_candidates, shown_name
 from masrl_kb.contrib.screen.ranking import ranked
-from masrl_kb.contrib.screen.round_files import old_duplicate_rows, round_files
+from masrl_kb.contrib.screen.round_files import (
+    check_round_csv,
+    old_duplicate_rows,
+    read_duplicates,
+    round_files,
+)
 from masrl_kb.contrib.screen.store import ScreeningError, round_lock, write_round_folder
 from masrl_kb.contrib.sources.arxiv import EARLIEST, Paging, family_query, search_family
 from masrl_kb.contrib.text import clean_text
@@ -48,17 +53,29 @@ class RunResult:
     folder: Path
     candidates: list[Entry]
     duplicates: list[Entry]  # removed by this batch
+    warnings: list[str] = field(default_factory=list)  # the readers' own, capped and cleaned
 
     @property
     def batch(self) -> dict[str, Any]:
         return self.round.batches[-1]
 
 
-def check_window(since: dt.date, until: dt.date, today: dt.date, earliest: dt.date) -> None:
+def check_window(
+    since: dt.date, until: dt.date, today: dt.date, earliest: dt.date, in_progress: bool = False
+) -> None:
+    """Refuse a window that is reversed, too early, or not over (unless ``in_progress``:
+    then it must not be over, and must have begun)."""
     if until < since:
         raise ScreeningError(f"--until {until} is before --since {since}")
-    if until > today:
-        raise ScreeningError(f"--until {until} is after today ({today}): the window is not over")
+    if in_progress and until < today:
+        raise ScreeningError(f"--in-progress: the window ended on {until}; drop --in-progress")
+    if in_progress and since > today:
+        raise ScreeningError(f"--in-progress: the window begins on {since}, after today")
+    if until > today and not in_progress:
+        raise ScreeningError(
+            f"--until {until} is after today ({today}): the window is not over "
+            "(--in-progress screens it as a round in progress)"
+        )
     if since < earliest:
         raise ScreeningError(f"--since {since} is before {earliest}")
 
@@ -88,9 +105,7 @@ def _screen_batch(
     return candidates, duplicates, len(fresh) - len(in_window)
 
 
-def _with_batch(
-    rnd: Round, batch: dict[str, Any], to_screen: int, duplicates: list[Entry]
-) -> Round:
+def _with_batch(rnd: Round, batch: dict[str, Any], to_screen: int) -> Round:
     """The round with one more source batch, its counts summed over the batches."""
     batches = [*(rnd.batches if rnd.sources or rnd.counts else []), batch]
     counts = {
@@ -99,11 +114,7 @@ def _with_batch(
         "duplicates_removed": sum(b["duplicates_removed"] for b in batches),
         "to_screen": to_screen,
     }
-    added = [
-        {"id": e.id, "duplicate_of": e.duplicate_of, "match": e.match, "source": batch["name"]}
-        for e in duplicates
-    ]
-    return replace(rnd, counts=counts, duplicates=rnd.duplicates + added, sources=batches)
+    return replace(rnd, counts=counts, sources=batches)
 
 
 def check_source(source: str, base: Path) -> None:
@@ -157,11 +168,13 @@ def _add_batch(
     )
     merged = ranked((old or []) + candidates, base, protocol.family_weight)
     batch |= {"duplicates_removed": len(duplicates), "outside_window": outside}
-    rnd = _with_batch(rnd, batch, len(merged), duplicates)
+    rnd = _with_batch(rnd, batch, len(merged))
     folder = round_dir(base, rnd.id)
-    kept = old_duplicate_rows(folder) if old is not None else []
+    kept = old_duplicate_rows(base, rnd.id) if old is not None else []
+    listed = read_duplicates(base, rnd.id) if old is not None else []
     axis = load_taxonomy(base)["exclusion_source"]
-    files = round_files(rnd, merged, duplicates, {v: axis.label_of(v) for v in axis.ids}, kept)
+    labels = {v: axis.label_of(v) for v in axis.ids}
+    rnd, files = round_files(rnd, merged, duplicates, labels, kept, listed)
     write_round_folder(folder, files, replace=old is not None)
     return RunResult(rnd, folder, merged, duplicates)
 
@@ -241,38 +254,45 @@ def import_round(
     empty_ok: bool = False,
     reached: dt.date | None = None,
     strategy: str = "",
+    in_progress: bool = False,
 ) -> RunResult:
     """Add a batch read from an exported list to the window's round (made if new); a
     candidate matching no query family takes the first one ``query`` matches. ``reached``:
-    the last day the source's list reached, when it stops short of ``until``."""
+    the last day the source's list reached, when it stops short of ``until``;
+    ``in_progress``: the window has not ended (round.yaml says so until a batch is added
+    after its end)."""
     base = find_root(root)
     today = today or dt.date.today()
-    check_window(since, until, today, EARLIEST_IMPORT)
+    check_window(since, until, today, EARLIEST_IMPORT, in_progress)
     check_source(source, base)
     check_strategy(strategy)
     query = clean_text(query, MAX_QUERY)
     protocol = load_protocol(base)
     path = Path(path)
-    entries = read_candidates(path, source, today, empty_ok)
+    notes: list[str] = []
+    entries = read_candidates(path, source, today, empty_ok, notes)
+    name = shown_name(path.name)  # stored in round.yaml and printed: no control character
     searched = query_families(query, protocol.families)[:1]
     for entry in entries:
         found = query_families(f"{entry.title} {entry.abstract}", protocol.families)
         entry.families = found or list(searched)
     rid = round_id(since, until)
     folder = _round_folder(base, rid)
-    batch = _batch(source, query, path.name, today, len(entries))
+    batch = _batch(source, query, name, today, len(entries))
     batch |= _reach(since, until, reached) | ({"strategy": strategy} if strategy else {})
     with round_lock(base, rid):
         existing = folder.exists()
         rnd = load_round(base, rid) if existing else Round(rid, since, until, today, [], {})
-        if existing and any((b["name"], b["file"]) == (source, path.name) for b in rnd.batches):
+        rnd = replace(rnd, in_progress=in_progress)
+        if existing and any((b["name"], b["file"]) == (source, name) for b in rnd.batches):
             raise ScreeningError(
-                f"round {rid} already has a batch from {path.name} (source {source}); "
-                "nothing written"
+                f"round {rid} already has a batch from {name} (source {source}); nothing written"
             )
         known = known_records(base, [r for r in load_rounds(base) if r.id != rid])
         old = None
         if existing:
             old = list(read_entries(base, rid).values())
+            check_round_csv(base, rid)
             add_round(known, base, rid)
-        return _add_batch(base, rnd, batch, entries, known, protocol, old)
+        result = _add_batch(base, rnd, batch, entries, known, protocol, old)
+    return replace(result, warnings=notes)

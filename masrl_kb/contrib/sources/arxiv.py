@@ -16,7 +16,15 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
-from masrl_kb.contrib.sources.http import FetchError, Limits, StatusError, env_seconds, http_request
+from masrl_kb.contrib.sources.http import (
+    FetchError,
+    Limits,
+    SourceError,
+    StatusError,
+    check_base_url,
+    env_seconds,
+    http_request,
+)
 from masrl_kb.contrib.text import MAX_ABSTRACT, MAX_CATEGORY, MAX_TITLE, clean_names, clean_text
 from masrl_kb.kb.fields import ARXIV_ID_PATTERN
 from masrl_kb.kb.protocol import QueryFamily
@@ -40,6 +48,12 @@ _ARXIV_URL = re.compile(
 
 class ArxivError(ValueError):
     """A one-line reason: a malformed id, or no usable answer from the arXiv API."""
+
+
+class ArxivUnusable(ArxivError):
+    """A setting no request can be made with (the endpoint, a deadline) or an answer whose
+    body does not decode as labelled: the user's to fix, exit 2 in every command, where
+    other arXiv failures exit 1."""
 
 
 # ---------------------------------------------------------------- ids
@@ -102,8 +116,13 @@ class ArxivPaper:
 
 
 def endpoint(given: str | None = None) -> str:
-    """The API endpoint: the argument, ``MASRL_KB_ARXIV_URL``, then arXiv's own."""
-    return given or os.environ.get(ENV_ARXIV_URL) or DEFAULT_ENDPOINT
+    """The API endpoint: the argument, ``MASRL_KB_ARXIV_URL``, then arXiv's own;
+    :class:`ArxivError` when it is not a usable http(s) URL."""
+    url = given or os.environ.get(ENV_ARXIV_URL) or DEFAULT_ENDPOINT
+    try:
+        return check_base_url(url, ENV_ARXIV_URL)
+    except SourceError as err:
+        raise ArxivUnusable(str(err)) from None
 
 
 @dataclass(frozen=True)
@@ -121,8 +140,8 @@ class Paging:
     def from_env(cls, **overrides: object) -> Paging:
         """Defaults, ``MASRL_KB_ARXIV_DELAY``/``_DEADLINE``, then the overrides given."""
         values = {k: v for k, v in overrides.items() if v is not None}
-        values.setdefault("delay_seconds", env_seconds(ENV_DELAY, cls.delay_seconds, ArxivError))
-        values.setdefault("timeout", env_seconds(ENV_DEADLINE, cls.timeout, ArxivError))
+        values.setdefault("delay_seconds", env_seconds(ENV_DELAY, cls.delay_seconds, ArxivUnusable))
+        values.setdefault("timeout", env_seconds(ENV_DEADLINE, cls.timeout, ArxivUnusable))
         return cls(**values)  # type: ignore[arg-type]  # the fields' own types, from argparse
 
     def limits(self) -> Limits:
@@ -207,6 +226,10 @@ def _get(url: str, params: dict[str, object], limits: Limits, what: str) -> list
             f"cannot reach the arXiv API at {url} for {what} ({err}); "
             f"check the network or {ENV_ARXIV_URL}"
         ) from None
+    except SourceError as err:  # an answer that came but cannot be read
+        raise ArxivUnusable(
+            f"the arXiv API at {url} answered unreadably for {what}: {err}"
+        ) from None
     try:
         return parse_feed(body)
     except FetchError as err:
@@ -222,8 +245,8 @@ def paper_limits() -> Limits:
     """The bounds of a one-paper request: a 30 s deadline and 3 s between retries, unless
     ``MASRL_KB_ARXIV_DEADLINE``/``_DELAY`` say otherwise."""
     return Limits(
-        deadline=env_seconds(ENV_DEADLINE, 30.0, ArxivError),
-        delay=env_seconds(ENV_DELAY, 3.0, ArxivError),
+        deadline=env_seconds(ENV_DEADLINE, 30.0, ArxivUnusable),
+        delay=env_seconds(ENV_DELAY, 3.0, ArxivUnusable),
     )
 
 

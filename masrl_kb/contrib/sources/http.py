@@ -1,23 +1,31 @@
 """The bounded HTTP transport of every network call (arXiv, scholarly indexes).
 
-One overall deadline covers connecting, every retry and every byte read; the body is
-capped on the wire and after gzip; 5xx, 429 (after its Retry-After) and dropped
-connections are retried within the deadline. Neither ``requests`` nor the ``arxiv``
-package offers these bounds, hence this module. :class:`Client` adds, for the JSON APIs,
-a minimum interval between requests, strict JSON and shape checks (:func:`field`).
+One overall deadline covers connecting, the TLS handshake, sending, every retry and every
+byte read, the status line and headers included: each socket operation may wait only for
+what is left of it, so a server dripping one byte at a time is cut at the deadline. The
+body is capped on the wire and after gzip; 5xx, 429 (after its Retry-After) and dropped
+connections are retried within the deadline. A base URL from the environment is checked
+before any request, and a body that does not decode as labelled is refused. Neither
+``requests`` nor the ``arxiv`` package offers these bounds, hence this module.
+:class:`Client` adds, for the JSON APIs, a minimum interval between requests, strict JSON
+and shape checks (:func:`field`).
 """
 
 from __future__ import annotations
 
 import email.utils
+import functools
 import http.client
+import io
 import json
 import os
 import re
+import socket
 import ssl
 import time
 import zlib
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 _CHUNK = 1 << 14
@@ -47,6 +55,40 @@ class StatusError(FetchError):
 
 class ShapeError(SourceError):
     """The answer is JSON but not shaped as the service documents it."""
+
+
+class AnswerError(SourceError):
+    """An answer came but cannot be read: its body does not decode as its headers say."""
+
+
+_URL_TEXT = re.compile(r"[\x21-\x7e]+")  # printable ASCII, no space: what a base URL may hold
+
+
+def check_base_url(url: str, name: str) -> str:
+    """``url`` when it is a usable http(s) base URL (a host, a port from 1 to 65535, no
+    fragment, user name, space or control character); :class:`SourceError`
+    naming the setting ``name`` otherwise. Checked before any request, as ``urlsplit``
+    raises a bare ``ValueError`` only when a port or an IPv6 address is first read."""
+    shown = f"{name}={url[:80]!r}"
+    if not _URL_TEXT.fullmatch(url):
+        raise SourceError(f"{shown} is not an http(s) URL (spaces or non-ASCII characters)")
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+        host = parts.hostname
+    except ValueError as err:
+        raise SourceError(f"{shown} is not an http(s) URL ({_os_reason(err)})") from None
+    if parts.scheme not in ("http", "https") or not host:
+        raise SourceError(f"{shown} is not an http(s) URL")
+    if port == 0:
+        raise SourceError(f"{shown} is not an http(s) URL (port 0)")
+    if parts.username is not None or parts.fragment or "#" in url:
+        raise SourceError(f"{shown}: a base URL holds no user name or fragment")
+    try:
+        host.encode("idna")
+    except UnicodeError:
+        raise SourceError(f"{shown} is not an http(s) URL (host {host[:60]!r})") from None
+    return url
 
 
 @dataclass(frozen=True)
@@ -87,33 +129,100 @@ class _Deadline:
         return left
 
 
-def _connection(url: str, timeout: float) -> tuple[http.client.HTTPConnection, str]:
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise FetchError(f"not an http(s) URL: {url[:80]!r}")
-    path = urlunsplit(("", "", parts.path or "/", parts.query, ""))
-    if parts.scheme == "https":
+class _DeadlineReader(io.RawIOBase):
+    """The socket's bytes, each read allowed only the time left: http.client's own reads
+    (status line, headers, chunk sizes) would otherwise wait the full timeout per byte."""
+
+    def __init__(self, sock: socket.socket, dl: _Deadline) -> None:
+        super().__init__()
+        # The socket's own raw file: it keeps the socket open after http.client closes
+        # the connection of a "Connection: close" answer, as makefile() always does.
+        self._raw = sock.makefile("rb", buffering=0)
+        self._sock, self._dl = sock, dl
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int | None:  # any writable buffer, as io passes
+        self._sock.settimeout(self._dl.left())
+        return self._raw.readinto(buffer)
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
+class _DeadlineSocket:
+    """What :class:`http.client.HTTPResponse` asks of a socket (``makefile``), over one
+    whose every read is bound by the deadline."""
+
+    def __init__(self, sock: socket.socket, dl: _Deadline) -> None:
+        self._sock, self._dl = sock, dl
+
+    def makefile(self, mode: str) -> io.BufferedReader:
+        return io.BufferedReader(_DeadlineReader(self._sock, self._dl), _CHUNK)
+
+
+class _Response(http.client.HTTPResponse):
+    """An answer read through :class:`_DeadlineSocket`."""
+
+    def __init__(self, sock: socket.socket, *args: Any, deadline: _Deadline, **kwargs: Any) -> None:
+        super().__init__(_DeadlineSocket(sock, deadline), *args, **kwargs)  # type: ignore[arg-type]
+
+
+class _Connection(http.client.HTTPConnection):
+    """A connection whose connect, send and every read wait at most what is left."""
+
+    def __init__(self, host: str, port: int | None, dl: _Deadline) -> None:
+        super().__init__(host, port, timeout=dl.left())
+        self._dl = dl
+        self.response_class = functools.partial(_Response, deadline=dl)  # type: ignore[assignment]
+
+    def connect(self) -> None:
+        self.timeout = self._dl.left()
+        super().connect()
+        self.sock.settimeout(self._dl.left())
+
+    def send(self, data: Any) -> None:  # bytes, or a file or iterable of them, as http.client
+        if self.sock is not None:
+            self.sock.settimeout(self._dl.left())
+        super().send(data)
+
+
+class _TLSConnection(_Connection):
+    default_port = http.client.HTTPS_PORT
+
+    def connect(self) -> None:
+        super().connect()  # the socket now waits at most what is left
+        # CPython bounds the whole handshake by the socket's timeout, not each read.
         context = ssl.create_default_context()
-        return http.client.HTTPSConnection(
-            parts.hostname, parts.port, timeout=timeout, context=context
-        ), path
-    return http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout), path
+        self.sock = context.wrap_socket(self.sock, server_hostname=self.host)
 
 
-def _read_body(
-    resp: http.client.HTTPResponse, conn: http.client.HTTPConnection, dl: _Deadline, lim: Limits
-) -> bytes:
+def _connection(url: str, dl: _Deadline) -> tuple[http.client.HTTPConnection, str]:
+    try:
+        parts = urlsplit(url)
+        host, port = parts.hostname, parts.port
+    except ValueError as err:
+        raise SourceError(f"not an http(s) URL: {url[:80]!r} ({_os_reason(err)})") from None
+    if parts.scheme not in ("http", "https") or not host:
+        raise SourceError(f"not an http(s) URL: {url[:80]!r}")
+    path = urlunsplit(("", "", parts.path or "/", parts.query, ""))
+    kind = _TLSConnection if parts.scheme == "https" else _Connection
+    return kind(host, port, dl), path
+
+
+def _read_body(resp: http.client.HTTPResponse, dl: _Deadline, lim: Limits) -> bytes:
     encoding = (resp.getheader("Content-Encoding") or "identity").strip().lower()
     if encoding not in ("identity", "gzip", "x-gzip", "deflate"):
-        raise FetchError(f"unsupported Content-Encoding {encoding[:40]!r}")
+        raise AnswerError(f"unsupported Content-Encoding {encoding[:40]!r}")
     inflate = None
     if encoding != "identity":
+        # gzip, or zlib-wrapped deflate as RFC 9110 defines it; raw deflate is refused.
         inflate = zlib.decompressobj(16 + zlib.MAX_WBITS if "gzip" in encoding else zlib.MAX_WBITS)
     wire, out, size = 0, [], 0
     while True:
-        if conn.sock is not None:
-            conn.sock.settimeout(dl.left())
-        chunk = resp.read1(_CHUNK) if hasattr(resp, "read1") else resp.read(_CHUNK)
+        chunk = resp.read1(_CHUNK)
         dl.left()
         if not chunk:
             break
@@ -123,17 +232,31 @@ def _read_body(
         if inflate is not None:
             # At most one byte past the limit (then the check below refuses): a bomb never
             # gets expanded in full.
-            chunk = inflate.decompress(chunk, lim.max_expanded - size + 1)
+            chunk = _inflate(inflate, encoding, chunk, lim.max_expanded - size + 1)
         size += len(chunk)
         if size > lim.max_expanded:
             raise FetchError(f"the answer expands to more than {lim.max_expanded} bytes")
         out.append(chunk)
     if inflate is not None:
-        tail = inflate.flush(lim.max_expanded - size + 1)
+        tail = _inflate(inflate, encoding, None, lim.max_expanded - size + 1)
         if size + len(tail) > lim.max_expanded:
             raise FetchError(f"the answer expands to more than {lim.max_expanded} bytes")
+        if not inflate.eof:
+            raise AnswerError(
+                f"the answer labelled {encoding} is cut short (its data does not end)"
+            )
         out.append(tail)
     return b"".join(out)
+
+
+def _inflate(inflate: Any, encoding: str, chunk: bytes | None, most: int) -> bytes:
+    """The next expanded bytes (``chunk`` None: what is left); :class:`AnswerError` when
+    the body is not the compressed data its Content-Encoding says."""
+    try:
+        return inflate.decompress(chunk, most) if chunk is not None else inflate.flush(most)
+    except zlib.error as err:
+        reason = str(err).split(": ", 1)[-1][:80]
+        raise AnswerError(f"the answer is labelled {encoding} but is not ({reason})") from None
 
 
 @dataclass(frozen=True)
@@ -148,18 +271,16 @@ class Answer:
 def _request_once(
     method: str, url: str, headers: dict[str, str], body: bytes | None, dl: _Deadline, lim: Limits
 ) -> Answer:
-    conn, path = _connection(url, dl.left())
+    conn, path = _connection(url, dl)
     try:
         sent = {"Accept-Encoding": "gzip", "User-Agent": USER_AGENT, **headers}
         conn.request(method, path, body=body, headers=sent)
-        if conn.sock is not None:
-            conn.sock.settimeout(dl.left())
         resp = conn.getresponse()
         declared = resp.getheader("Content-Length")
         if declared and declared.strip().isdigit() and int(declared) > lim.max_body:
             raise FetchError(f"the answer is larger than {lim.max_body} bytes")
         retry_after = (resp.getheader("Retry-After") or "").strip()[:64]
-        return Answer(resp.status, retry_after, _read_body(resp, conn, dl, lim))
+        return Answer(resp.status, retry_after, _read_body(resp, dl, lim))
     except TimeoutError:
         raise FetchError(f"no complete answer within {dl.seconds:g} s") from None
     finally:
@@ -215,9 +336,9 @@ def http_request(
         except (ConnectionResetError, http.client.HTTPException) as err:
             last = FetchError(f"the connection dropped ({_os_reason(err)})")
             continue
-        except FetchError:
+        except SourceError:
             raise
-        except OSError as err:
+        except (OSError, UnicodeError) as err:  # UnicodeError: a host name idna refuses
             raise FetchError(_os_reason(err)) from None
         if answer.status == 200:
             return answer.body
@@ -255,10 +376,10 @@ class Client:
 
     def __init__(self, service: Service) -> None:
         self.name = service.name
-        self.base = (os.environ.get(service.env_url) or service.base_url).rstrip("/")
-        parts = urlsplit(self.base)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise SourceError(f"{service.env_url}={self.base[:80]!r} is not an http(s) URL")
+        base = os.environ.get(service.env_url) or service.base_url
+        self.base = check_base_url(base, service.env_url).rstrip("/")
+        if urlsplit(self.base).query:
+            raise SourceError(f"{service.env_url}={base[:80]!r}: a base URL holds no query")
         self.delay = env_seconds(ENV_DELAY, service.delay, SourceError)
         self.limits = Limits(
             deadline=env_seconds(ENV_DEADLINE, 60.0, SourceError),
@@ -289,6 +410,8 @@ class Client:
             raise StatusError(f"{self.name}: the server answered {err}", err.status) from None
         except FetchError as err:
             raise FetchError(f"{self.name}: {err}") from None
+        except SourceError as err:
+            raise SourceError(f"{self.name}: {err}") from None
         return parse_json(raw, self.name)
 
 

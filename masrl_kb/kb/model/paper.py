@@ -5,6 +5,7 @@ the validator, the editor schema, the field lists and ``masrl-kb add`` read this
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator
 from typing import Annotated, Self
 
@@ -23,6 +24,8 @@ from masrl_kb.kb.model.types import (
     Key,
     LongText,
     Names,
+    Reason,
+    Summary,
     Text,
     Url,
     Urls,
@@ -128,7 +131,7 @@ class Decision(KbModel):
 
     id: Annotated[str, Axis("decision")] = doc("Decision id, O1..O5.")
     learned: Bool = doc("True when an RL or post-training update acts on it.")
-    why: Text = doc("One line: what in the work makes this decision.")
+    why: Reason = doc("One line: what in the work makes this decision.")
     mechanism: Maybe[Annotated[str, Axis("decision_mechanism")]] = opt(
         "How the RL update reaches it (learned only)."
     )
@@ -200,7 +203,7 @@ class Paper(KbModel):
     )
     decisions: list[Decision] = doc("Orchestration decisions touched: {id, learned, why}.")
     added: Date = doc("Day the record entered the pool (YYYY-MM-DD, unquoted).")
-    summary: LongText = doc("One or two sentences in the curators' own words.")
+    summary: Summary = doc("One or two sentences in the curators' own words.")
     notes: Maybe[LongText] = opt("Curators' remarks and recorded doubts.")
     citation: Citation = doc("What BibTeX export needs.")
     sources: Maybe[list[Source]] = opt("Where corrected or added facts were looked up.")
@@ -228,9 +231,34 @@ class Paper(KbModel):
                 *self._artifacts(),
                 *self._evaluations(),
                 *self._benchmark_record(),
+                *self._added(),
             ]
         )
         return self
+
+    def _added(self) -> Iterator[Finding]:
+        today = dt.date.today()
+        if self.added > today:
+            message = (
+                f"{self.added.isoformat()} is later than today ({today.isoformat()}); "
+                "added is the day the record entered the pool: set today's date"
+            )
+            yield Finding(("added",), message)
+        published = self._first_month()
+        if published is not None and published > (self.added.year, self.added.month):
+            year, month = published
+            message = (
+                f"{self.added.isoformat()} is before the paper appeared ({year}-{month:02d}); "
+                "a record enters the pool on or after that: set the day you add it (today)"
+            )
+            yield Finding(("added",), message)
+
+    def _first_month(self) -> tuple[int, int] | None:
+        """The earliest (year, month) the paper can have appeared: its arXiv id's month
+        (new-style ids are YYMM.NNNNN), else January of its year."""
+        if self.arxiv_id is not None and self.arxiv_id[:4].isdigit() and self.arxiv_id[4] == ".":
+            return 2000 + int(self.arxiv_id[:2]), int(self.arxiv_id[2:4])
+        return self.year, 1
 
     def _credit(self) -> Iterator[Finding]:
         strict = ("credit_strict",)
@@ -275,6 +303,12 @@ class Paper(KbModel):
         if self.evaluated_on and self.evaluation_source is None:
             message = "evaluated_on needs evaluation_source: the URL the results were read from"
             yield Finding(("evaluation_source",), message, at=("evaluated_on",))
+        if self.evaluation_provisional is not None and self.evaluation_source is None:
+            message = (
+                "evaluation_provisional says why evaluation_source is not primary; "
+                "give evaluation_source (the URL the results were read from) or remove it"
+            )
+            yield Finding(("evaluation_provisional",), message)
         benchmarks = (e.benchmark for e in self.evaluated_on or ())
         yield from repeated(("evaluated_on",), benchmarks, "benchmark ", "benchmark")
 

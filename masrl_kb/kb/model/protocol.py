@@ -8,7 +8,7 @@ from typing import Annotated, Literal, Self
 
 from pydantic import PrivateAttr, ValidationInfo, field_validator, model_validator
 
-from masrl_kb.kb.model.base import KbModel, Maybe, field, optional, repeated, report
+from masrl_kb.kb.model.base import KbModel, field, repeated, report
 from masrl_kb.kb.model.types import Axis, Bool, Check, Date, Text, pattern
 
 RULE_ID = re.compile(r"^I[0-9]+$")
@@ -37,10 +37,6 @@ class Survey(KbModel):
     title: Text = field("The survey's title.")
     arxiv_id: Text = field("The survey's arXiv id.")
     baseline: Date = field("The day the pool stops: the baseline round of the living review.")
-    view_reading: Maybe[Text] = optional(
-        "The reader (readings/<id>.yaml) whose codings the survey's view shows for its papers: "
-        "the decisions and strict credit as they stood when the survey's claims were checked."
-    )
 
 
 class Source(KbModel):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import cached_property
-from typing import Annotated, Self
+from typing import Annotated, Literal, Self
 
 from pydantic import Field, ValidationInfo, model_validator
 
@@ -74,6 +74,10 @@ class Reader(KbModel):
     date: Date = field("When the readings were made.")
     source: Text = field("Where the readings come from.")
     method: LongText = field("What the reader read and how, in our words.")
+    view: Maybe[Literal["survey"]] = optional(
+        "'survey': the survey's view shows these codings for its papers in place of the "
+        "records' own (the codings its claims were checked against); one reader at most."
+    )
     entries: list[Reading] = Field(alias="readings", description="One reading per paper.")
 
     @property

@@ -9,11 +9,13 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import StringConstraints, model_validator
+from pydantic import field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from masrl_kb.kb.model.base import Finding, KbModel, Maybe, field, optional, report
-from masrl_kb.kb.model.types import ARXIV_ID_PATTERN, Check, Date, check_int, pattern
+from masrl_kb.kb.model.types import ARXIV_ID_PATTERN, Check, Date, check_int, check_text, pattern
 from masrl_kb.kb.problem import Problem
+from masrl_kb.kb.text import text_problem
 
 ROUND_ID = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}_[0-9]{4}-[0-9]{2}-[0-9]{2}$")
 MAX_COUNT = 1_000_000  # no real round comes near; a bigger number is a typo or tampering
@@ -25,8 +27,16 @@ CANDIDATE_ID = (
     rf"^(?:{ARXIV_ID_PATTERN[1:-1]}|doi:{DOI_PATTERN}|openreview:{OPENREVIEW_PATTERN}"
     r"|title:[0-9a-f]{16})$"
 )
+DUPLICATES_CSV = "duplicates.csv"
+MIGRATE_HINT = "run `masrl-kb screen migrate` to move it to duplicates.csv"
 # Fields reported whole (``decided: 2611.00001.record: ...``): what a reader fixes is the entry.
 WHOLE = ("window", "families", "capped", "decided")
+# (the round's count, the batch count it sums)
+BATCH_TOTALS = (
+    ("retrieved", "identified"),
+    ("duplicates_removed", "duplicates_removed"),
+    ("outside_window", "outside_window"),
+)
 
 
 def _check_count(value: object, ctx: object) -> str | None:
@@ -53,7 +63,25 @@ SourceName = Annotated[str, pattern(SOURCE_NAME)]
 # the other's list; a batch names its strategy so the round can estimate what both missed.
 STRATEGY = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$"
 Strategy = Annotated[str, pattern(STRATEGY)]
-Bounded = Annotated[str, StringConstraints(max_length=20_000)]
+MAX_BATCH_TEXT = 20_000
+
+
+def _batch_text(multiline: bool) -> Check:
+    """A batch's query (a run's is one line per family) or file name: no control or bidi
+    character (the site and the terminal show them), bounded; empty for a run's file."""
+
+    def test(value: object, ctx: object) -> str | None:
+        if not isinstance(value, str):
+            return check_text(value)
+        if len(value) > MAX_BATCH_TEXT:
+            return f"longer than {MAX_BATCH_TEXT} characters"
+        return text_problem(value, multiline) if value else None
+
+    return Check("text", test, {"type": "string", "maxLength": MAX_BATCH_TEXT})
+
+
+Query = Annotated[str, _batch_text(multiline=True)]
+FileName = Annotated[str, _batch_text(multiline=False)]
 
 
 def source_kind(name: str) -> str:
@@ -74,8 +102,8 @@ class Batch(KbModel):
     """One source batch: where its candidates came from and what became of them."""
 
     name: SourceName = field("The public source: an exclusion_source id, ':' and which one.")
-    query: Bounded = field("The query or search that was run.")
-    file: Bounded = field("The imported file's name ('' for a run).")
+    query: Query = field("The query or search that was run.")
+    file: FileName = field("The imported file's name ('' for a run).")
     imported_on: Date = field("The day the batch was added.")
     identified: Count = field("Entries the source returned.")
     duplicates_removed: Count = field("Entries already known.")
@@ -91,6 +119,21 @@ class Counts(KbModel):
     outside_window: Count = field("Entries outside the window.")
     duplicates_removed: Count = field("Entries already known.")
     to_screen: Count = field("Candidates left to screen.")
+
+
+class Duplicates(KbModel):
+    """The round's removed duplicates, summarised: the list is the side file ``file``
+    (a round.yaml listing thousands would pass validate's size limit)."""
+
+    count: Count = field("Duplicates removed by the round's batches.")
+    listed: Count = field("Rows of the side file (fewer than count when it hit its bound).")
+    file: Literal["duplicates.csv"] = field("The side file listing {id, duplicate_of, match}.")
+
+    @model_validator(mode="after")
+    def _listed(self) -> Self:
+        if self.listed > self.count:
+            report([Finding(("listed",), f"{self.listed} is more than count ({self.count})")])
+        return self
 
 
 class Window(KbModel):
@@ -115,13 +158,61 @@ class RoundFile(KbModel):
     counts: Counts = field("The round's counts.")
     capped: list[str] | None = field("Families that hit the result limit.", default=None)
     retrieved_per_family: dict[str, Count] | None = field("Entries per family.", default=None)
-    duplicates: list[dict[str, str]] | None = field("{id, duplicate_of, match}.", default=None)
+    duplicates: Duplicates | None = field(
+        "{count, listed, file}: the duplicates removed, listed in duplicates.csv.", default=None
+    )
     decided: dict[Annotated[str, pattern(CANDIDATE_ID)], Decided] | None = field(
         "Candidate id: {decision, reason, record, source}.", default=None
     )
     sources: list[Batch] | None = field("The source batches.", default=None)
     source: Maybe[SourceId] = optional("The one source of a round older than batches.")
     decision_counts: dict[str, Count] | None = field("Decisions made (derived).", default=None)
+    in_progress: bool | None = field(
+        "True while the window has not ended (`screen import --in-progress`).", default=None
+    )
+
+    @field_validator("duplicates", mode="before")
+    @classmethod
+    def _old_list(cls, value: object) -> object:
+        if isinstance(value, list):
+            message = f"a list of duplicates is the old shape; {MIGRATE_HINT}"
+            raise PydanticCustomError("old_shape", message)
+        return value
+
+    @model_validator(mode="after")
+    def _in_progress(self) -> Self:
+        if self.in_progress and self.run_on > self.window.until:
+            message = f"the window ended on {self.window.until} before run_on {self.run_on}"
+            report([Finding(("in_progress",), message + "; remove in_progress")])
+        return self
+
+    @model_validator(mode="after")
+    def _duplicates_counted(self) -> Self:
+        dups, removed = self.duplicates, self.counts.duplicates_removed
+        if dups is not None and dups.count != removed:
+            message = f"count {dups.count} differs from counts.duplicates_removed ({removed})"
+            report([Finding(("duplicates", "count"), message)])
+        return self
+
+    @model_validator(mode="after")
+    def _batches_add_up(self) -> Self:
+        """The round's counts are its batches' sums (what ``screen import`` writes); a
+        hand edit of one without the other would make the PRISMA flow disagree."""
+        if not self.sources:
+            return self
+        found = []
+        for total, each in BATCH_TOTALS:
+            summed = sum(getattr(b, each) for b in self.sources)
+            given = getattr(self.counts, total)
+            if summed != given:
+                message = (
+                    f"{given} disagrees with the sources' {each} ({summed}); "
+                    f"counts.{total} is the sum over sources: set it to {summed} "
+                    f"or correct the batches"
+                )
+                found.append(Finding(("counts", total), message))
+        report(found)
+        return self
 
 
 def whole(problem: Problem) -> Problem:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -47,6 +48,44 @@ def _host(value: object, ctx: object) -> str | None:
     return None if isinstance(value, str) and HOST_RE.fullmatch(value) else "expected a host name"
 
 
+def _prefix_problem(value: object) -> str | None:
+    if not isinstance(value, str) or UNSAFE_CHARS.search(value):
+        return "expected host/path text (no spaces or control characters)"
+    host, _, path = value.partition("/")
+    if not HOST_RE.fullmatch(host):
+        return f"{shorten(value)} does not start with a lower-case ASCII host name"
+    if any(s in (".", "..") for s in path.split("/")):
+        return f"{shorten(value)} has a dot segment"
+    return None
+
+
+def _prefixes(value: object, ctx: object) -> str | None:
+    if not isinstance(value, list):
+        return "expected a list of host/path prefixes (e.g. medium.com, arxiv.org/list)"
+    return next((p for v in value if (p := _prefix_problem(v))), None)
+
+
+def _to_prefixes(values: list[str]) -> tuple[Prefix, ...]:
+    out = []
+    for v in values:
+        host, _, path = v.partition("/")
+        out.append(Prefix(bare(host), tuple(s for s in path.split("/") if s)))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Prefix:
+    """``host/seg/seg``: the pages of ``host`` whose path starts with these whole segments
+    (so ``/forum`` never matches ``/forumless``)."""
+
+    host: str
+    segments: tuple[str, ...]
+
+    def holds(self, host: str, segments: tuple[str, ...], subdomains: bool = False) -> bool:
+        on_host = host == self.host or subdomains and host.endswith("." + self.host)
+        return on_host and segments[: len(self.segments)] == self.segments
+
+
 def _lower(words: list[str]) -> frozenset[str]:
     return frozenset(w.lower() for w in words)
 
@@ -58,6 +97,10 @@ Hosts = Annotated[
     frozenset[str], Check("hosts", _hosts, _LIST), AfterValidator(lambda v: frozenset(map(bare, v)))
 ]
 Host = Annotated[str, Check("host", _host, {"type": "string"}), AfterValidator(bare)]
+_PREFIXES = {"type": "array", "items": {"type": "string"}}
+Prefixes = Annotated[
+    tuple[Prefix, ...], Check("prefixes", _prefixes, _PREFIXES), AfterValidator(_to_prefixes)
+]
 
 
 class PaperKind(KbModel):
@@ -83,7 +126,12 @@ class Forge(KbModel):
 class Vendor(KbModel):
     name: Text = field("The company.")
     affiliations: Names = field("The affiliations whose records its site is primary for.")
-    hosts: Hosts = field("Its own sites.")
+    hosts: Maybe[Hosts] = optional("Its own sites, primary on every page.")
+    pages: Prefixes = field(
+        "Its publication pages as host/path prefixes (a blog, not a whole site with"
+        " user-shared pages).",
+        default=(),
+    )
     accounts: Words = field("Its accounts on forges (host/account).", default=())
 
 
@@ -109,6 +157,11 @@ class HostData(KbModel):
     forges: Forges = field("Code and model hosts.")
     own_sites: OwnSites = field("A record's own project pages.")
     vendors: Vendors = field("Companies' own sites.")
+    aggregators: Prefixes = field(
+        "Aggregators, mirrors and listings (host or host/path): never primary, never a"
+        " record's own site; a sub-domain of one is one too.",
+        default=(),
+    )
 
 
 def read_sources(

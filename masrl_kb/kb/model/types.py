@@ -149,6 +149,22 @@ def check_date(value: object) -> str | None:
     return None
 
 
+def word_count(low: int, high: int | None, what: str, multiline: bool = False) -> Test:
+    """A text of ``low`` to ``high`` words (no upper bound when None): a reason or a
+    summary says something, and a summary stays a summary."""
+
+    def test(value: object, ctx: object = None) -> str | None:
+        if (problem := check_text(value, multiline)) or not isinstance(value, str):
+            return problem
+        n = len(value.split())
+        if n < low or (high is not None and n > high):
+            span = f"{low} to {high} words" if high is not None else f"at least {low} words"
+            return f"{what}: {span}, got {n}"
+        return None
+
+    return test
+
+
 def _each(check: Callable[[object], str | None], what: str, empty: bool = True) -> Any:
     """A check of a list whose items pass ``check`` (the first bad item is named)."""
 
@@ -213,6 +229,20 @@ _ARTIFACT_NONE = {
 Text = Annotated[str, _plain("text", check_text, _TEXT_SCHEMA)]
 MULTILINE = _plain("text", lambda v: check_text(v, True), _TEXT_SCHEMA)
 LongText = Annotated[str, MULTILINE]
+# The shortest real reason and summary in the pool are this long (tests held them to it).
+MIN_WHY_WORDS = 4
+SUMMARY_WORDS = (5, 90)
+Reason = Annotated[
+    str,
+    Check(
+        "text",
+        word_count(MIN_WHY_WORDS, None, "one line saying what in the work makes this decision"),
+        _TEXT_SCHEMA,
+    ),
+]
+Summary = Annotated[
+    str, Check("text", word_count(*SUMMARY_WORDS, "one or two sentences", True), _TEXT_SCHEMA)
+]
 Url = Annotated[str, _plain("url", check_url, _URL_SCHEMA)]
 Urls = Annotated[
     list[str],
