@@ -63,12 +63,6 @@ def copy_kb(target: Path, survey_only: bool = True) -> Path:
             shutil.copy(path, target / "readings" / path.name)
     for rel in _record_files(survey_only):
         shutil.copy(REPO / rel, target / rel)
-    # The survey's view needs its reading (protocol.yaml survey.view_reading); it names
-    # only survey papers, which every copy holds.
-    view = yaml.safe_load((REPO / "protocol.yaml").read_text())["survey"].get("view_reading")
-    if view:
-        (target / "readings").mkdir()
-        shutil.copy(REPO / "readings" / f"{view}.yaml", target / "readings" / f"{view}.yaml")
     return target
 
 
