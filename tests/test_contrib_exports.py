@@ -75,7 +75,7 @@ def test_bibtex_round_trip(tmp_path: Path, records: dict[str, dict]) -> None:
 
 
 def test_bibtex_where_selects_one_cell(tmp_path: Path) -> None:
-    where = 'credit_unit == "message" and credit_strict'
+    where = 'credit_unit == "message" and credit_mechanism == "estimator"'
     library = bibtexparser.parse_string(_export(tmp_path, "bibtex", "--where", where))
     expected = masrl_kb.select(where)["bibtex_key"]
     assert sorted(e.key for e in library.entries) == sorted(expected)

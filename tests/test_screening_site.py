@@ -22,6 +22,7 @@ from masrl_kb.kb.schema import schema_comment
 from masrl_kb.kb.synthetic import dump_record
 from masrl_kb.query.claims import evaluate_claims
 from masrl_kb.query.frames import crosstab, load_pool, pool_as_of
+from masrl_kb.query.views import survey_view
 from masrl_kb.site.pages import site_files
 from masrl_kb.site.prisma import Flow, flow_svg
 from tests.screening_stub import ScreeningStub, copy_kb
@@ -136,7 +137,9 @@ def test_since_survey_shows_changed_cells_and_moved_claims(
 ) -> None:
     page = files["since-survey/index.md"]
     papers, exclusions = load_pool(screened)
-    base_p, base_e = pool_as_of(papers, exclusions, load_protocol(screened).baseline)
+    # the survey's view: the baseline pool with the codings of its view reading, so a
+    # recoded survey paper moves a claim as a new paper does
+    base_p, base_e = survey_view(papers, exclusions, screened)
     before = crosstab("reward_family", "credit_unit", papers=base_p)
     after = crosstab("reward_family", "credit_unit", papers=papers)
     assert int(after.at["R7", "orchestrator"]) == int(before.at["R7", "orchestrator"]) + 1

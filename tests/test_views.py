@@ -33,6 +33,7 @@ from masrl_kb.query.views import (
     pool_coverage,
     survey_baseline,
     survey_view,
+    with_view_reading,
 )
 from masrl_kb.site import build_site
 from masrl_kb.site.context import load_context
@@ -116,6 +117,8 @@ def kb(tmp_path_factory) -> Path:
         dt.date(2026, 6, 15),
         decisions=[stop],
         credit_unit="message",
+        # said here, not inherited from magrpo.yaml, whose strict reading the recode may change
+        credit_strict=True,
         credit_mechanism="estimator",
     )
     _paper(
@@ -166,7 +169,8 @@ def test_the_survey_view_is_the_pool_on_its_baseline(kb: Path, pool) -> None:
     assert survey_baseline(kb) == baseline
     then_p, then_e = survey_view(papers, exclusions, kb)
     as_of_p, as_of_e = load_pool(kb, as_of=baseline, drafts="exclude")
-    pd.testing.assert_frame_equal(then_p, as_of_p)
+    # the papers of that day, with the codings the survey's claims were checked against
+    pd.testing.assert_frame_equal(then_p, with_view_reading(as_of_p, kb))
     pd.testing.assert_frame_equal(then_e, as_of_e)
     survey = _survey_numbers(kb)
     assert (len(then_p), len(then_e)) == (survey["pool-size"], survey["exclusions-logged"])
