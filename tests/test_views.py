@@ -202,9 +202,20 @@ def test_moved_cells_list_the_papers_that_moved_them(kb: Path, pool) -> None:
     ]
     (row,) = cell.to_dict("records")
     assert row["today"] == row["survey"] + 1 and row["papers"] == [ORCHESTRATOR]
+    # a mover is a paper added since, or a survey paper the codebook recoded (its codings
+    # in the survey's view come from the view reading)
+    from masrl_kb.kb.readings import load_readers
+
+    (view,) = [r for r in load_readers(set(pool[0].index), kb) if r.view == "survey"]
+    recoded = {
+        key
+        for key, coded in view.readings.items()
+        if any(str(pool[0].at[key, f]) != str(v) for f, v in coded.items())
+    }
     for record in moved.to_dict("records"):
         assert record["change"] == record["today"] - record["survey"] != 0
-        assert set(record["papers"]) <= {STOPPER, ORCHESTRATOR}
+        assert set(record["papers"]) <= {STOPPER, ORCHESTRATOR} | recoded
+        assert record["papers"]  # every moved cell names what moved it
 
 
 def test_moved_claims_and_their_movers(kb: Path, pool) -> None:

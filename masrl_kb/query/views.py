@@ -136,6 +136,23 @@ def new_papers(
     return newest[NEW_PAPER_COLUMNS]
 
 
+def _cell_sets(frame: pd.DataFrame, rows_axis: str, cols_axis: str, strict: bool):
+    """``(row value, column value) -> the keys in that cell of frame``, masks made once."""
+    keys = frame.index.to_numpy()
+    keep = frame["credit_strict"].to_numpy(dtype=bool) if strict else True
+    row_masks: dict[object, np.ndarray] = {}
+    col_masks: dict[object, np.ndarray] = {}
+
+    def cell(row_value: object, col_value: object) -> set[str]:
+        if row_value not in row_masks:
+            row_masks[row_value] = axis_mask(frame, rows_axis, row_value).to_numpy(dtype=bool)
+        if col_value not in col_masks:
+            col_masks[col_value] = axis_mask(frame, cols_axis, col_value).to_numpy(dtype=bool)
+        return set(map(str, keys[row_masks[row_value] & col_masks[col_value] & keep]))
+
+    return cell
+
+
 @checked(papers=("added",))
 def moved_cells(
     papers: pd.DataFrame | None = None,
@@ -150,23 +167,23 @@ def moved_cells(
         root = find_root(root)  # once, for both files read below
     papers = load_pool(root)[0] if papers is None else papers
     day = _baseline(root, baseline)
-    then = papers if day is None else papers[papers["added"] <= pd.Timestamp(day)]
-    fresh = ~papers.index.isin(then.index)
-    keys = papers.index.to_numpy()
+    then = papers
+    if day is not None:  # the survey's view: its papers, with the view reading's codings
+        then = with_view_reading(papers[papers["added"] <= pd.Timestamp(day)], root)
     rows = []
     for rows_axis, cols_axis, strict in crosstabs or crosstab_list():
         now = crosstab(rows_axis, cols_axis, strict=strict, papers=papers)
         before = crosstab(rows_axis, cols_axis, strict=strict, papers=then)
         old = before.reindex(index=now.index, columns=now.columns, fill_value=0).to_numpy()
         new = now.to_numpy()
-        keep = papers["credit_strict"].to_numpy(dtype=bool) if strict else True
-        # One mask per value (the query API's axis_mask), so a moved cell is an AND of
-        # two masks rather than two cell_papers scans; a mover is in one view's cell only.
         row_values, col_values = now.index.tolist(), now.columns.tolist()
-        row_masks = [axis_mask(papers, rows_axis, v).to_numpy(dtype=bool) for v in row_values]
-        col_masks = [axis_mask(papers, cols_axis, v).to_numpy(dtype=bool) for v in col_values]
+        # One mask per value and view (the query API's axis_mask), so a moved cell is an
+        # AND of two masks; a mover is in one view's cell only (added since, or recoded).
+        cells = [_cell_sets(frame, rows_axis, cols_axis, strict) for frame in (papers, then)]
         for i, j in zip(*np.nonzero(old != new), strict=True):
-            movers = sorted(map(str, keys[row_masks[i] & col_masks[j] & keep & fresh]))
+            movers = sorted(
+                cells[0](row_values[i], col_values[j]) ^ cells[1](row_values[i], col_values[j])
+            )
             a, b = int(old[i, j]), int(new[i, j])
             cell = [rows_axis, row_values[i], cols_axis, col_values[j], strict]
             rows.append([*cell, a, b, b - a, movers])
@@ -196,14 +213,15 @@ class ClaimViews:
 
 
 def _movers(claim: Claim, now: pd.DataFrame, then: pd.DataFrame) -> tuple[str, ...]:
-    """Rows of ``now`` not in ``then`` that count toward the claim's value or total."""
-    fresh = now.loc[now.index.difference(then.index)]
-    if not claim.where or not len(fresh):
-        return tuple(sorted(map(str, fresh.index)))
+    """Rows that count toward the claim's value or total in one view and not the other:
+    papers added since, and the survey's papers whose codings moved them (a recoding)."""
+    if not claim.where:
+        return tuple(sorted(map(str, now.index.symmetric_difference(then.index))))
     keys: set[str] = set()
     for query in (claim.where, claim.of):
         if query:
-            keys |= set(map(str, select_rows(fresh, query).index))
+            were = set(map(str, select_rows(then, query).index))
+            keys |= were ^ set(map(str, select_rows(now, query).index))
     return tuple(sorted(keys))
 
 
