@@ -52,6 +52,16 @@ def test_a_round_reaches_the_earliest_day_every_batch_reached() -> None:
     assert round_reach(_round(D(2026, 10, 1), D(2026, 10, 31))) == D(2026, 10, 31)
 
 
+def test_a_strategys_batches_reach_together_and_the_round_waits_for_every_strategy() -> None:
+    rnd = _round(D(2026, 9, 1), D(2026, 9, 30), D(2026, 9, 4), D(2026, 8, 31), None)
+    for batch, strategy in zip(rnd.sources, "AAB", strict=True):
+        batch["strategy"] = strategy
+    # A's digests reached the 4th (one of them none of the month); B reached the end
+    assert round_reach(rnd) == D(2026, 9, 4)
+    rnd.sources[2]["reached"] = D(2026, 9, 2)
+    assert round_reach(rnd) == D(2026, 9, 2)
+
+
 def test_coverage_runs_through_contiguous_rounds_and_stops_where_a_source_stopped() -> None:
     rounds = [
         _round(D(2023, 1, 1), D(2026, 5, 3)),  # the catch-up, before the cut-off

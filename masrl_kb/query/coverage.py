@@ -3,8 +3,9 @@
 Both are computed from the round files, never typed in:
 
 - a batch *reaches* the last first-publication day its source's list covered (``reached``
-  in ``round.yaml``, the window's end when not given); a round reaches the earliest day
-  that every one of its batches reached;
+  in ``round.yaml``, the window's end when not given; the day before the window when it
+  covered none of it); a round reaches the earliest day that every source reached, the
+  batches of one search strategy counting as one source (:func:`round_reach`);
 - the pool *covers* papers up to the last day of an unbroken run of rounds from the
   survey's cut-off on: a round that stops short of its window's end, or a window that
   does not start the day after the last one, ends the run;
@@ -51,9 +52,16 @@ def batch_reach(rnd: Round, batch: dict) -> dt.date:
 
 
 def round_reach(rnd: Round) -> dt.date:
-    """The last day every batch of the round reached (for a round in progress, no later
-    than its latest batch's day)."""
-    return min([rnd.covered, *(batch_reach(rnd, b) for b in rnd.batches)])
+    """The last day every source of the round reached: a strategy's batches together
+    reach the latest day any of them reached (two digests of one strategy, one read to the
+    6th and one to the 31st, reach the 31st), a batch naming no strategy is a source of
+    its own, and the round reaches the earliest of these (for a round in progress, no
+    later than its latest batch's day)."""
+    groups: dict[str, dt.date] = {}
+    for i, batch in enumerate(rnd.batches):
+        group = str(batch.get("strategy") or f"batch {i}")
+        groups[group] = max(groups.get(group, dt.date.min), batch_reach(rnd, batch))
+    return min([rnd.covered, *groups.values()])
 
 
 def covered_until(rounds: Iterable[Round], start: dt.date) -> dt.date:
