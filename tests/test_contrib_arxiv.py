@@ -16,7 +16,7 @@ import pytest
 
 from masrl_kb.contrib import arxiv_import
 from masrl_kb.contrib.arxiv_import import derive_key, family_given
-from masrl_kb.contrib.sources.arxiv import ENV_ARXIV_URL, ArxivError, parse_arxiv_id
+from masrl_kb.contrib.sources.arxiv import ENV_ARXIV_URL, ENV_DELAY, ArxivError, parse_arxiv_id
 from masrl_kb.kb.fields import PAPER_FIELDS, PLACEHOLDER
 from masrl_kb.kb.validate import validate
 from masrl_kb.kb.yamlio import load_yaml_file
@@ -407,3 +407,34 @@ def test_exclude_a_non_arxiv_url(kb: Path, capsys: pytest.CaptureFixture[str]) -
     # The same URL again is reported, not written twice.
     assert run("--root", str(kb), *argv, "--title", "Another Title") == 1
     assert "already excluded: exclusions/E033.yaml" in capsys.readouterr().out
+
+
+class FailingArxiv(QuietHandler):
+    """An arXiv API that answers every request with HTTP 503."""
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        send_atom(self, 503, b"busy")
+
+
+@pytest.mark.parametrize("failure", ["unreachable", "always-503"])
+def test_exclude_network_failure_is_one_line_and_exit_2(
+    kb: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], failure: str
+) -> None:
+    # exclude fetches an arXiv title as add does: a failed fetch is exit 2, not a finding (1).
+    monkeypatch.setenv(ENV_DELAY, "0")
+    server = LoopbackServer(FailingArxiv)
+    url = server.url
+    if failure == "unreachable":
+        server.close()  # nothing listens there any more
+    monkeypatch.setenv(ENV_ARXIV_URL, url)
+    before = _files(kb)
+    argv = ["exclude", "2303.11366", "--stage", "abstract_screen", "--reason", "out_of_scope"]
+    try:
+        assert run("--root", str(kb), *argv) == 2
+    finally:
+        if failure != "unreachable":
+            server.close()
+    line = _one_line_error(capsys)
+    wanted = "cannot reach the arXiv API" if failure == "unreachable" else "answered HTTP 503"
+    assert wanted in line, line
+    assert _files(kb) == before
