@@ -16,7 +16,7 @@ import pytest
 
 from masrl_kb.contrib import arxiv_import
 from masrl_kb.contrib.arxiv_import import derive_key, family_given
-from masrl_kb.contrib.sources.arxiv import ENV_ARXIV_URL, ArxivError, parse_arxiv_id
+from masrl_kb.contrib.sources.arxiv import ENV_ARXIV_URL, ENV_DELAY, ArxivError, parse_arxiv_id
 from masrl_kb.kb.fields import PAPER_FIELDS, PLACEHOLDER
 from masrl_kb.kb.validate import validate
 from masrl_kb.kb.yamlio import load_yaml_file
@@ -161,7 +161,7 @@ def test_add_refuses_to_overwrite(
     kb: Path, arxiv_api: ArxivStub, capsys: pytest.CaptureFixture[str]
 ) -> None:
     before = (kb / "papers" / "puppeteer.yaml").read_bytes()
-    assert run("--root", str(kb), "add", "2410.08115", "--key", "puppeteer") == 1
+    assert run("--root", str(kb), "add", "2410.08115", "--key", "puppeteer") == 2
     assert "refusing to overwrite" in capsys.readouterr().err
     assert (kb / "papers" / "puppeteer.yaml").read_bytes() == before
     assert arxiv_api.requests == []
@@ -169,7 +169,7 @@ def test_add_refuses_to_overwrite(
 
 def test_add_rejects_a_bad_key(kb: Path, arxiv_api: ArxivStub, capsys) -> None:
     before = _files(kb)
-    assert run("--root", str(kb), "add", "2410.08115", "--key", "Optima_2024") == 1
+    assert run("--root", str(kb), "add", "2410.08115", "--key", "Optima_2024") == 2
     assert "does not match" in capsys.readouterr().err
     assert _files(kb) == before
 
@@ -221,7 +221,7 @@ def _one_line_error(capsys: pytest.CaptureFixture[str]) -> str:
 
 def test_add_unknown_id(kb: Path, arxiv_api: ArxivStub, capsys) -> None:
     before = _files(kb)
-    assert run("--root", str(kb), "add", "2501.99999") == 1
+    assert run("--root", str(kb), "add", "2501.99999") == 2
     assert _one_line_error(capsys) == "masrl-kb: arXiv has no paper with id 2501.99999"
     assert _files(kb) == before
 
@@ -230,7 +230,7 @@ def test_add_malformed_id_is_refused_before_any_request(
     kb: Path, arxiv_api: ArxivStub, capsys
 ) -> None:
     before = _files(kb)
-    assert run("--root", str(kb), "add", "2505.195") == 1
+    assert run("--root", str(kb), "add", "2505.195") == 2
     assert "malformed arXiv id '2505.195'" in _one_line_error(capsys)
     assert arxiv_api.requests == []
     assert _files(kb) == before
@@ -238,7 +238,7 @@ def test_add_malformed_id_is_refused_before_any_request(
 
 def test_add_id_the_api_rejects(kb: Path, arxiv_api: ArxivStub, capsys) -> None:
     before = _files(kb)
-    assert run("--root", str(kb), "add", "0801.00001") == 1
+    assert run("--root", str(kb), "add", "0801.00001") == 2
     assert "rejected '0801.00001' as a malformed id (HTTP 400)" in _one_line_error(capsys)
     assert _files(kb) == before
 
@@ -251,7 +251,7 @@ def test_add_without_network(
         port = sock.getsockname()[1]
     monkeypatch.setenv(ENV_ARXIV_URL, f"http://127.0.0.1:{port}/api/query")
     before = _files(kb)
-    assert run("--root", str(kb), "add", "2410.08115") == 1
+    assert run("--root", str(kb), "add", "2410.08115") == 2
     assert "cannot reach the arXiv API at http://127.0.0.1:" in _one_line_error(capsys)
     assert _files(kb) == before
 
@@ -264,7 +264,7 @@ def test_add_leaves_no_partial_file(
 
     monkeypatch.setattr(arxiv_import.os, "replace", broken_replace)
     before = _files(kb)
-    assert run("--root", str(kb), "add", "2410.08115") == 1
+    assert run("--root", str(kb), "add", "2410.08115") == 2
     assert "disk full" in _one_line_error(capsys)
     assert _files(kb) == before  # neither the record nor its temporary file
 
@@ -364,7 +364,7 @@ def test_exclude_choices_come_from_the_taxonomy(
 ) -> None:
     argv = ["exclude", "2303.11366", "--stage", "coffee_screen", "--reason", "out_of_scope"]
     before = _files(kb)
-    assert run("--root", str(kb), *argv) == 1
+    assert run("--root", str(kb), *argv) == 2
     err = _one_line_error(capsys)
     assert "--stage: unknown value 'coffee_screen'" in err and "abstract_screen" in err
     assert _files(kb) == before and arxiv_api.requests == []
@@ -395,7 +395,7 @@ def test_exclude_reports_an_excluded_paper(
 def test_exclude_a_non_arxiv_url(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
     url = "https://openreview.net/forum?id=AbCdEf123"
     argv = ["exclude", url, "--stage", "abstract_screen", "--reason", "out_of_scope"]
-    assert run("--root", str(kb), *argv) == 1
+    assert run("--root", str(kb), *argv) == 2
     assert "give --title" in _one_line_error(capsys)
     assert run("--root", str(kb), *argv, "--title", "A Paper Seen on OpenReview") == 0
     data = load_yaml_file(kb / "exclusions" / "E033.yaml").data
@@ -407,3 +407,34 @@ def test_exclude_a_non_arxiv_url(kb: Path, capsys: pytest.CaptureFixture[str]) -
     # The same URL again is reported, not written twice.
     assert run("--root", str(kb), *argv, "--title", "Another Title") == 1
     assert "already excluded: exclusions/E033.yaml" in capsys.readouterr().out
+
+
+class FailingArxiv(QuietHandler):
+    """An arXiv API that answers every request with HTTP 503."""
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        send_atom(self, 503, b"busy")
+
+
+@pytest.mark.parametrize("failure", ["unreachable", "always-503"])
+def test_exclude_network_failure_is_one_line_and_exit_2(
+    kb: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], failure: str
+) -> None:
+    # exclude fetches an arXiv title as add does: a failed fetch is exit 2, not a finding (1).
+    monkeypatch.setenv(ENV_DELAY, "0")
+    server = LoopbackServer(FailingArxiv)
+    url = server.url
+    if failure == "unreachable":
+        server.close()  # nothing listens there any more
+    monkeypatch.setenv(ENV_ARXIV_URL, url)
+    before = _files(kb)
+    argv = ["exclude", "2303.11366", "--stage", "abstract_screen", "--reason", "out_of_scope"]
+    try:
+        assert run("--root", str(kb), *argv) == 2
+    finally:
+        if failure != "unreachable":
+            server.close()
+    line = _one_line_error(capsys)
+    wanted = "cannot reach the arXiv API" if failure == "unreachable" else "answered HTTP 503"
+    assert wanted in line, line
+    assert _files(kb) == before

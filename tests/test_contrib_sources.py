@@ -409,7 +409,7 @@ def test_bad_settings_are_one_line_usage_errors(root, tmp_path, fast, capsys, en
     assert not out_file.exists()
 
 
-def test_a_refused_connection_is_a_network_failure(root, tmp_path, fast, capsys):
+def test_a_refused_connection_is_one_line_and_exit_2(root, tmp_path, fast, capsys):
     stub = JsonStub(lambda r, n: None)
     url = stub.url
     stub.close()  # nothing listens there any more
@@ -419,7 +419,7 @@ def test_a_refused_connection_is_a_network_failure(root, tmp_path, fast, capsys)
         "-o", str(tmp_path / "s2.csv"), capsys=capsys,
     )  # fmt: skip
     assert (
-        code == 1 and err.startswith("masrl-kb: semantic-scholar: ") and len(err.splitlines()) == 1
+        code == 2 and err.startswith("masrl-kb: semantic-scholar: ") and len(err.splitlines()) == 1
     )
     assert not (tmp_path / "s2.csv").exists()
 

@@ -200,7 +200,7 @@ def test_run_reports_an_unreachable_api(
     kb: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv(ENV_ARXIV_URL, "http://127.0.0.1:9/api/query")
-    assert _screen(kb) == 1
+    assert _screen(kb) == 2
     assert "cannot reach the arXiv API" in capsys.readouterr().err
     assert not (kb / "screening" / ROUND).exists()
 
@@ -406,7 +406,7 @@ def test_run_refuses_an_oversized_answer(
     from masrl_kb.contrib.sources import arxiv
 
     monkeypatch.setattr(arxiv, "MAX_SEARCH_BYTES", 2000)
-    assert _screen(kb) == 1
+    assert _screen(kb) == 2
     assert "the answer is larger than 2000 bytes" in capsys.readouterr().err
     assert not (kb / "screening" / ROUND).exists()
 

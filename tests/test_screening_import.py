@@ -442,3 +442,43 @@ def test_an_id_urlsplit_refuses_is_a_problem_line(tmp_path: Path) -> None:
     bad.write_text("id,title,date,openreview_id\nx,A title,2026-11-02,http://[x\n")
     with pytest.raises(ImportFileError, match=r"bad\.csv:2: openreview_id: Invalid IPv6 URL"):
         read_candidates(bad, "web_search", dt.date(2026, 12, 1))
+
+
+DAYS_READ = ["2026-06-03", "2026-6-3", "2026/06/03", "2026/06/03/", "2026/06/03/Spring"]
+NOT_ONE_DAY = [
+    "2026-06-031",  # an extra digit: never cut to 2026-06-03
+    "2026-06-03/2026-07-09",  # a range: not its first day
+    "2026/06/03/2026/07/09",  # RIS's other-info slot holds no second date
+    "2026/06/03/2026",
+    "2026-06/03",  # the separators of two forms mixed
+    "2026-06-03 and later",
+    "2026-06-03T10:00:00",  # a time after the day: not the YYYY-MM-DD asked for
+]
+
+
+@pytest.mark.parametrize("cell", DAYS_READ)
+def test_a_date_cell_that_is_one_day_is_read(tmp_path: Path, cell: str) -> None:
+    from masrl_kb.contrib.screen.import_files import read_candidates
+
+    listed = _write(tmp_path, "list.csv", f"id,title,date,url\nx,A title,{cell},https://e.org/\n")
+    [entry] = read_candidates(listed, "web_search", dt.date(2026, 12, 1))
+    assert entry.submitted == dt.date(2026, 6, 3)
+
+
+@pytest.mark.parametrize("cell", NOT_ONE_DAY)
+def test_a_date_cell_with_more_than_one_day_is_refused(
+    kb: Path, tmp_path: Path, capsys, cell: str
+) -> None:
+    listed = _write(tmp_path, "list.csv", f"id,title,date,url\nx,A title,{cell},https://e.org/\n")
+    before = _snapshot(kb)
+    assert _import(kb, listed) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"{listed}:2: date: {cell!r} is not one day")
+    assert _snapshot(kb) == before
+
+
+def test_a_ris_date_with_a_range_is_refused(kb: Path, tmp_path: Path, capsys) -> None:
+    text = "TY  - JOUR\nTI  - A Title\nDA  - 2026/06/03/2026/07/09\nUR  - https://e.org/a\nER  -\n"
+    listed = _write(tmp_path, "list.ris", text)
+    assert _import(kb, listed, "curated_list") == 2
+    assert f"{listed}:1: date: '2026/06/03/2026/07/09' is not one day" in capsys.readouterr().err

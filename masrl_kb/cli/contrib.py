@@ -40,9 +40,10 @@ def _axis_help(axis: str, what: str) -> str:
 
 
 def _write_record(root: Path, write: Callable[[], Written]) -> int:
-    """Run ``write``; report a duplicate or a failure the same way for add and exclude."""
-    from masrl_kb.contrib.arxiv_import import AlreadyRecorded, ArxivImportError, describe_written
-    from masrl_kb.contrib.sources.arxiv import ArxivError, ArxivUnusable
+    """Run ``write``; a paper already recorded is the one finding that exits 1 (the check
+    ``add`` and ``exclude`` make). Any other failure, arXiv unreachable or unreadable
+    included, is an error of this package or an OSError: one line in ``main``, exit 2."""
+    from masrl_kb.contrib.arxiv_import import AlreadyRecorded, describe_written
 
     try:
         written = write()
@@ -50,12 +51,6 @@ def _write_record(root: Path, write: Callable[[], Written]) -> int:
         for line in found.matches:
             print(line)
         print("nothing written")
-        return EXIT_FAILED
-    except ArxivUnusable as error:  # a bad setting or an undecodable answer: the user's to fix
-        err(str(error))
-        return EXIT_USER_ERROR
-    except (ArxivImportError, ArxivError, OSError) as error:
-        err(str(error))
         return EXIT_FAILED
     describe_written(written, root)
     return 0

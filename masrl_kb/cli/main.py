@@ -1,6 +1,7 @@
 """The ``masrl-kb`` command line and its one error path (:func:`main`): a user error (an
-error class of this package, an OSError, bad arguments or ``--root``) is one line and exit 2,
-anything else a bug, exit 70. Commands import what they need when they run."""
+error class of this package, a network failure among them, an OSError, bad arguments or
+``--root``) is one line and exit 2, anything else a bug, exit 70; exit 1 is only for a
+check that found something. Commands import what they need when they run."""
 
 from __future__ import annotations
 
@@ -13,7 +14,11 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
-EXIT_FAILED = 1  # a check failed, nothing was written, or the network failed
+# 1 only for a check that found something: a --check flag, check-links' broken links,
+# `add`/`exclude` finding the paper already recorded, `diff` on an invalid working tree.
+EXIT_FAILED = 1
+# 2 for everything the user or their setup can fix, every network failure included (no
+# connection, the deadline, an error status, a size cap, an unreadable answer).
 EXIT_USER_ERROR = 2
 EXIT_BUG = 70  # EX_SOFTWARE from sysexits.h
 EXIT_INTERRUPTED = 130
@@ -176,7 +181,7 @@ def cmd_claims(args: argparse.Namespace) -> int:
     print(f"{len(views) - broken} of {len(views)} claims hold in the survey's pool", end="")
     print(f"; {moved} value(s) differ today" if moved else "")
     _print_drafts(load_drafts(args.root))
-    return 1 if args.check and broken else 0
+    return EXIT_FAILED if args.check and broken else 0
 
 
 def cmd_build(args: argparse.Namespace) -> int:

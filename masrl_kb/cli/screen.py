@@ -1,5 +1,6 @@
 """Living-review commands: ``screen run|import|decide`` and ``import-upstream``.
-A user error prints its problems and exits 2, a network failure 1."""
+A user error or a network failure prints its problems and exits 2; only
+``screen migrate --check`` finding a round to migrate exits 1."""
 
 from __future__ import annotations
 
@@ -36,23 +37,20 @@ def seconds(text: str) -> float:
 
 
 def _screening(run: Handler) -> Handler:
-    """The handler running a screening step: its errors printed, a failed network call
-    exiting 1 and anything else the user can fix 2."""
+    """The handler running a screening step: its errors printed, exit 2 (a failed network
+    call as anything else the user can fix)."""
 
     @functools.wraps(run)
     def handler(args: argparse.Namespace) -> int:
         from masrl_kb.contrib.screen.decisions import DecisionFileError
         from masrl_kb.contrib.screen.import_files import ImportFileError
         from masrl_kb.contrib.screen.store import ScreeningError
-        from masrl_kb.contrib.sources.arxiv import ArxivError, ArxivUnusable
+        from masrl_kb.contrib.sources.arxiv import ArxivError
         from masrl_kb.kb.protocol import ProtocolError
         from masrl_kb.kb.rounds import RoundError
 
         try:
             return run(args)
-        except ArxivError as error:
-            err(str(error))
-            return EXIT_USER_ERROR if isinstance(error, ArxivUnusable) else EXIT_FAILED
         except ImportFileError as error:
             print(str(error), file=sys.stderr)
         except DecisionFileError as error:
@@ -62,7 +60,7 @@ def _screening(run: Handler) -> Handler:
 
             name = shown_name(args.file)
             err(f"{len(error.problems)} problem(s) in {name}: nothing written")
-        except ProtocolError as error:
+        except (ArxivError, ProtocolError) as error:
             err(str(error))
         except (ScreeningError, RoundError) as error:
             lines = str(error).splitlines() or [""]

@@ -1,6 +1,6 @@
 """``masrl-kb screen fetch SOURCE``: a candidate CSV from a scholarly index, and the
-``screen import`` command to run. A network failure exits 1, a bad argument or an
-unusable answer 2; either way no file is written."""
+``screen import`` command to run. A network failure, a bad argument or an unusable
+answer is one line and exit 2; no file is written."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from masrl_kb.cli.main import EXIT_FAILED, EXIT_USER_ERROR, MAX_MESSAGE, command, err, iso_date
+from masrl_kb.cli.main import EXIT_USER_ERROR, MAX_MESSAGE, command, err, iso_date
 
 
 def _report(args: argparse.Namespace, source: str, fetched: Any, notes: list[str]) -> int:
@@ -32,7 +32,8 @@ def _report(args: argparse.Namespace, source: str, fetched: Any, notes: list[str
 
 
 def _guarded(fetch: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """The handler running ``fetch``: a ``SourceError`` is one line and its exit code."""
+    """The handler running ``fetch``: a ``SourceError`` (the network's failures among
+    them) is one clean line and exit 2."""
 
     @functools.wraps(fetch)
     def handler(args: argparse.Namespace) -> int:
@@ -43,7 +44,7 @@ def _guarded(fetch: Callable[[argparse.Namespace], int]) -> Callable[[argparse.N
             return fetch(args)
         except SourceError as error:
             err(clean_text(str(error), MAX_MESSAGE))
-            return EXIT_FAILED if error.network else EXIT_USER_ERROR
+            return EXIT_USER_ERROR
 
     return handler
 

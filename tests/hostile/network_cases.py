@@ -2,10 +2,10 @@
 
 The behaviours ``add`` and ``screen fetch`` meet too (tests/hostile/arxiv_cases.py and
 sources_cases.py), here against a round: a server dripping its status line and headers
-one byte at a time (cut at the 1.5 s deadline, exit 1 as every network failure), bodies
-that do not decode as their Content-Encoding says, and base URLs no request can be made
-to (exit 2, the user's to fix, before any request). Each must end with one error line
-holding the fragment, the exit code, no round folder and no file changed.
+one byte at a time (cut at the 1.5 s deadline), bodies that do not decode as their
+Content-Encoding says, and base URLs no request can be made to (refused before any
+request). Each must end with one error line holding the fragment, exit 2 (every network
+failure's code), no round folder and no file changed.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ class NetworkCase:
 def network_cases() -> list[NetworkCase]:
     ok = serve_file(FEED)
     cut = "no complete answer within 1.5 s"
-    cases = [NetworkCase("drip-headers", drip_headers(), cut, 1, within=6.0)]
+    cases = [NetworkCase("drip-headers", drip_headers(), cut, 2, within=6.0)]
     for name, raw, encoding in compressed_cases(FEED.read_bytes()):
         cases.append(NetworkCase(name, labelled(encoding, raw), f"labelled {encoding}", 2))
     for name, url in BAD_BASE_URLS:

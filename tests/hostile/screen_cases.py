@@ -136,6 +136,9 @@ def import_cases() -> list[ScreenCase]:
         ("date-future", csv_row(date="2999-01-01"), ":2: date: "),
         ("date-huge", csv_row(date="99999-01-01"), ":2: date: "),
         ("date-text", csv_row(date="yesterday"), ":2: date: "),
+        # Issue 27: no end anchor read these as 2026-06-03.
+        ("date-extra-digit", csv_row(date="2026-06-031"), ":2: date: '2026-06-031' is not one"),
+        ("date-range", csv_row(date="2026-06-03/2026-07-09"), ":2: date: "),
         ("url-javascript", csv_row(url="javascript:alert(1)"), ":2: url: "),
         ("url-file", csv_row(url="file:///etc/passwd"), ":2: url: "),
         ("url-control", csv_row(url='"https://e.org/\x1b[2J"'), ":2: url: "),
@@ -169,6 +172,7 @@ def import_cases() -> list[ScreenCase]:
         ("er-only", b"ER  -\n", ":1: "),
         ("empty", b"\n\n", ":1: header: "),
         ("year-only", GOOD_RIS.replace("DA  - 2026/06/03", "PY  - 2026").encode(), ":1: date: "),
+        ("date-range", GOOD_RIS.replace("/03", "/03/2026/07/09").encode(), ":1: date: "),
         (
             "line-over-131072",
             ("TY  - JOUR\nTI  - " + "x" * 140_000 + "\nER  -\n").encode(),
@@ -182,6 +186,8 @@ def import_cases() -> list[ScreenCase]:
         ("duplicate-key", b"@misc{a, title={x}, date={2026-06-03}, url={https://e.org/}}\n"
          b"@misc{a, title={y}, date={2026-06-04}, url={https://e.org/}}\n", ": bibtex: "),
         ("no-day", b"@misc{a, title={x}, year={2026}, url={https://e.org/}}\n", ":1: date: "),
+        ("date-range", b"@misc{a, title={x}, date={2026-06-03/2026-07-09}, url={https://e.org/}}\n",
+         ":1: date: "),
     ]  # fmt: skip
     cases += [ScreenCase(g, f"bib-{n}", e, _import_file("list.bib", d)) for n, d, e in bib]
     options = [

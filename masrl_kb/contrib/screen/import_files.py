@@ -41,7 +41,11 @@ CSV_REQUIRED = ("id", "title")
 COLUMNS = ("id", "title", "authors", "date", "url", "abstract", "doi", "arxiv_id", "openreview_id")
 _RIS_TAG = re.compile(r"^([A-Z][A-Z0-9])  -(?: (.*))?$")
 _RIS_NUMBER = re.compile(r"^[0-9]{1,9}\.\s*$")  # rispy numbers the records it writes
-_ISO_DAY = re.compile(r"^([0-9]{4})[-/]([0-9]{1,2})[-/]([0-9]{1,2})")
+# A date cell is one day and nothing after it (a range or an extra digit is refused, never
+# cut to its first day): YYYY-MM-DD, or RIS's YYYY/MM/DD with the optional "/other info"
+# its DA tag defines (no digit in it, so no second date).
+_ISO_DAY = re.compile(r"([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})")
+_RIS_DAY = re.compile(r"([0-9]{4})/([0-9]{1,2})/([0-9]{1,2})(?:/[^0-9]*)?")
 _MONTHS = {m: i for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), 1)}
 
 
@@ -409,9 +413,9 @@ def _raw_from_bibtex(fields: dict, line: int) -> _Raw:
 
 def _date(raw: _Raw, today: dt.date, problems: Problems) -> dt.date | None:
     text = raw.date.strip()
-    found = _ISO_DAY.match(text)
+    found = _ISO_DAY.fullmatch(text) or _RIS_DAY.fullmatch(text)
     if not found:
-        what = "no date" if not text else f"{text[:40]!r} gives no day"
+        what = "no date" if not text else f"{text[:40]!r} is not one day"
         problems.add(raw.line, "date", f"{what}; expected YYYY-MM-DD, the first public version")
         return None
     try:

@@ -47,13 +47,10 @@ _ARXIV_URL = re.compile(
 
 
 class ArxivError(ValueError):
-    """A one-line reason: a malformed id, or no usable answer from the arXiv API."""
-
-
-class ArxivUnusable(ArxivError):
-    """A setting no request can be made with (the endpoint, a deadline) or an answer whose
-    body does not decode as labelled: the user's to fix, exit 2 in every command, where
-    other arXiv failures exit 1."""
+    """A one-line reason: a malformed id, a setting no request can be made with (the
+    endpoint, a deadline), or no usable answer from the arXiv API (unreachable, an error
+    status, a size cap, a body that does not decode as labelled). Every command ends it as
+    that line and exit 2, nothing written."""
 
 
 # ---------------------------------------------------------------- ids
@@ -122,7 +119,7 @@ def endpoint(given: str | None = None) -> str:
     try:
         return check_base_url(url, ENV_ARXIV_URL)
     except SourceError as err:
-        raise ArxivUnusable(str(err)) from None
+        raise ArxivError(str(err)) from None
 
 
 @dataclass(frozen=True)
@@ -140,8 +137,8 @@ class Paging:
     def from_env(cls, **overrides: object) -> Paging:
         """Defaults, ``MASRL_KB_ARXIV_DELAY``/``_DEADLINE``, then the overrides given."""
         values = {k: v for k, v in overrides.items() if v is not None}
-        values.setdefault("delay_seconds", env_seconds(ENV_DELAY, cls.delay_seconds, ArxivUnusable))
-        values.setdefault("timeout", env_seconds(ENV_DEADLINE, cls.timeout, ArxivUnusable))
+        values.setdefault("delay_seconds", env_seconds(ENV_DELAY, cls.delay_seconds, ArxivError))
+        values.setdefault("timeout", env_seconds(ENV_DEADLINE, cls.timeout, ArxivError))
         return cls(**values)  # type: ignore[arg-type]  # the fields' own types, from argparse
 
     def limits(self) -> Limits:
@@ -227,9 +224,7 @@ def _get(url: str, params: dict[str, object], limits: Limits, what: str) -> list
             f"check the network or {ENV_ARXIV_URL}"
         ) from None
     except SourceError as err:  # an answer that came but cannot be read
-        raise ArxivUnusable(
-            f"the arXiv API at {url} answered unreadably for {what}: {err}"
-        ) from None
+        raise ArxivError(f"the arXiv API at {url} answered unreadably for {what}: {err}") from None
     try:
         return parse_feed(body)
     except FetchError as err:
@@ -245,8 +240,8 @@ def paper_limits() -> Limits:
     """The bounds of a one-paper request: a 30 s deadline and 3 s between retries, unless
     ``MASRL_KB_ARXIV_DEADLINE``/``_DELAY`` say otherwise."""
     return Limits(
-        deadline=env_seconds(ENV_DEADLINE, 30.0, ArxivUnusable),
-        delay=env_seconds(ENV_DELAY, 3.0, ArxivUnusable),
+        deadline=env_seconds(ENV_DEADLINE, 30.0, ArxivError),
+        delay=env_seconds(ENV_DELAY, 3.0, ArxivError),
     )
 
 

@@ -33,16 +33,14 @@ USER_AGENT = "masrl-kb (https://github.com/; a curated paper list)"
 
 
 class SourceError(Exception):
-    """A one-line reason why a source gave nothing usable: the request or the answer was
-    unusable (exit 2), or for a :class:`FetchError` the service could not be reached."""
-
-    network = False
+    """A one-line reason why a source gave nothing usable: a bad setting, an answer that
+    cannot be read, or for a :class:`FetchError` no complete answer. Every command ends
+    any of them as that line and exit 2 (``EXIT_USER_ERROR``), nothing written."""
 
 
 class FetchError(SourceError):
-    """No usable answer came back (exit 1)."""
-
-    network = True
+    """No complete, usable answer came back: no connection, the deadline passed, an error
+    status or a size cap."""
 
 
 class StatusError(FetchError):
@@ -102,7 +100,7 @@ class Limits:
     max_expanded: int = 4 << 20
 
 
-def env_seconds(name: str, default: float, error: type[Exception] = FetchError) -> float:
+def env_seconds(name: str, default: float, error: type[Exception] = SourceError) -> float:
     """A number of seconds (0-3600) from the environment variable ``name``, else ``default``;
     ``error`` (one line naming the variable) when it holds anything else."""
     text = os.environ.get(name)
