@@ -8,6 +8,7 @@ from pathlib import PurePosixPath
 
 import pandas as pd
 
+from masrl_kb.kb.model.rounds import source_kind
 from masrl_kb.kb.rounds import SOURCE_COUNTS, Round, load_rounds
 from masrl_kb.query.coverage import batch_reach, recall_estimates, round_reach
 from masrl_kb.query.frames import crosstab, value_counts
@@ -55,6 +56,26 @@ def source_rows(ctx: Context, rounds: list[Round]) -> list[dict]:
     return list(rows.values())
 
 
+def kind_totals(ctx: Context, sources: list[dict]) -> list[tuple[str, str, int]]:
+    """(label, kind, records identified) per kind of source, in first-searched order: the
+    flow diagram names kinds (GitHub lists, snowballing...), the tables each source."""
+    totals: dict[str, int] = {}
+    for row in sources:
+        kind = source_kind(row["id"])
+        totals[kind] = totals.get(kind, 0) + row["identified"]
+    return [(source_label(ctx, kind), kind, n) for kind, n in totals.items()]
+
+
+def kinds_searched(ctx: Context, rnd: Round) -> list[tuple[str, int]]:
+    """(kind label, number of sources of that kind) of one round, by label."""
+    names = {b["name"] for b in rnd.batches}
+    counts: dict[str, int] = {}
+    for name in names:
+        label = source_label(ctx, source_kind(name))
+        counts[label] = counts.get(label, 0) + 1
+    return sorted(counts.items())
+
+
 def round_flow(ctx: Context, rounds: list[Round], previous: int, title: str) -> Flow:
     """The flow of one or more rounds, starting from ``previous`` pooled studies."""
     sources = source_rows(ctx, rounds)
@@ -76,7 +97,7 @@ def round_flow(ctx: Context, rounds: list[Round], previous: int, title: str) -> 
         reasons=[(axis.label_of(c), reasons[c]) for c in axis.ids if c in reasons],
         awaiting=sum(r.awaiting for r in rounds) + sum(r.included for r in rounds) - included,
         included=included,
-        sources=[(row["label"], row["id"], row["identified"]) for row in sources],
+        sources=kind_totals(ctx, sources),
     )
 
 
@@ -119,7 +140,9 @@ def rounds_page(ctx: Context) -> Page:
         overall=overall if rounds else None,
         overall_diagram=flow_svg(overall),
         overall_sources=source_rows(ctx, rounds),
-        rounds=[(r, round_reach(r), recall.get(r.id)) for r in rounds[::-1]],
+        rounds=[
+            (r, kinds_searched(ctx, r), round_reach(r), recall.get(r.id)) for r in rounds[::-1]
+        ],
         sections=sections[::-1],  # newest round first
         by_hand=added_by_hand(ctx, rounds) if rounds else [],
     )
