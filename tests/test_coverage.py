@@ -207,3 +207,18 @@ def test_a_reach_outside_the_window_is_refused(tmp_path, capsys) -> None:
     assert _import(kb, tmp_path / "a.csv", "github:a/b", "--reached", "2026-07-02") == 2
     assert "outside the window" in capsys.readouterr().err
     assert not (kb / "screening" / "2026-06-01_2026-06-30").exists()
+
+
+def test_no_estimate_when_a_strategy_found_nothing_in_scope(tmp_path) -> None:
+    import math
+
+    from masrl_kb.query.coverage import recall_estimates
+    from tests.screening_stub import copy_kb
+
+    kb = copy_kb(tmp_path / "kb")
+    (tmp_path / "a.csv").write_text(LIST_A, encoding="utf-8")
+    assert _import(kb, tmp_path / "a.csv", "github:someone/list", "--strategy", "A") == 0
+    (tmp_path / "b.csv").write_text(LIST_B, encoding="utf-8")
+    assert _import(kb, tmp_path / "b.csv", "huggingface_papers", "--strategy", "B") == 0
+    row = recall_estimates(kb).iloc[0]
+    assert math.isnan(row["estimate"]) and math.isnan(row["missed"])

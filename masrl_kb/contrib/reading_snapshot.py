@@ -77,7 +77,7 @@ def write_snapshot(
     path = root / READINGS_DIR / f"{reader}.yaml"
     if path.exists() or path.is_symlink():
         raise SnapshotError(f"{READINGS_DIR}/{reader}.yaml already exists; nothing written")
-    papers = load_papers(root)
+    papers = load_papers(root, drafts="exclude")  # a snapshot is of finished records
     if added_on is not None:
         papers = papers[papers["added"] == pd.Timestamp(added_on)]
     if keys:

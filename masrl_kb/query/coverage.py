@@ -18,6 +18,7 @@ Both are computed from the round files, never typed in:
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -160,13 +161,14 @@ def recall_estimates(root: PathLike = None) -> pd.DataFrame:
             continue
         (s1, a), (s2, b) = sorted(got.found.items())[:2]
         n1, n2, m = len(a), len(b), len(a & b)
-        estimate = lincoln_petersen(n1, n2, m)
+        # a strategy that found nothing in scope says nothing of what the other missed
+        estimate = lincoln_petersen(n1, n2, m) if n1 and n2 else math.nan
         row = dict(zip(RECALL_COLUMNS, [rnd.id, s1, s2, n1, n2, m, len(a | b)], strict=False))
         rows.append(
             row
             | {
                 "estimate": round(estimate, 1),
-                "missed": round(max(0.0, estimate - len(a | b)), 1),
+                "missed": round(max(0.0, estimate - len(a | b)), 1) if n1 and n2 else math.nan,
                 "awaiting": got.awaiting,
             }
         )
