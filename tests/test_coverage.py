@@ -4,6 +4,7 @@ estimate of what two independent search strategies both missed."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 import pytest
 
@@ -222,3 +223,23 @@ def test_no_estimate_when_a_strategy_found_nothing_in_scope(tmp_path) -> None:
     assert _import(kb, tmp_path / "b.csv", "huggingface_papers", "--strategy", "B") == 0
     row = recall_estimates(kb).iloc[0]
     assert math.isnan(row["estimate"]) and math.isnan(row["missed"])
+
+
+def test_the_rounds_page_shows_each_batchs_reach_and_the_estimate(tmp_path) -> None:
+    """The page names the sources searched, each batch's reach, the round's reach, and
+    says why a round of two strategies has no estimate yet."""
+    from masrl_kb.site.pages import site_files
+    from tests.screening_stub import copy_kb
+
+    kb = copy_kb(tmp_path / "kb")
+    (tmp_path / "a.csv").write_text(LIST_A, encoding="utf-8")
+    (tmp_path / "b.csv").write_text(LIST_B, encoding="utf-8")
+    assert _import(kb, tmp_path / "a.csv", "github:someone/list", "--strategy", "A") == 0
+    args = ("--strategy", "B", "--reached", "2026-06-20")
+    assert _import(kb, tmp_path / "b.csv", "huggingface_papers", *args) == 0
+    rid = "2026-06-01_2026-06-30"
+    page = site_files(kb)["rounds/index.md"]
+    assert f'data-kb-reach="{rid}">2026-06-20<' in page
+    assert "GitHub list: someone/list" in page and "Hugging Face papers" in page
+    # two strategies, nothing decided in scope yet: the row says why there is no estimate
+    assert re.search(rf'data-kb-recall="?{rid}"?>0 found; a strategy found none', page)
