@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -70,8 +71,6 @@ def write_snapshot(
 ) -> Path:
     """Write ``readings/<reader>.yaml`` from the records (the papers added on
     ``added_on``, or those of ``keys``, or all); refuses to replace a file."""
-    import re
-
     if not re.match(READER_ID, reader):
         raise SnapshotError(f"reader {reader[:60]!r}: expected lower-case letters, digits and -")
     path = root / READINGS_DIR / f"{reader}.yaml"

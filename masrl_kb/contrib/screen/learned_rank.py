@@ -110,13 +110,10 @@ def _order(data: Labelled, rng: random.Random) -> list[int]:
     zeros = [i for i, y in enumerate(data.labels) if y == 0]
     seen = [rng.choice(ones), rng.choice(zeros)]
     rest = [i for i in range(len(data.labels)) if i not in seen]
-    while rest:
+    while rest:  # ``seen`` holds both labels from the start, so every fit has two classes
         train = Labelled([data.titles[i] for i in seen], [data.labels[i] for i in seen])
-        if min(sum(train.labels), len(seen) - sum(train.labels)) < 1:
-            best = rest[0]
-        else:
-            scores = _fit_once(train, [data.titles[i] for i in rest])
-            best = rest[max(range(len(rest)), key=lambda j: (scores[j], -rest[j]))]
+        scores = _fit_once(train, [data.titles[i] for i in rest])
+        best = rest[max(range(len(rest)), key=lambda j: (scores[j], -rest[j]))]
         seen.append(best)
         rest.remove(best)
     return seen
