@@ -30,7 +30,7 @@ from masrl_kb.contrib.screen.round_files import (
 from masrl_kb.contrib.screen.store import ScreeningError, round_lock, write_round_folder
 from masrl_kb.contrib.sources.arxiv import EARLIEST, Paging, family_query, search_family
 from masrl_kb.contrib.text import clean_text
-from masrl_kb.kb.model.rounds import SOURCE_NAME, STRATEGY, source_kind
+from masrl_kb.kb.model.rounds import SOURCE_NAME, STRATEGY, reach_problem, source_kind
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.protocol import Protocol, load_protocol
 from masrl_kb.kb.rounds import (
@@ -140,12 +140,8 @@ def check_strategy(strategy: str) -> None:
 def _reach(since: dt.date, until: dt.date, reached: dt.date | None) -> dict[str, dt.date]:
     if reached is None or reached == until:
         return {}
-    if not since - dt.timedelta(days=1) <= reached <= until:
-        raise ScreeningError(
-            f"--reached {reached.isoformat()} is outside the window "
-            f"{since.isoformat()}..{until.isoformat()} (or the day before it, for a source "
-            "that reached none of the window)"
-        )
+    if problem := reach_problem(since, until, reached):
+        raise ScreeningError(f"--reached {problem}")
     return {"reached": reached}
 
 

@@ -85,6 +85,16 @@ Query = Annotated[str, _batch_text(multiline=True)]
 FileName = Annotated[str, _batch_text(multiline=False)]
 
 
+def reach_problem(since: dt.date, until: dt.date, reached: dt.date) -> str | None:
+    """A batch reaches a day of its window, or the day before it (none of the window)."""
+    if since - dt.timedelta(days=1) <= reached <= until:
+        return None
+    return (
+        f"{reached} is outside the window {since}..{until} (or the day before it, for a "
+        "source that reached none of the window)"
+    )
+
+
 def source_kind(name: str) -> str:
     """The exclusion_source id a batch's source name starts with (``github:a/b`` -> github)."""
     return name.partition(":")[0]
@@ -189,16 +199,11 @@ class RoundFile(KbModel):
 
     @model_validator(mode="after")
     def _reach_in_window(self) -> Self:
-        """A batch reaches a day of its window, or the day before it (none of it)."""
-        first = self.window.since - dt.timedelta(days=1)
+        since, until = self.window.since, self.window.until
         found = [
-            Finding(
-                ("sources", i, "reached"),
-                f"{b.reached} is outside {first}..{self.window.until} (the window, or the day "
-                "before it when the source reached none of the window)",
-            )
+            Finding(("sources", i, "reached"), problem)
             for i, b in enumerate(self.sources or [])
-            if b.reached is not None and not first <= b.reached <= self.window.until
+            if b.reached is not None and (problem := reach_problem(since, until, b.reached))
         ]
         if found:
             report(found)
