@@ -259,3 +259,40 @@ def decided_record_problems(root: Root = None) -> list[Problem]:
             line = line_at(lines, ("decided", cid, "record"))
             found.append(Problem(rel, line, "decided", message))
     return found
+
+
+def source_kind_problems(root: Root = None) -> list[Problem]:
+    """A batch (or a decision's batch) whose source kind is not an ``exclusion_source``
+    id of taxonomy.yaml: the exclusion it writes would not validate, and the site could
+    not name it. Rounds that do not load, and a broken taxonomy, are reported elsewhere."""
+    from masrl_kb.kb.model.base import field_name
+    from masrl_kb.kb.model.rounds import source_kind
+    from masrl_kb.kb.taxonomy import TaxonomyError, load_taxonomy
+    from masrl_kb.kb.text import capped_list
+
+    base = find_root(root)
+    try:
+        rounds, kinds = load_rounds(base), load_taxonomy(base)["exclusion_source"].ids
+    except (RoundError, TaxonomyError):
+        return []
+    found = []
+    for rnd in rounds:
+        rel = f"{SCREENING_DIR}/{rnd.id}/{ROUND_FILE}"
+        named: list[tuple[tuple[str | int, ...], str]] = [
+            (("sources", i, "name"), b["name"]) for i, b in enumerate(rnd.sources)
+        ]
+        named += [
+            (("decided", c, "source"), d["source"])
+            for c, d in rnd.decided.items()
+            if d.get("source")
+        ]
+        lines = None
+        for at, name in named:
+            if source_kind(name) in kinds:
+                continue
+            lines = lines or load_yaml_file(base / rel).data
+            message = (
+                f"unknown source kind {source_kind(name)[:60]!r}; allowed: {capped_list(kinds)}"
+            )
+            found.append(Problem(rel, line_at(lines, at), field_name(at), message))
+    return found

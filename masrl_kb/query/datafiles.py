@@ -34,7 +34,12 @@ def _problems(load: Callable[[Path], object], root: Path, rel: str) -> list[Prob
 def data_file_problems(root: str | os.PathLike[str] | None = None) -> list[Problem]:
     """Every problem of claims.yaml, protocol.yaml and the screening rounds."""
     from masrl_kb.kb.protocol import PROTOCOL_FILE, load_protocol
-    from masrl_kb.kb.rounds import SCREENING_DIR, decided_record_problems, load_rounds
+    from masrl_kb.kb.rounds import (
+        SCREENING_DIR,
+        decided_record_problems,
+        load_rounds,
+        source_kind_problems,
+    )
     from masrl_kb.query.claimsfile import CLAIMS_FILE, load_claims
 
     base = find_root(root)
@@ -43,6 +48,7 @@ def data_file_problems(root: str | os.PathLike[str] | None = None) -> list[Probl
         *_problems(load_protocol, base, PROTOCOL_FILE),
         *_problems(load_rounds, base, f"{SCREENING_DIR}/"),
         *decided_record_problems(base),
+        *source_kind_problems(base),
     ]
 
 

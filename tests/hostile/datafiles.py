@@ -181,6 +181,11 @@ CASES: list[tuple[str, str, Callable[[Path], str]]] = [
         "sources[0].name",
         _batch("github:someone/awesome-list", '"x\\e[2J"'),
     ),
+    (
+        "round-source-kind-unknown",
+        "sources[0].name",
+        _batch("github:someone/awesome-list", "nosuchkind:x"),
+    ),
     ("round-strategy-bad", "sources[0].strategy", _batch("strategy: A", "strategy: '../A'")),
     ("round-run-on-far-future", "run_on", _edit(R, r"run_on: 2026-11-23", "run_on: 9999-01-01")),
     ("round-window-ancient", "window", _edit(R, r"since: 2026-11-16", "since: 1066-10-14")),
