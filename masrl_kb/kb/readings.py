@@ -31,8 +31,10 @@ class ReadingsError(ValueError):
         super().__init__(str(problem))
 
 
-def load_readers(paper_keys: set[str], root: Root = None) -> list[Reader]:
-    """Every reader under ``readings/``, sorted by id (the kb's own reading excluded)."""
+def load_readers(paper_keys: set[str] | None, root: Root = None) -> list[Reader]:
+    """Every reader under ``readings/``, sorted by id (the kb's own reading excluded).
+    ``paper_keys``: the keys a reading may name (None: not checked, for callers that hold
+    only part of the pool, such as the pool as of a date; ``validate`` checks them all)."""
     base = find_root(root)
     folder = base / READINGS_DIR
     if not folder.is_dir():

@@ -29,6 +29,7 @@ def readings(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.Da
         (r.id, key, axis, value)
         for r in reader_list(papers, root)
         for key, coded in r.readings.items()
+        if key in papers.index  # a dated pool leaves out papers a reader read later
         for axis, value in coded.items()
     ]
     read = sorted({key for _, key, _, _ in rows})
@@ -43,11 +44,10 @@ def readings(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.Da
 
 
 def reader_list(papers: pd.DataFrame | None = None, root: PathLike = None) -> list[Reader]:
-    """The readers under ``readings/`` (the kb's own reading not included)."""
-    if papers is None:
-        root = find_root(root)  # once, for both reads
-        papers = load_papers(root)
-    return load_readers(set(papers.index), root)
+    """The readers under ``readings/`` (the kb's own reading not included); their keys
+    are checked by ``validate`` against every record, not against ``papers``, which may be
+    the pool as of a date."""
+    return load_readers(None, find_root(root))
 
 
 def _compared(table: pd.DataFrame) -> Iterator[tuple[str, str, str, pd.DataFrame]]:

@@ -95,7 +95,8 @@ def with_view_reading(papers: pd.DataFrame, root: PathLike = None) -> pd.DataFra
     from masrl_kb.kb.readings import READING_FIELDS, load_readers
 
     base = find_root(root)
-    reader = next((r for r in load_readers(set(papers.index), base) if r.view == "survey"), None)
+    # the keys are not checked against this (possibly dated) frame: validate checks them all
+    reader = next((r for r in load_readers(None, base) if r.view == "survey"), None)
     if reader is None:
         return papers
     out = papers.copy()
