@@ -168,3 +168,51 @@ def test_a_reading_that_is_a_link_is_not_followed(mini_root: Path, tmp_path: Pat
         "readings/r1.yaml:1: file: is a symbolic link (links are not followed: commit the "
         "file itself), not a regular file"
     ]
+
+
+def test_compare_with_must_name_another_reader(mini_root: Path) -> None:
+    from masrl_kb.kb.validate import validate
+
+    key = sorted(load_papers(mini_root).index)[0]
+    folder = mini_root / "readings"
+    folder.mkdir()
+    (folder / "r1.yaml").write_text(
+        "reader: r1\nname: R\ndate: 2026-11-30\nsource: https://example.org\nmethod: m\n"
+        f"compare_with: r2\nreadings:\n  - key: {key}\n    topology: NA\n",
+        encoding="utf-8",
+    )
+    found = [str(p) for p in validate(mini_root).problems]
+    assert found == ["readings/r1.yaml:6: compare_with: no other reader 'r2'; allowed: kb"]
+    (folder / "r1.yaml").write_text(
+        (folder / "r1.yaml")
+        .read_text(encoding="utf-8")
+        .replace("compare_with: r2", "compare_with: kb"),
+        encoding="utf-8",
+    )
+    assert not validate(mini_root).problems
+
+
+def test_declared_pairs_and_leaving_out_papers() -> None:
+    from masrl_kb.query.agreement import (
+        codebook_examples,
+        declared_pairs,
+        reader_list,
+        readings,
+        without_papers,
+    )
+
+    papers = load_papers()
+    readers = reader_list(papers)
+    pairs = declared_pairs(readers)
+    assert pairs, "the blind readings name the readings they are measured against"
+    assert all(len(p) == 2 for p in pairs)
+    table = readings(papers)
+    declared = agreement(table=table, pairs=pairs)
+    assert {frozenset(r.split(" / ")) for r in declared["readers"]} == pairs
+    cited = codebook_examples()
+    assert "tracer-2026" in cited and cited & set(papers.index)
+    left = without_papers(table, cited)
+    assert not set(left["key"]) & cited
+    full = agreement(table=table, pairs=pairs).set_index(["readers", "axis"])["n"]
+    fewer = agreement(table=left, pairs=pairs).set_index(["readers", "axis"])["n"]
+    assert (fewer <= full.loc[fewer.index]).all() and (fewer < full.loc[fewer.index]).any()

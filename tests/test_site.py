@@ -473,3 +473,35 @@ def test_paper_pages_link_the_cells_and_readings_that_list_them(site, papers) ->
             papers.at[key, "credit_strict"] and papers.at[key, "credit_unit"] != "NA"
         )  # NA x NA is not a cell
         assert any(t.endswith("#strict") for t in readings) == bool(strict), key
+
+
+def test_the_agreement_page_leads_with_the_declared_pairs(site, papers) -> None:
+    from masrl_kb.query.agreement import (
+        agreement,
+        codebook_examples,
+        declared_pairs,
+        reader_list,
+        readings,
+        without_papers,
+    )
+
+    pairs = declared_pairs(reader_list(papers))
+    table = readings(papers)
+    full = agreement(table=table, pairs=pairs).set_index(["readers", "axis"])
+    out = agreement(table=without_papers(table, codebook_examples()), pairs=pairs)
+    out = out.set_index(["readers", "axis"])
+    elements = parse(page(site, site_urls.AGREEMENT))
+
+    def headline(e) -> bool:
+        while e is not None and e.tag != "table":
+            e = e.parent
+        return e is not None and "kb-headline" in e.get("class").split()
+
+    rows = [e for e in with_attr(elements, "data-readers") if e.tag == "tr" and headline(e)]
+    assert {r.get("data-readers") for r in rows} == set(full.index.get_level_values(0))
+    for row in rows:
+        name = (row.get("data-readers"), row.get("data-axis"))
+        cells = [e.text.strip() for e in elements if e.tag == "td" and e.parent is row]
+        assert int(cells[1]) == full.loc[name, "n"]
+        assert cells[2] == f"{full.loc[name, 'agreement']:.0%}"
+        assert int(cells[4]) == (out.loc[name, "n"] if name in out.index else 0)

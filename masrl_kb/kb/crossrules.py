@@ -14,9 +14,9 @@ from masrl_kb.kb.benchmarks import BENCHMARKS_FILE, BenchmarkFile
 from masrl_kb.kb.model.base import field_name, line_at, validate_mapping
 from masrl_kb.kb.model.paper import BENCHMARK_CATEGORY, BenchmarkEntry, Paper
 from masrl_kb.kb.problem import Problem
-from masrl_kb.kb.readings import ReadingsError, load_readers
+from masrl_kb.kb.readings import KB_READER, ReadingsError, load_readers
 from masrl_kb.kb.records import RecordFile, RecordSet
-from masrl_kb.kb.text import title_skeleton
+from masrl_kb.kb.text import capped_list, title_skeleton
 from masrl_kb.kb.yamlio import LineDict
 
 Checked = Sequence[tuple[RecordFile, Paper]]  # the papers whose own fields are valid
@@ -132,6 +132,15 @@ def registry_problems(
         seen.setdefault(bid, line)
 
 
+def _line_of(root: Path, reader: str, field: str = "compare_with") -> int:
+    """The line of a top-level field in readings/<reader>.yaml (1 when not found)."""
+    text = (root / "readings" / f"{reader}.yaml").read_text(encoding="utf-8")
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.startswith(f"{field}:"):
+            return number
+    return 1
+
+
 def readings_problems(records: RecordSet) -> Iterator[Problem]:
     """The independent readings (readings/*.yaml) name pooled papers: the first problem."""
     keys = {r.data.get("key") for r in records.papers if isinstance(r.data, dict)}
@@ -140,6 +149,13 @@ def readings_problems(records: RecordSet) -> Iterator[Problem]:
     except ReadingsError as err:
         yield err.problem
         return
+    ids = {r.id for r in readers} | {KB_READER}
+    for r in readers:
+        if r.compare_with is not None and (r.compare_with not in ids or r.compare_with == r.id):
+            allowed = capped_list(sorted(ids - {r.id}))
+            message = f"no other reader {r.compare_with!r}; allowed: {allowed}"
+            line = _line_of(records.root, r.id)
+            yield Problem(f"readings/{r.id}.yaml", line, "compare_with", message)
     views = [r.id for r in readers if r.view == "survey"]
     if len(views) > 1:
         message = f"view: survey is given by {len(views)} readers ({', '.join(views)}); keep one"

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator
 from itertools import combinations
 
@@ -14,6 +15,7 @@ from masrl_kb.kb.readings import KB_READER, READING_AXES, Reader, load_readers
 from masrl_kb.query.args import checked
 from masrl_kb.query.frames import PathLike, load_papers
 
+CODEBOOK = "docs/codebook.md"  # the rules whose worked examples name papers
 AGREEMENT_COLUMNS = ["readers", "axis", "n", "agreement", "kappa", "alpha"]
 READING_COLUMNS = ("reader", "key", "axis", "value")  # of a readings() table
 
@@ -50,14 +52,37 @@ def reader_list(papers: pd.DataFrame | None = None, root: PathLike = None) -> li
     return load_readers(None, find_root(root))
 
 
-def _compared(table: pd.DataFrame) -> Iterator[tuple[str, str, str, pd.DataFrame]]:
-    """(first reader, second reader, axis, their codings of the papers both coded)."""
+def declared_pairs(readers: list[Reader]) -> set[frozenset[str]]:
+    """The pairs the readers' files declare: each reader with its ``compare_with``."""
+    return {frozenset((r.id, r.compare_with)) for r in readers if r.compare_with}
+
+
+def codebook_examples(root: PathLike = None) -> set[str]:
+    """Keys of the papers docs/codebook.md cites (in backticks) as worked examples: a
+    reader who read the codebook first did not read these blind."""
+    path = find_root(root) / CODEBOOK
+    text = path.read_text(encoding="utf-8") if path.is_file() and not path.is_symlink() else ""
+    return set(re.findall(r"`([a-z0-9][a-z0-9.-]*)`", text))
+
+
+def without_papers(table: pd.DataFrame, keys: set[str]) -> pd.DataFrame:
+    """A readings() table with the given papers left out."""
+    return table[~table["key"].isin(keys)]
+
+
+def _compared(
+    table: pd.DataFrame, pairs: set[frozenset[str]] | None = None
+) -> Iterator[tuple[str, str, str, pd.DataFrame]]:
+    """(first reader, second reader, axis, their codings of the papers both coded); only
+    the given pairs when ``pairs`` is set."""
     wide = {
         axis: rows.pivot(index="key", columns="reader", values="value")
         for axis, rows in table.groupby("axis", sort=False)
     }
     readers = sorted(table["reader"].unique(), key=lambda r: (r != KB_READER, r))  # kb first
     for a, b in combinations(readers, 2):
+        if pairs is not None and frozenset((a, b)) not in pairs:
+            continue
         for axis in READING_AXES:
             codings = wide.get(axis)
             if codings is None or a not in codings or b not in codings:
@@ -85,13 +110,15 @@ def agreement(
     papers: pd.DataFrame | None = None,
     root: PathLike = None,
     table: pd.DataFrame | None = None,
+    pairs: set[frozenset[str]] | None = None,
 ) -> pd.DataFrame:
     """Per reader pair and axis: ``n`` papers coded by both, ``agreement`` (share coded
     alike), ``kappa`` and ``alpha`` (NaN when both used one value only). ``table``
-    reuses :func:`readings` already loaded."""
+    reuses :func:`readings` already loaded; ``pairs`` keeps only those reader pairs
+    (:func:`declared_pairs`)."""
     table = readings(papers, root) if table is None else table
     rows = []
-    for a, b, axis, both in _compared(table):
+    for a, b, axis, both in _compared(table, pairs):
         x, y = [str(v) for v in both[a]], [str(v) for v in both[b]]  # codes compare as text
         labels = sorted(set(x) | set(y))
         same = sum(i == j for i, j in zip(x, y, strict=True)) / len(x)
@@ -104,12 +131,14 @@ def disagreements(
     papers: pd.DataFrame | None = None,
     root: PathLike = None,
     table: pd.DataFrame | None = None,
+    pairs: set[frozenset[str]] | None = None,
 ) -> pd.DataFrame:
-    """Every (reader pair, axis, paper) where the two readers coded differently."""
+    """Every (reader pair, axis, paper) where the two readers coded differently (only
+    the given pairs when ``pairs`` is set)."""
     table = readings(papers, root) if table is None else table
     rows = [
         {"readers": f"{a} / {b}", "axis": axis, "key": key, "first": row[a], "second": row[b]}
-        for a, b, axis, both in _compared(table)
+        for a, b, axis, both in _compared(table, pairs)
         for key, row in both.iterrows()
         if str(row[a]) != str(row[b])
     ]

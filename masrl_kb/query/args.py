@@ -135,6 +135,17 @@ def _check_drafts(value: object, name: str) -> None:
         raise QueryError(str(err)) from None
 
 
+def _check_pairs(value: object, name: str) -> None:
+    def pair(item: object) -> bool:
+        return (
+            isinstance(item, frozenset) and len(item) == 2 and all(isinstance(a, str) for a in item)
+        )
+
+    if not isinstance(value, set | frozenset) or not all(pair(i) for i in value):
+        want = "a set of frozensets of two reader ids (from declared_pairs())"
+        raise QueryError(f"{name}: expected {want}, got {_kind(value)}")
+
+
 # argument name -> its check (None values are the defaults: each function's own meaning)
 _SIMPLE: dict[str, Callable[[object, str], None]] = {
     "strict": _check_bool,
@@ -143,6 +154,7 @@ _SIMPLE: dict[str, Callable[[object, str], None]] = {
     "claims": _check_claims,
     "crosstabs": _check_crosstabs,
     "drafts": _check_drafts,
+    "pairs": _check_pairs,
 }
 
 

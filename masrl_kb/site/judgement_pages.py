@@ -6,8 +6,17 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
+import pandas as pd
+
 from masrl_kb.kb.model.paper import EVALUATED_CATEGORIES
-from masrl_kb.query.agreement import agreement, disagreements, reader_list
+from masrl_kb.query.agreement import (
+    agreement,
+    codebook_examples,
+    declared_pairs,
+    disagreements,
+    reader_list,
+    without_papers,
+)
 from masrl_kb.query.frames import ARTIFACT_KINDS
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
@@ -22,21 +31,44 @@ def _figure(value: float) -> str:
     return "n/a" if math.isnan(value) else f"{value:.2f}"
 
 
-def agreement_page(ctx: Context) -> Page:
-    page = Page(urls.AGREEMENT, "Agreement", meta={"search": {"exclude": True}})
-    table = agreement(table=ctx.readings)
-    figures = table.assign(
+def _figures(table: pd.DataFrame) -> list[dict]:
+    return table.assign(
         n=table["n"].astype(int),
         agreement=table["agreement"].map("{:.0%}".format),
         kappa=table["kappa"].map(_figure),
         alpha=table["alpha"].map(_figure),
-    )
+    ).to_dict("records")
+
+
+def _headline(ctx: Context, pairs: set[frozenset[str]]) -> list[dict]:
+    """The declared pairs' figures, each row with the same figures once the papers the
+    codebook cites as worked examples are left out (``n_out``, ``agreement_out``, ...)."""
+    if not pairs:
+        return []
+    rows = _figures(agreement(table=ctx.readings, pairs=pairs))
+    cited = codebook_examples(ctx.root)
+    out = {
+        (r["readers"], r["axis"]): r
+        for r in _figures(agreement(table=without_papers(ctx.readings, cited), pairs=pairs))
+    }
+    empty = {"n": 0, "agreement": "n/a", "kappa": "n/a", "alpha": "n/a"}
+    for row in rows:
+        other = out.get((row["readers"], row["axis"]), empty)
+        row |= {f"{k}_out": other[k] for k in ("n", "agreement", "kappa")}
+    return rows
+
+
+def agreement_page(ctx: Context) -> Page:
+    page = Page(urls.AGREEMENT, "Agreement", meta={"search": {"exclude": True}})
+    readers = reader_list(ctx.papers, ctx.root)
+    pairs = declared_pairs(readers)
     return page.show(
         "agreement.md",
         ctx=ctx,
-        readers=reader_list(ctx.papers, ctx.root),
-        rows=figures.to_dict("records"),
-        differ=disagreements(table=ctx.readings).to_dict("records"),
+        readers=readers,
+        headline=_headline(ctx, pairs),
+        rows=_figures(agreement(table=ctx.readings)),
+        differ=disagreements(table=ctx.readings, pairs=pairs or None).to_dict("records"),
     )
 
 

@@ -29,6 +29,7 @@ ROUNDS = "rounds/"
 SINCE = "since-survey/"
 AUTHORS = "authors/"
 CLAIMS = "claims/"
+CODEBOOK = "codebook/"  # docs/codebook.md, a hand-written page
 
 
 def paper(key: str) -> str:

@@ -41,6 +41,7 @@ KINDS = {
     "drafts": "drafts",
     "claims": "claims",
     "crosstabs": "crosstabs",
+    "pairs": "pairs",
 }
 # Valid values of the arguments a function needs, so that one argument is wrong at a time.
 GOOD = {
@@ -91,6 +92,7 @@ def _hostile(kind: str, tmp: Path) -> list[object]:
         "author": [5, "", "Nobody, At All", "x" * 10_000, ESC, ["Amato, Christopher"]],
         "count": [-1, "x", 1.5, True],
         "drafts": ["bogus", 5],
+        "pairs": [[("a", "b")], {frozenset({"a"})}, {frozenset({"a", 5})}, "kb"],
         "claims": ["x", [1], 5],
         "crosstabs": ["x", [("a", "b")], [(1, 2, 3)], [("topology", "nope", False)]],
     }

@@ -78,6 +78,10 @@ class Reader(KbModel):
         "'survey': the survey's view shows these codings for its papers in place of the "
         "records' own (the codings its claims were checked against); one reader at most."
     )
+    compare_with: Maybe[Text] = optional(
+        "The reader this reading is measured against (a blind reading's frozen first "
+        "reading, or 'kb'): the agreement page leads with these pairs."
+    )
     entries: list[Reading] = Field(alias="readings", description="One reading per paper.")
 
     @property
