@@ -216,3 +216,17 @@ def test_declared_pairs_and_leaving_out_papers() -> None:
     full = agreement(table=table, pairs=pairs).set_index(["readers", "axis"])["n"]
     fewer = agreement(table=left, pairs=pairs).set_index(["readers", "axis"])["n"]
     assert (fewer <= full.loc[fewer.index]).all() and (fewer < full.loc[fewer.index]).any()
+
+
+def test_cli_declared_and_not_cited(capsys) -> None:
+    from masrl_kb.query.agreement import codebook_examples, declared_pairs, reader_list
+
+    assert run_cli("agreement", "--json", "--declared", "--not-cited") == 0
+    rows = json.loads(capsys.readouterr().out)
+    pairs = declared_pairs(reader_list())
+    assert rows and {frozenset(r["readers"]) for r in rows} <= pairs
+    cited = codebook_examples()
+    assert not {d["key"] for r in rows for d in r["disagreements"]} & cited
+    assert run_cli("agreement", "--json") == 0
+    every = json.loads(capsys.readouterr().out)
+    assert len(every) > len(rows)

@@ -61,14 +61,17 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
 
 
 def cmd_agreement(args: argparse.Namespace) -> int:
-    from masrl_kb.query.agreement import agreement, disagreements, readings
+    from masrl_kb.query import agreement as q
 
     if args.snapshot:
         return cmd_snapshot(args)
 
-    coded = readings(root=args.root)  # loaded once for both tables
-    table = agreement(table=coded).to_dict("records")
-    differ = disagreements(table=coded).to_dict("records")
+    coded = q.readings(root=args.root)  # loaded once for both tables
+    pairs = q.declared_pairs(q.reader_list(root=args.root)) if args.declared else None
+    if args.not_cited:
+        coded = q.without_papers(coded, q.codebook_examples(args.root))
+    table = q.agreement(table=coded, pairs=pairs).to_dict("records")
+    differ = q.disagreements(table=coded, pairs=pairs).to_dict("records")
     if args.json:
         print(json.dumps(_json_rows(table, differ), indent=2, ensure_ascii=False))
         return 0
@@ -95,6 +98,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     about = "agreement between independent readers (kappa, alpha, disagreements)"
     p = command(sub, "agreement", cmd_agreement, about)
     p.add_argument("--json", action="store_true", help="print a JSON list of objects")
+    p.add_argument(
+        "--declared",
+        action="store_true",
+        help="only the pairs the readings declare (a reader and its compare_with)",
+    )
+    p.add_argument(
+        "--not-cited",
+        action="store_true",
+        help="leave out the papers docs/codebook.md cites as worked examples",
+    )
     p.add_argument(
         "--snapshot",
         metavar="READER",
