@@ -49,6 +49,7 @@ _EXPORTS = {
     "moved_claims": "masrl_kb.query.views",
     "new_papers": "masrl_kb.query.views",
     "pool_coverage": "masrl_kb.query.views",
+    "pool_searched": "masrl_kb.query.views",
     "survey_baseline": "masrl_kb.query.views",
     "survey_view": "masrl_kb.query.views",
     "agreement": "masrl_kb.query.agreement",

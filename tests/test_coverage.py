@@ -243,3 +243,20 @@ def test_the_rounds_page_shows_each_batchs_reach_and_the_estimate(tmp_path) -> N
     assert "GitHub list: someone/list" in page and "Hugging Face papers" in page
     # two strategies, nothing decided in scope yet: the row says why there is no estimate
     assert re.search(rf'data-kb-recall="?{rid}"?>0 found; a strategy found none', page)
+
+
+def test_a_round_with_candidates_awaiting_ends_the_decided_run() -> None:
+    waiting = _round(D(2026, 6, 1), D(2026, 6, 30))
+    waiting.counts["to_screen"] = 3  # three candidates, none decided
+    rounds = [_round(D(2026, 5, 4), D(2026, 5, 31)), waiting, _round(D(2026, 7, 1), D(2026, 7, 31))]
+    assert covered_until(rounds, CUT) == D(2026, 7, 31)  # searched
+    assert covered_until(rounds, CUT, decided=True) == D(2026, 5, 31)  # decided
+    waiting.counts["to_screen"] = 0
+    assert covered_until(rounds, CUT, decided=True) == D(2026, 7, 31)
+
+
+def test_the_pool_covers_no_later_than_its_searches() -> None:
+    from masrl_kb.query.views import pool_coverage, pool_searched
+
+    covers, searched = pool_coverage(), pool_searched()
+    assert covers is not None and searched is not None and covers <= searched

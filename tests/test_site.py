@@ -505,3 +505,20 @@ def test_the_agreement_page_leads_with_the_declared_pairs(site, papers) -> None:
         assert int(cells[1]) == full.loc[name, "n"]
         assert cells[2] == f"{full.loc[name, 'agreement']:.0%}"
         assert int(cells[4]) == (out.loc[name, "n"] if name in out.index else 0)
+
+
+def test_the_rounds_page_says_how_far_the_searches_reached_beyond_the_coverage(site) -> None:
+    from masrl_kb.kb.rounds import load_rounds
+    from masrl_kb.query.views import pool_coverage, pool_searched
+
+    elements = parse(page(site, site_urls.ROUNDS))
+    (covers,) = [e for e in with_attr(elements, "data-kb-coverage") if e.tag == "strong"]
+    assert covers.get("data-kb-coverage") == pool_coverage().isoformat()
+    waiting = sum(r.awaiting for r in load_rounds())
+    if pool_searched() > pool_coverage():
+        (searched,) = with_attr(elements, "data-kb-searched")
+        (awaiting,) = with_attr(elements, "data-kb-awaiting")
+        assert searched.get("data-kb-searched") == pool_searched().isoformat()
+        assert int(awaiting.get("data-kb-awaiting")) == waiting > 0
+    else:
+        assert not with_attr(elements, "data-kb-searched")

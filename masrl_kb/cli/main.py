@@ -122,7 +122,7 @@ def _print_drafts(drafts) -> None:
 
 def cmd_stats(args: argparse.Namespace) -> int:
     from masrl_kb.query.frames import crosstab, load_drafts, load_pool
-    from masrl_kb.query.views import pool_coverage, survey_baseline
+    from masrl_kb.query.views import pool_coverage, pool_searched, survey_baseline
 
     papers, exclusions = load_pool(args.root, as_of=args.as_of, drafts="exclude")
     if args.as_of:
@@ -132,6 +132,10 @@ def cmd_stats(args: argparse.Namespace) -> int:
     else:
         baseline = survey_baseline(args.root)
         print(f"today's pool, covering papers up to {covers} (the survey's pool: as of {baseline})")
+        if (searched := pool_searched(args.root)) and searched > covers:
+            print(
+                f"searched up to {searched}; candidates found after {covers} still await a decision"
+            )
     print(f"pooled papers: {len(papers)}")
     print(f"excluded records: {len(exclusions)}")
     print(f"audited records: {len(papers) + len(exclusions)}")

@@ -65,14 +65,19 @@ def round_reach(rnd: Round) -> dt.date:
     return min([rnd.covered, *groups.values()])
 
 
-def covered_until(rounds: Iterable[Round], start: dt.date) -> dt.date:
-    """The last day of the unbroken run of rounds from ``start`` (the cut-off) on."""
+def covered_until(rounds: Iterable[Round], start: dt.date, decided: bool = False) -> dt.date:
+    """The last day of the unbroken run of rounds from ``start`` (the cut-off) on that
+    every source searched reached; with ``decided``, a round with candidates still
+    awaiting a decision also ends the run, the day before its window (what it found is
+    not yet in the pool or the exclusion log, so the pool cannot be said to cover it)."""
     covered = start
     for rnd in sorted(rounds, key=lambda r: (r.since, r.until)):
         if rnd.until <= covered:
             continue  # before the run (the catch-up of earlier papers) or inside it
         if rnd.since > covered + dt.timedelta(days=1):
             break  # a window no round searched
+        if decided and rnd.awaiting > 0:
+            return max(covered, rnd.since - dt.timedelta(days=1))
         reach = round_reach(rnd)
         covered = max(covered, reach)
         if reach < rnd.until:

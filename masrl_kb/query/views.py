@@ -4,6 +4,7 @@ where ``claims.yaml``'s expected values are checked) and today's (the live pool)
 >>> papers, exclusions = load_pool()
 >>> survey_papers, survey_exclusions = survey_view(papers, exclusions)
 >>> pool_coverage()                        # the date the live pool covers
+>>> pool_searched()                        # the day its searches reached, decided or not
 >>> new_papers(papers)                      # added after the baseline, with their round
 >>> moved_cells(papers)                     # cross-tab cells whose count differs
 >>> [v for v in claim_views() if v.moved]   # claims whose value differs
@@ -48,9 +49,20 @@ def _baseline(root: PathLike, baseline: dt.date | None) -> dt.date | None:
 @checked()
 def pool_coverage(root: PathLike = None, baseline: dt.date | None = None) -> dt.date | None:
     """The date the live pool covers: the last day of the unbroken run of screening
-    rounds from the baseline on that every source searched reached
-    (:func:`masrl_kb.query.coverage.covered_until`); the latest round's end without a
-    baseline; None when there is neither."""
+    rounds from the baseline on that every source searched reached and whose candidates
+    are all decided (:func:`masrl_kb.query.coverage.covered_until`); the latest round's
+    end without a baseline; None when there is neither. :func:`pool_searched` is the
+    day the searches reached, decided or not."""
+    return _covered(root, baseline, decided=True)
+
+
+def pool_searched(root: PathLike = None, baseline: dt.date | None = None) -> dt.date | None:
+    """The last day of the unbroken run of rounds every source searched reached, whether
+    or not their candidates are decided yet (on or after :func:`pool_coverage`)."""
+    return _covered(root, baseline, decided=False)
+
+
+def _covered(root: PathLike, baseline: dt.date | None, decided: bool) -> dt.date | None:
     from masrl_kb.query.coverage import covered_until
 
     base = find_root(root)
@@ -58,7 +70,7 @@ def pool_coverage(root: PathLike = None, baseline: dt.date | None = None) -> dt.
     rounds = load_rounds(base)
     if day is None:
         return max((r.until for r in rounds), default=None)
-    return covered_until(rounds, day)
+    return covered_until(rounds, day, decided=decided)
 
 
 @checked(papers=("added",), exclusions=("screened",))

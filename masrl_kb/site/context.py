@@ -18,6 +18,7 @@ from masrl_kb.contrib.export.bibtex import to_bibtex
 from masrl_kb.kb import cache
 from masrl_kb.kb.paths import CLONE, find_root
 from masrl_kb.kb.protocol import PROTOCOL_FILE, Protocol, load_protocol
+from masrl_kb.kb.rounds import load_rounds
 from masrl_kb.kb.rules import CROSSTAB_PAIRS
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
 from masrl_kb.query import agreement, frames, views
@@ -156,6 +157,17 @@ class Context:
         """The date the live pool covers (:func:`masrl_kb.query.views.pool_coverage`)."""
         baseline = self.protocol.baseline  # the survey's cut-off
         return views.pool_coverage(self.root, baseline) or baseline  # never None here
+
+    @cached_property
+    def searched(self) -> dt.date:
+        """The day the searches reached, decided or not (on or after ``coverage``)."""
+        baseline = self.protocol.baseline
+        return views.pool_searched(self.root, baseline) or baseline
+
+    @cached_property
+    def awaiting(self) -> int:
+        """Candidates of every round still awaiting a decision."""
+        return sum(r.awaiting for r in load_rounds(self.root))
 
     @cached_property
     def survey(self) -> tuple[pd.DataFrame, pd.DataFrame]:
