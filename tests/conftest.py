@@ -109,3 +109,38 @@ def run_cli(*argv: str) -> int:
     from masrl_kb.cli import main
 
     return main(list(argv))
+
+
+# ---------------------------------------------------------------- the real site, once a session
+
+
+@pytest.fixture(scope="session")
+def real_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The repository's site, built once per session (``mkdocs build --strict``) and shared
+    by every site test module (under pytest-xdist: once per worker). Read it, never write."""
+    from masrl_kb.kb.paths import find_root
+    from masrl_kb.site import build_site
+
+    target = tmp_path_factory.mktemp("real-site") / "site"
+    code = build_site(find_root(), strict=True, site_dir=target)
+    assert code == 0, f"mkdocs build --strict exited {code}"
+    return target
+
+
+@pytest.fixture(scope="session")
+def real_site_files() -> dict[str, str]:
+    """Every generated file of the repository's site, rendered in memory once per session
+    (``site_files()``, what the MkDocs hooks hand MkDocs). Read it, never change it."""
+    from masrl_kb.kb.paths import find_root
+    from masrl_kb.site import site_files
+
+    return site_files(find_root())
+
+
+@pytest.fixture(scope="session")
+def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A site built once per session from a synthetic root whose first records carry HTML
+    and Markdown payloads (``tests/test_site_support.py``)."""
+    from tests.test_site_support import build_hostile_site
+
+    return build_hostile_site(tmp_path_factory)

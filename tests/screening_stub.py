@@ -58,12 +58,20 @@ def copy_kb(target: Path, survey_only: bool = True) -> Path:
     for folder in ("papers", "exclusions"):
         (target / folder).mkdir()
     (target / "readings").mkdir()  # the survey's view reading: its claims still hold
-    for path in sorted((REPO / "readings").glob("*.yaml")):
-        if yaml.safe_load(path.read_text(encoding="utf-8")).get("view") == "survey":
-            shutil.copy(path, target / "readings" / path.name)
-    for rel in _record_files(survey_only):
+    for rel in (*_survey_readings(), *_record_files(survey_only)):
         shutil.copy(REPO / rel, target / rel)
     return target
+
+
+@functools.cache
+def _survey_readings() -> tuple[str, ...]:
+    """The reader files marked ``view: survey``, chosen once a session: parsing every
+    reader file (each codes the whole pool) took most of a copy's time."""
+    chosen = []
+    for path in sorted((REPO / "readings").glob("*.yaml")):
+        if yaml.safe_load(path.read_text(encoding="utf-8")).get("view") == "survey":
+            chosen.append(f"readings/{path.name}")
+    return tuple(chosen)
 
 
 @functools.cache

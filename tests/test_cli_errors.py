@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from masrl_kb.cli import main
-from masrl_kb.cli.main import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USER_ERROR
+from masrl_kb.cli.common import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USER_ERROR
 from tests.conftest import GOOD_PAPER, REPO
 
 CLI_MAIN = sys.modules["masrl_kb.cli.main"]  # the package re-exports main(), hiding the module

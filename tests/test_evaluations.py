@@ -9,12 +9,12 @@ import pytest
 
 from masrl_kb.kb.benchmarks import read_benchmarks
 from masrl_kb.query.frames import ARTIFACT_KINDS, benchmark_matrix, evaluations, load_papers
-from tests.test_site_support import hrefs, page, parse, real_site, with_attr
+from tests.test_site_support import hrefs, page, parse, with_attr
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    return real_site(tmp_path_factory)
+def site(real_site: Path) -> Path:
+    return real_site
 
 
 @pytest.fixture(scope="module")

@@ -27,14 +27,14 @@ from masrl_kb.site import site_files
 from masrl_kb.site import urls as site_urls
 from masrl_kb.site.context import ALL_CROSSES
 from masrl_kb.site.screening_pages import FEED_ENTRIES
-from tests.test_site_support import cell_keys, hrefs, page, parse, real_site, with_attr
+from tests.test_site_support import cell_keys, hrefs, page, parse, with_attr
 
 REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    return real_site(tmp_path_factory)
+def site(real_site: Path) -> Path:
+    return real_site
 
 
 @pytest.fixture(scope="module")
@@ -266,9 +266,8 @@ def test_internal_links_and_anchors_resolve(site) -> None:
                 assert target.fragment in ids[file], f"{path}: missing anchor {href}"
 
 
-def test_generated_pages_are_deterministic_and_not_committed() -> None:
-    root = find_root()
-    assert site_files(root) == site_files(root)
+def test_generated_pages_are_deterministic_and_not_committed(real_site_files) -> None:
+    assert site_files(find_root()) == real_site_files  # a second render, the same files
     docs = {p.relative_to(REPO / "docs").as_posix() for p in (REPO / "docs").rglob("*.md")}
     assert not docs & {"index.md", "papers/index.md", "gaps/index.md"}
 

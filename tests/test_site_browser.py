@@ -18,7 +18,7 @@ import pytest
 from masrl_kb.query.frames import cell_papers, evaluations, load_exclusions, load_papers, select
 from masrl_kb.site import urls as site_urls
 from masrl_kb.site.context import ALL_CROSSES, Cross
-from tests.test_site_support import KEY, build_hostile_site, real_site, serve
+from tests.test_site_support import KEY, serve
 
 # Chromium on a whole real site: minutes, so only with --all (and in CI).
 pytestmark = pytest.mark.slow
@@ -62,8 +62,8 @@ def browser():
 
 
 @pytest.fixture(scope="module")
-def base_url(tmp_path_factory):
-    with serve(real_site(tmp_path_factory)) as url:
+def base_url(real_site):
+    with serve(real_site) as url:
         yield url
 
 
@@ -261,8 +261,8 @@ def test_dark_mode_toggle(page, base_url) -> None:
     _shot(page, "dark")
 
 
-def test_hostile_record_runs_no_script(page, tmp_path_factory) -> None:
-    with serve(build_hostile_site(tmp_path_factory)) as url:
+def test_hostile_record_runs_no_script(page, hostile_site) -> None:
+    with serve(hostile_site) as url:
         page.goto(url + f"papers/{KEY}/")
         assert "<script>alert(1)</script>" in page.locator("h1").inner_text()
         page.goto(url + "papers/?text=alert")

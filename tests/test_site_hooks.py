@@ -41,8 +41,8 @@ def _both_ways(text: str) -> tuple[str, str]:
 
 
 @pytest.fixture(scope="module")
-def pages() -> dict[str, str]:
-    return {p: t for p, t in site_files(find_root()).items() if p.endswith(".md")}
+def pages(real_site_files: dict[str, str]) -> dict[str, str]:
+    return {p: t for p, t in real_site_files.items() if p.endswith(".md")}
 
 
 @pytest.mark.slow  # converts every generated page of the real site both ways

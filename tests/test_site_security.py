@@ -20,7 +20,6 @@ from tests.test_site_support import (
     KEY,
     MARKDOWN,
     SCRIPT,
-    build_hostile_site,
     page,
     parse,
 )
@@ -74,11 +73,6 @@ def test_validation_rejects_a_javascript_url(mini_root: Path) -> None:
     report = validate(mini_root)
     assert not report.ok
     assert any("extra_urls" in p.field for p in report.problems)
-
-
-@pytest.fixture(scope="module")
-def hostile_site(tmp_path_factory) -> Path:
-    return build_hostile_site(tmp_path_factory)
 
 
 def _all_html(site: Path) -> list[tuple[Path, str]]:

@@ -1,4 +1,5 @@
-"""Shared helpers for the site tests: one real build per session, HTML parsing.
+"""Shared helpers for the site tests: the hostile site's records, HTML parsing, a server
+(the real site, built once per session, is the ``real_site`` fixture of ``tests/conftest.py``).
 
 This module holds no tests; the site test modules import from it.
 """
@@ -17,12 +18,10 @@ from pathlib import Path
 
 import yaml
 
-from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.synthetic import dump_record, write_synthetic_root
 from masrl_kb.kb.validate import validate
 from masrl_kb.site import build_site
 
-_BUILT: dict[str, Path] = {}
 SCRIPT = "<script>alert(1)</script>"
 IMG = "<img src=x onerror=alert(1)>"
 MARKDOWN = "*emph* [click](javascript:alert(1)) `code` # not a heading"
@@ -30,20 +29,9 @@ BREAKOUT = "</title><script>alert(2)</script>"
 KEY = "synthetic-00000"  # the hostile record
 
 
-def real_site(tmp_path_factory) -> Path:
-    """The repository's site, built once per session (``mkdocs build --strict``)."""
-    if "real" not in _BUILT:
-        target = tmp_path_factory.mktemp("real-site") / "site"
-        code = build_site(find_root(), strict=True, site_dir=target)
-        assert code == 0, f"mkdocs build --strict exited {code}"
-        _BUILT["real"] = target
-    return _BUILT["real"]
-
-
 def build_hostile_site(tmp_path_factory) -> Path:
-    """A site from a synthetic root whose first records carry HTML and Markdown payloads."""
-    if "hostile" in _BUILT:
-        return _BUILT["hostile"]
+    """A site from a synthetic root whose first records carry HTML and Markdown payloads
+    (built once a session by the ``hostile_site`` fixture of ``tests/conftest.py``)."""
     root = write_synthetic_root(tmp_path_factory.mktemp("hostile") / "kb", papers=4, exclusions=2)
     _rewrite(
         root / "papers" / f"{KEY}.yaml",
@@ -92,7 +80,6 @@ def build_hostile_site(tmp_path_factory) -> Path:
     assert validate(root).ok
     site = tmp_path_factory.mktemp("hostile-site") / "site"
     assert build_site(root, site_dir=site) == 0
-    _BUILT["hostile"] = site
     return site
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
-from masrl_kb.kb.model.taxonomy import required_axes
+from masrl_kb.kb.fields import required_axes
 from masrl_kb.kb.synthetic import write_synthetic_root
 from masrl_kb.kb.taxonomy import TaxonomyError, load_taxonomy
 from masrl_kb.query.frames import InvalidRecordsError, load_papers
@@ -29,6 +30,22 @@ def root(tmp_path: Path) -> Path:
 def test_the_real_taxonomy_passes(root: Path) -> None:
     tax = load_taxonomy(root)
     assert set(required_axes()) <= set(tax.axes)
+
+
+@pytest.mark.parametrize("axis", ["topology", "decision_status"])
+def test_an_axis_the_records_use_is_required(root: Path, axis: str) -> None:
+    """A record field's axis (topology) or a derived column's (decision_status) must be
+    defined: the loader hands the taxonomy model the axes the record models use."""
+    path = root / "taxonomy.yaml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    del data["axes"][axis]
+    path.unlink()  # a new file: the loader's cache keys on modification time and size
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    with pytest.raises(TaxonomyError) as err:
+        load_taxonomy(root)
+    assert [str(p) for p in err.value.problems] == [
+        f"taxonomy.yaml:2: axes.{axis}: missing required axis (records or tables use it)"
+    ]
 
 
 def test_problems_read_path_line_field_message(root: Path) -> None:

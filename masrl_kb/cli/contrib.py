@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from masrl_kb.cli.main import EXIT_FAILED, EXIT_USER_ERROR, command, err, iso_date
+from masrl_kb.cli.common import EXIT_FAILED, EXIT_USER_ERROR, command, err, iso_date
 from masrl_kb.kb.paths import find_root
 
 if TYPE_CHECKING:

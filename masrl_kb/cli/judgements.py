@@ -7,7 +7,7 @@ import json
 import math
 from typing import Any
 
-from masrl_kb.cli.main import command, iso_date
+from masrl_kb.cli.common import command, iso_date
 
 
 def _number(value: float) -> float | None:
@@ -39,7 +39,7 @@ def _json_rows(table: list[dict], differ: list[dict]) -> list[dict[str, Any]]:
 
 
 def cmd_snapshot(args: argparse.Namespace) -> int:
-    from masrl_kb.cli.main import EXIT_USER_ERROR, err
+    from masrl_kb.cli.common import EXIT_USER_ERROR, err
     from masrl_kb.contrib.reading_snapshot import SnapshotError, write_snapshot
     from masrl_kb.kb.paths import find_root
 

@@ -6,24 +6,26 @@ check that found something. Commands import what they need when they run."""
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import os
 import re
 import sys
 import traceback
-from collections.abc import Callable
 from pathlib import Path
 
-# 1 only for a check that found something: a --check flag, check-links' broken links,
-# `add`/`exclude` finding the paper already recorded, `diff` on an invalid working tree.
-EXIT_FAILED = 1
-# 2 for everything the user or their setup can fix, every network failure included (no
-# connection, the deadline, an error status, a size cap, an unreadable answer).
-EXIT_USER_ERROR = 2
-EXIT_BUG = 70  # EX_SOFTWARE from sysexits.h
-EXIT_INTERRUPTED = 130
-MAX_MESSAGE = 400  # characters of one error line; hostile input can make messages huge
-PROG = "masrl-kb"
+from masrl_kb.cli.common import (
+    EXIT_BUG,
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_USER_ERROR,
+    MAX_MESSAGE,
+    PROG,
+    OneLineParser,
+    UsageError,
+    command,
+    err,
+    iso_date,
+)
+
 # Commands that need no knowledge-base data root.
 ROOTLESS = frozenset({"trace"})
 CLAIM_KEYS_SHOWN = 10  # list the papers behind a claim up to this many (always in a group)
@@ -32,41 +34,6 @@ STATS_TABLES = (
     ("topology", "credit_unit"),
     ("decision", "topology"),
 )
-
-
-class UsageError(Exception):
-    """A problem with what the user asked for; the message says what and where."""
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """argparse whose errors are one line (with the usage folded in), exit 2."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        usage = " ".join(self.format_usage().split())
-        self.exit(EXIT_USER_ERROR, f"{self.prog}: error: {message} ({usage})\n")
-
-
-def err(message: str) -> None:
-    print(f"{PROG}: {message}", file=sys.stderr)
-
-
-def command(
-    sub: argparse._SubParsersAction, name: str, func: Callable, about: str
-) -> argparse.ArgumentParser:
-    """The sub-command ``name`` running ``func``, whose docstring (if any) describes it."""
-    p = sub.add_parser(name, help=about, description=func.__doc__)
-    p.set_defaults(func=func)
-    return p
-
-
-def iso_date(text: str) -> dt.date:
-    """An argparse type: a YYYY-MM-DD date."""
-    from masrl_kb.kb.rules import iso_day
-
-    try:
-        return iso_day(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a date YYYY-MM-DD") from None
 
 
 # ---------------------------------------------------------------- commands

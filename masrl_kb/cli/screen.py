@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from masrl_kb.cli.main import EXIT_FAILED, EXIT_USER_ERROR, command, err, iso_date
+from masrl_kb.cli.common import EXIT_FAILED, EXIT_USER_ERROR, command, err, iso_date
 
 if TYPE_CHECKING:
     from masrl_kb.contrib.screen.rounds import RunResult

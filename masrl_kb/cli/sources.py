@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from masrl_kb.cli.main import EXIT_USER_ERROR, MAX_MESSAGE, command, err, iso_date
+from masrl_kb.cli.common import EXIT_USER_ERROR, MAX_MESSAGE, command, err, iso_date
 
 
 def _report(args: argparse.Namespace, source: str, fetched: Any, notes: list[str]) -> int:

@@ -4,6 +4,7 @@ that walks fields generically: ``masrl-kb add``, exports, frames, the field refe
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import get_origin
 
@@ -24,6 +25,9 @@ from masrl_kb.kb.model.types import (
 __all__ = ["ARXIV_ID_PATTERN", "EXCLUSION_ID_PATTERN", "KEY_PATTERN", "PLACEHOLDER"]
 # Nested records whose kind has its own name (the CSV and JSON exports treat them apart).
 _NAMED_KINDS: dict[type[BaseModel], str] = {Decision: "decisions", Citation: "citation"}
+# The axes code reads besides the record fields' own: the derived reward
+# family, the decision statuses and the exclusion tags.
+_EXTRA_AXES = ("reward_family", "decision_status", "benchmark_setting")
 
 
 @dataclass(frozen=True)
@@ -77,3 +81,17 @@ EXCLUSION_FIELDS = fields_of(Exclusion)
 
 # The survey's tags: every required axis field (credit_mechanism qualifies a reading, it is no tag).
 TAG_FIELDS: tuple[str, ...] = tuple(f.name for f in PAPER_FIELDS if f.kind == "axis" and f.required)
+
+
+def required_axes() -> tuple[str, ...]:
+    """Every axis a record field (nested ones too) or a derived column takes its values from:
+    ``taxonomy.yaml`` must define each (checked when :func:`~masrl_kb.kb.taxonomy.load_taxonomy`
+    validates the file)."""
+
+    def axes(fields: tuple[Field, ...]) -> Iterator[str | None]:
+        for f in fields:
+            yield f.axis
+            yield from axes(f.sub)
+
+    names = [a for a in axes((*PAPER_FIELDS, *EXCLUSION_FIELDS)) if a]
+    return tuple(dict.fromkeys([*names, *_EXTRA_AXES]))

@@ -6,6 +6,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
+from masrl_kb.kb.fields import required_axes
 from masrl_kb.kb.model.base import validate_file
 from masrl_kb.kb.model.taxonomy import Taxonomy
 from masrl_kb.kb.paths import TAXONOMY_FILE, Root, find_root
@@ -23,7 +24,8 @@ class TaxonomyError(DataFileError):
 
 @lru_cache(maxsize=8)
 def _load_cached(path: Path, mtime_ns: int, size: int) -> Taxonomy:
-    tax, problems = validate_file(Taxonomy, path, TAXONOMY_FILE, top="taxonomy")
+    ctx = {"required_axes": required_axes()}
+    tax, problems = validate_file(Taxonomy, path, TAXONOMY_FILE, ctx, top="taxonomy")
     if tax is None:
         raise TaxonomyError(sorted(set(problems)))
     return tax

@@ -104,7 +104,7 @@ def _check_count(value: object, name: str) -> None:
 
 
 def _check_claims(value: object, name: str) -> None:
-    from masrl_kb.query.claimsfile import Claim
+    from masrl_kb.query.claim_model import Claim
 
     if not isinstance(value, list | tuple) or not all(isinstance(c, Claim) for c in value):
         raise QueryError(

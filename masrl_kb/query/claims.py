@@ -9,7 +9,8 @@ import pandas as pd
 
 from masrl_kb.kb.paths import find_root
 from masrl_kb.query.args import checked
-from masrl_kb.query.claimsfile import CLAIMS_FILE, Claim, ClaimsFileError, claim_error, load_claims
+from masrl_kb.query.claim_model import Claim
+from masrl_kb.query.claimsfile import CLAIMS_FILE, ClaimsFileError, claim_error, load_claims
 from masrl_kb.query.frames import load_pool
 from masrl_kb.query.lang import OPERATORS, QueryError, select_rows
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from masrl_kb.cli.main import EXIT_BUG
+from masrl_kb.cli.common import EXIT_BUG
 
 # What must never reach a terminal: C0 controls but the newline, DEL and C1.
 CONTROL = frozenset(
