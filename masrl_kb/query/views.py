@@ -56,6 +56,7 @@ def pool_coverage(root: PathLike = None, baseline: dt.date | None = None) -> dt.
     return _covered(root, baseline, decided=True)
 
 
+@checked()
 def pool_searched(root: PathLike = None, baseline: dt.date | None = None) -> dt.date | None:
     """The last day of the unbroken run of rounds every source searched reached, whether
     or not their candidates are decided yet (on or after :func:`pool_coverage`)."""
