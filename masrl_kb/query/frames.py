@@ -460,6 +460,9 @@ def results(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.Dat
             row = [key, e["benchmark"], *(r[c] for c in RESULT_COLUMNS[2:])]
             rows.append([*row, parsed.number, parsed.unit])
     table = pd.DataFrame(rows, columns=RESULT_COLUMNS + RESULT_NUMBER_COLUMNS)
+    table["unit"] = pd.Series(
+        [u if isinstance(u, str) else None for u in table["unit"]], dtype=object
+    )
     return table.astype({"value_num": "float64"})
 
 

@@ -93,15 +93,24 @@ def leaderboard(values: pd.DataFrame) -> pd.DataFrame:
 
     A group holds the values that can be ranked together: the same metric (as named,
     case and spacing aside), the same setting kind (inside a team, or an answer alone)
-    and the same unit. Within a group, rank 1 is the best value (highest, or lowest for a
+    and the same unit (a value without a number joins the first group of its metric and
+    setting kind). Within a group, rank 1 is the best value (highest, or lowest for a
     metric that says lower is better; ties share a rank); a value without a number gets
     no rank. Groups are numbered from 0 in order of their best-ranked row's first
     appearance; rows come back sorted by group, then rank."""
     frame = values.copy()
-    units = frame["unit"].fillna("")
-    keys = list(
-        zip(frame["metric"].map(metric_group), frame["multi_agent_native"], units, strict=True)
-    )
+    kinds = list(zip(frame["metric"].map(metric_group), frame["multi_agent_native"], strict=True))
+    read = frame["value_num"].notna().tolist()
+    units = frame["unit"].fillna("").tolist()
+    # A value without a number joins the first group of its metric and setting kind.
+    first_unit: dict[tuple, str] = {}
+    for kind, unit, ok in zip(kinds, units, read, strict=True):
+        if ok:
+            first_unit.setdefault(kind, unit)
+    keys = [
+        (*kind, unit if ok else first_unit.get(kind, unit))
+        for kind, unit, ok in zip(kinds, units, read, strict=True)
+    ]
     order = {key: i for i, key in enumerate(dict.fromkeys(keys))}
     frame["group"] = [order[k] for k in keys]
     frame["lower_better"] = frame["metric"].map(lower_is_better).astype(bool)

@@ -202,7 +202,7 @@ def results_csv(ctx: Context, rows: pd.DataFrame) -> str:
         {c: tables.json_value(v) for c, v in zip(RESULTS_CSV_COLUMNS, values, strict=True)}
         for values in zip(*columns, strict=True)
     ]
-    return tables.records_csv(records) or tables.csv_text(RESULTS_CSV_COLUMNS, [])
+    return tables.records_csv(records) or tables.csv_text(RESULTS_CSV_COLUMNS, [], quote_all=True)
 
 
 def benchmark_csvs(ctx: Context) -> dict[str, str]:
