@@ -156,6 +156,7 @@ def page_kinds() -> dict[str, str]:
         "contribute": site_urls.CONTRIBUTE,
         "evaluations": site_urls.EVALUATIONS,
         "benchmark": site_urls.benchmark(evaluations(papers=papers)["benchmark"].iloc[0]),
+        "board": _board_page()[0],  # a benchmark with ranked values
         "agreement": site_urls.AGREEMENT,
         "authors": site_urls.AUTHORS,
         "claims": site_urls.CLAIMS,
@@ -526,3 +527,110 @@ def test_paper_page_puts_links_by_the_title_and_folds_long_author_lists(page, ba
         and f"show all {len(papers.at[key, 'authors'])} authors" in fold.inner_text()
     )
     _shot(page, "paper-long-authors")
+
+
+# ---------------------------------------------------------------- leaderboards (issue 30)
+
+
+def _board_page() -> tuple[str, int]:
+    """The benchmark page and the board (its index) with the most numbers to sort."""
+    from masrl_kb.query.frames import results
+    from masrl_kb.query.values import boards
+
+    papers = load_papers()
+    table = boards(results(papers), evaluations(papers), papers)
+    sized = table[table["value_num"].notna()].groupby(["benchmark", "group"]).size()
+    (bench, group), n = max(sized.items(), key=lambda kv: (kv[1], -kv[0][1]))
+    assert n >= 2, "a board has two numbers to sort"
+    index = sorted(table[table["benchmark"] == bench]["group"].unique()).index(group)
+    return site_urls.benchmark(bench), index
+
+
+def _column(board, label: str) -> list[str]:
+    return board.locator(f'tbody td[data-label="{label}"]').evaluate_all(
+        "cells => cells.map(c => c.getAttribute('data-sort'))"
+    )
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_a_benchmark_board_sorts_by_clicking_and_fits_the_screen(browser, base_url, width):
+    url, index = _board_page()
+    context, opened = _open(browser, width)
+    try:
+        _settled(opened, base_url + url)
+        board = opened.locator(f'[data-kb-board="{index}"] table[data-kb-sortable]')
+        assert board.get_attribute("data-kb-sort-ready") == ""
+        ranks = [int(r) for r in _column(board, "Rank") if r]
+        assert ranks == sorted(ranks)  # arrives ranked
+        value = board.locator('th[data-sort-key="value"] button')
+        value.click()
+        numbers = [float(v) for v in _column(board, "Value") if v]
+        lower = board.locator('th[data-sort-key="value"]').get_attribute("data-sort-first")
+        assert numbers == sorted(numbers, reverse=lower == "descending")
+        assert board.locator('th[data-sort-key="value"]').get_attribute("aria-sort") == lower
+        assert board.locator('th[data-sort-key="rank"]').get_attribute("aria-sort") == "none"
+        value.click()  # the other way
+        again = [float(v) for v in _column(board, "Value") if v]
+        assert again == sorted(numbers, reverse=lower != "descending")
+        board.locator('th[data-sort-key="paper"] button').click()
+        titles = _column(board, "Paper")
+        assert titles == sorted(titles)
+        assert opened.evaluate(WIDE) <= 0, f"the page scrolls sideways at {width}px"
+        box = board.evaluate("t => [t.scrollWidth, t.parentElement.clientWidth]")
+        assert box[0] <= box[1] + 1, f"the table scrolls in its box at {width}px: {box}"
+        # Every sort button is a target of 24 px and more (WCAG 2.2, 2.5.8).
+        for b in board.locator("thead button").all():
+            size = b.bounding_box()
+            assert size["height"] >= 24 and size["width"] >= 24, size
+        if width == 390:  # each value a card: its labels written before the cells
+            label = board.locator('tbody td[data-label="Value"]').first.evaluate(
+                "c => getComputedStyle(c, '::before').content"
+            )
+            assert label == '"Value: "'
+        assert not opened.problems
+        _shot(opened, f"benchmark-board-{width}")
+        board.scroll_into_view_if_needed()
+        _shot(opened, f"benchmark-board-table-{width}")
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_a_benchmark_board_reads_in_full_without_scripts(browser, base_url, width) -> None:
+    from masrl_kb.query.frames import results
+
+    url, index = _board_page()
+    bench = url.split("/")[1]
+    values = results(load_papers())
+    context = browser.new_context(
+        viewport={"width": width, "height": 900}, java_script_enabled=False
+    )
+    context.route("**/*", lambda r: r.continue_() if _local(r) else r.abort())
+    opened = context.new_page()
+    try:
+        opened.goto(base_url + url)
+        rows = opened.locator("table[data-kb-sortable] tbody tr")
+        assert rows.count() == (values["benchmark"] == bench).sum()
+        assert opened.locator("table[data-kb-sortable] thead button").count() == 0
+        board = opened.locator(f'[data-kb-board="{index}"] table')
+        ranks = [int(r) for r in _column(board, "Rank") if r]
+        assert ranks == sorted(ranks)
+        assert opened.evaluate(WIDE) <= 0
+        heads = opened.locator("table[data-kb-sortable] thead").first
+        assert heads.is_visible() == (width == 1280)  # a phone needs no header to read cards
+        _shot(opened, f"benchmark-board-noscript-{width}")
+    finally:
+        context.close()
+
+
+def test_the_cite_page_names_the_version_and_the_pool_date(page, base_url) -> None:
+    from masrl_kb.query.views import pool_coverage
+
+    _settled(page, base_url + site_urls.CITE)
+    covers = pool_coverage().isoformat()
+    version = page.locator("[data-kb-version]").get_attribute("data-kb-version")
+    assert page.locator("[data-kb-version]").get_attribute("data-kb-covers") == covers
+    bibtex = page.locator("code.language-bibtex, pre code").first.inner_text()
+    assert f"note = {{version {version}; pool covers papers up to {covers}" in bibtex
+    assert not page.problems
+    _shot(page, "cite-1280")

@@ -31,6 +31,7 @@ from masrl_kb.kb.text import shorten
 from masrl_kb.kb.validate import validate_records
 from masrl_kb.query.args import checked
 from masrl_kb.query.lang import select_rows, unknown_name
+from masrl_kb.query.values import parse_value
 
 PathLike = str | os.PathLike[str] | None
 Frames = tuple[pd.DataFrame, pd.DataFrame]
@@ -413,6 +414,8 @@ def select(
 
 EVALUATION_COLUMNS = "key benchmark label pooled url metric multi_agent_native category".split()
 RESULT_COLUMNS = ["key", "benchmark", "metric", "value", "setting", "where", "source"]
+# Read from ``value`` (kept as written) by :func:`masrl_kb.query.values.parse_value`.
+RESULT_NUMBER_COLUMNS = ["value_num", "unit"]
 
 
 def _entries(papers: pd.DataFrame) -> Iterable[tuple[str, str, dict[str, Any]]]:
@@ -446,14 +449,21 @@ def evaluations(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd
 
 @checked(papers=("category", "evaluated_on"))
 def results(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.DataFrame:
-    """One row per reported value (``RESULT_COLUMNS``); evaluations without one have none."""
+    """One row per reported value (``RESULT_COLUMNS``); evaluations without one have none.
+    ``value`` is the text as printed; ``value_num`` the number read from it (NaN when it
+    is not one number) and ``unit`` its unit ('%', or the one the metric names; None)."""
     papers = load_papers(root) if papers is None else papers
-    rows = [
-        [key, e["benchmark"], *(r[c] for c in RESULT_COLUMNS[2:])]
-        for key, _, e in _entries(papers)
-        for r in e.get("results") or []
-    ]
-    return pd.DataFrame(rows, columns=RESULT_COLUMNS)
+    rows = []
+    for key, _, e in _entries(papers):
+        for r in e.get("results") or []:
+            parsed = parse_value(r["value"], r["metric"])
+            row = [key, e["benchmark"], *(r[c] for c in RESULT_COLUMNS[2:])]
+            rows.append([*row, parsed.number, parsed.unit])
+    table = pd.DataFrame(rows, columns=RESULT_COLUMNS + RESULT_NUMBER_COLUMNS)
+    table["unit"] = pd.Series(
+        [u if isinstance(u, str) else None for u in table["unit"]], dtype=object
+    )
+    return table.astype({"value_num": "float64"})
 
 
 @checked(papers=("category",), table=("key", "benchmark", "pooled"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 
 import yaml
@@ -14,6 +15,7 @@ from masrl_kb.site.build import source_file
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import SURVEY, Context
 from masrl_kb.site.diagrams import trace_diagram
+from masrl_kb.site.judgement_pages import results_csv
 from masrl_kb.traces.render import DIAGRAM_EXAMPLE, load_examples, trace_page_markdown
 from masrl_kb.traces.schema import SCHEMA_PATH
 
@@ -31,6 +33,7 @@ def download_files(ctx: Context) -> dict[str, str]:
         "downloads/papers.bib": ctx.bibtex,
         "downloads/exclusions.csv": tables.records_csv(exclusions),
         "downloads/exclusions.json": tables.records_json(exclusions, compact=True),
+        "downloads/results.csv": results_csv(ctx, ctx.boards),
     }
 
 
@@ -91,10 +94,50 @@ def _bib(entry_type: str, key: str, entry: dict, **fields: object) -> str:
     return f"@{entry_type}{{{key},\n{body}\n}}"
 
 
-def cff_bibtex(cff: dict) -> list[str]:
-    """BibTeX for the knowledge base and for each reference of a CITATION.cff."""
+def cff_doi(cff: dict) -> str | None:
+    """The DOI a CITATION.cff names (``doi:``, else its first identifier of type doi)."""
+    found = cff.get("doi") or next(
+        (
+            i.get("value")
+            for i in cff.get("identifiers") or []
+            if isinstance(i, dict) and i.get("type") == "doi"
+        ),
+        None,
+    )
+    return found if isinstance(found, str) and DOI.fullmatch(found) else None
+
+
+DOI = re.compile(r"10\.\d{4,9}/[^\s{}\\]+")
+
+
+def pool_note(version: object, coverage: dt.date | None, papers: int) -> str:
+    """What a citation of the knowledge base names: the version and the pool's state."""
+    covers = f"pool covers papers up to {coverage.isoformat()}" if coverage else "pool"
+    return f"version {version}; {covers} ({papers} papers)"
+
+
+def cff_bibtex(cff: dict, coverage: dt.date | None = None, papers: int | None = None) -> list[str]:
+    """BibTeX for the knowledge base and for each reference of a CITATION.cff. With the
+    pool's ``coverage`` date and its number of ``papers``, the knowledge base's entry
+    names them in its note and its key (masrlkb-0.2.0-2026-09-04), so two states of the
+    pool are never cited alike."""
     year = str(cff.get("date-released", ""))[:4]
-    kb = _bib("misc", "masrlkb", cff, year=year, version=cff.get("version"), url=cff.get("url"))
+    version = cff.get("version")
+    key, note = "masrlkb", None
+    if papers is not None:
+        note = pool_note(version, coverage, papers)
+        state = f"-{coverage.isoformat()}" if coverage else ""
+        key = re.sub(r"[^A-Za-z0-9.-]", "", f"masrlkb-{version}{state}")
+    kb = _bib(
+        "misc",
+        key,
+        cff,
+        year=year,
+        version=version,
+        doi=cff_doi(cff),
+        url=cff.get("url"),
+        note=note,
+    )
     fields = ("journal", "year", "url")
     return [kb] + [
         _bib("article", _bib_key(ref, "survey"), ref, **{f: ref.get(f) for f in fields})
@@ -109,13 +152,20 @@ def cite_page(ctx: Context) -> Page:
         return page.show("cite.md", name="CITATION.cff", cff=None)
     text = source.read_text(encoding="utf-8")
     cff = yaml.safe_load(text)
+    released = cff.get("date-released")
     return page.show(
         "cite.md",
         ctx=ctx,
         cff=cff,
+        doi=cff_doi(cff),
+        note=pool_note(cff.get("version", ""), ctx.coverage, len(ctx.papers)),
+        # The pool has grown past the release when it covers days after the release date.
+        after=isinstance(released, dt.date) and ctx.coverage > released,
         arxiv_id=SURVEY["arxiv_id"],
         # Trusted repository text in Markdown code fences (Markdown escapes it).
-        bibtex=Markup(_fence("\n\n".join(cff_bibtex(cff)), "bibtex")),
+        bibtex=Markup(
+            _fence("\n\n".join(cff_bibtex(cff, ctx.coverage, len(ctx.papers))), "bibtex")
+        ),
         source=Markup(_fence(text, "yaml")),
     )
 

@@ -128,3 +128,43 @@ def decision_chart(page: Page, ctx: Context) -> Markup:
         rows[-1].update(bars=bars, cells=[label, learned, present])
     chart = {"width": WIDTH, "height": 8 + len(ids) * row_h, "rows": rows}
     return macro("svg.html", "decisions")(chart, page)
+
+
+BEST_HEIGHT = 220
+BEST_LABELS = 6  # date labels shown at most under a best-over-time chart
+
+
+def best_chart(page: Page, points: list[tuple[str, float, str]], c: dict) -> Markup:
+    """The best value reported so far at each date (``points``:
+    :func:`masrl_kb.query.values.best_over_time`), a step line with a dot per date;
+    ``c`` names the ``title``, its ``tid`` and the ``unit``; ``ctx`` gives titles."""
+    peak = max(v for _, v, _ in points)
+    ticks = _ticks(max(1, int(-(-peak // 1))))
+    inner = BEST_HEIGHT - PAD_TOP - PAD_BOTTOM
+    scale = inner / max(ticks[-1], 1)
+    slot = (WIDTH - PAD_LEFT - PAD_RIGHT) / len(points)
+    every = -(-len(points) // BEST_LABELS)
+    unit = c.get("unit") or ""
+    dots = []
+    for i, (date, value, key) in enumerate(points):
+        x, y = PAD_LEFT + (i + 0.5) * slot, BEST_HEIGHT - PAD_BOTTOM - max(value, 0) * scale
+        tip = f"{date} · best so far: {value:g}{unit} ({c['titles'][key]})"
+        dots.append({"x": x, "y": y, "tip": tip, "label": date if i % every == 0 else ""})
+    path = f"M{dots[0]['x']:.1f} {dots[0]['y']:.1f}" + "".join(
+        f" H{d['x']:.1f} V{d['y']:.1f}" for d in dots[1:]
+    )
+    chart = {
+        "width": WIDTH,
+        "height": BEST_HEIGHT,
+        "left": PAD_LEFT,
+        "right": WIDTH - PAD_RIGHT,
+        "axis_y": BEST_HEIGHT - PAD_BOTTOM + 18,
+        "ticks": [(t, BEST_HEIGHT - PAD_BOTTOM - t * scale) for t in ticks],
+        "dots": dots,
+        "path": path,
+        "title": c["title"],
+        "tid": c["tid"],
+        "head": ["Date", f"Best so far{f' ({unit})' if unit else ''}", "Paper"],
+        "rows": [[d, f"{v:g}", c["titles"][k]] for d, v, k in points],
+    }
+    return macro("svg.html", "best")(chart, page)

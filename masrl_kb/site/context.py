@@ -21,7 +21,7 @@ from masrl_kb.kb.protocol import PROTOCOL_FILE, Protocol, load_protocol
 from masrl_kb.kb.rounds import load_rounds
 from masrl_kb.kb.rules import CROSSTAB_PAIRS
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
-from masrl_kb.query import agreement, frames, views
+from masrl_kb.query import agreement, frames, values, views
 from masrl_kb.query.claims import CLAIMS_FILE, ClaimResult, evaluate_claims
 
 # The survey this knowledge base curates (facts about the source, not counts).
@@ -110,6 +110,12 @@ class Context:
     def results(self) -> pd.DataFrame:
         """One row per reported value (:func:`masrl_kb.query.frames.results`)."""
         return frames.results(self.papers, self.root)
+
+    @cached_property
+    def boards(self) -> pd.DataFrame:
+        """:attr:`results` with each value's date, setting kind, group and rank on its
+        benchmark (:func:`masrl_kb.query.values.boards`)."""
+        return values.boards(self.results, self.evaluations, self.papers)
 
     @cached_property
     def evaluations_by_paper(self) -> dict[str, list[dict]]:

@@ -61,6 +61,7 @@ def render_files(ctx: Context) -> dict[str, str]:
     pages = (view_pages.with_view_notes(ctx, p) for p in all_pages(ctx, downloads))
     files = {f"{p.url}index.md": p.render() for p in pages}  # MkDocs' source of the URL
     files.update(downloads)
+    files.update(judgement_pages.benchmark_csvs(ctx))
     files[urls.FEED] = screening_pages.atom_feed(ctx)
     return files
 
