@@ -454,8 +454,11 @@ def test_gaps_page_folds_cells_by_axis_pair_naming_papers_by_title(site, papers)
     assert [f.get("id") for f in folds] == [broad.slug for broad, _ in SURVEY_TABLES]
     titles = set(papers["title"])
     start = elements.index(folds[0])
+    paper_page = re.compile(r"(?:\.\./)*papers/[^/?#]+/")  # not the table's ?list= views
     linked = [
-        e.text for e in elements[start:] if e.tag == "a" and "/papers/" in (e.get("href") or "")
+        e.text
+        for e in elements[start:]
+        if e.tag == "a" and paper_page.fullmatch(e.get("href") or "")
     ]
     assert linked and all(text in titles for text in linked)
 

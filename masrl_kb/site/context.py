@@ -89,6 +89,9 @@ class Context:
     preview: bool = False
     # Values several pages share (a cell's label and count), computed on first use.
     memo: dict[tuple[object, ...], dict] = field(default_factory=dict)
+    # The named lists of papers the pages link to (masrl_kb.site.lists), filled while the
+    # pages render; each becomes downloads/lists/<name>.csv.
+    lists: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @cached_property
     def readings(self) -> pd.DataFrame:
@@ -109,6 +112,11 @@ class Context:
     def results(self) -> pd.DataFrame:
         """One row per reported value (:func:`masrl_kb.query.frames.results`)."""
         return frames.results(self.papers, self.root)
+
+    @cached_property
+    def with_results(self) -> frozenset[str]:
+        """The papers that report at least one value (a row of :attr:`results`)."""
+        return frozenset(map(str, self.results["key"]))
 
     @cached_property
     def evaluations_by_paper(self) -> dict[str, list[dict]]:
