@@ -67,8 +67,9 @@ def csv_path(name: str) -> str:
 def register(ctx: Context, name: str, keys: list[str] | tuple[str, ...]) -> dict[str, object]:
     """Record the list ``name`` (a page shows it) and return its count, view and CSV links.
 
-    Two pages may show the same list (the findings are on home and on Gaps); the same
-    name with other papers is a bug in the page code, and stops the build."""
+    An empty list is not written: a page shows its 0 without links. Two pages may show
+    the same list (the findings are on home and on Gaps); the same name with other papers
+    is a bug in the page code, and stops the build."""
     keys = tuple(keys)
     if not NAME.match(name):
         raise ValueError(f"not a list name: {name!r}")
@@ -77,6 +78,8 @@ def register(ctx: Context, name: str, keys: list[str] | tuple[str, ...]) -> dict
         raise ValueError(f"list {name}: not pooled papers: {unknown[:3]}")
     if ctx.lists.setdefault(name, keys) != keys:
         raise ValueError(f"list {name} is named twice with different papers")
+    if not keys:
+        del ctx.lists[name]
     return {"name": name, "n": len(keys), "view": view(name), "csv": csv_path(name)}
 
 
