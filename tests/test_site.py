@@ -482,7 +482,7 @@ def test_paper_pages_link_the_cells_and_readings_that_list_them(site, papers) ->
         assert any(t.endswith("#strict") for t in readings) == bool(strict), key
 
 
-# ---------------------------------------------------------------- every number leads somewhere (issue 30)
+# ------------------------------------------------------- every number leads somewhere (issue 30)
 
 LIST_VIEW = re.compile(r"(?:\.\./)*papers/\?list=([A-Za-z0-9_-]+)")
 

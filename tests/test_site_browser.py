@@ -529,7 +529,7 @@ def test_paper_page_puts_links_by_the_title_and_folds_long_author_lists(page, ba
     _shot(page, "paper-long-authors")
 
 
-# ---------------------------------------------------------------- every number leads somewhere (issue 30)
+# ------------------------------------------------------- every number leads somewhere (issue 30)
 
 
 def _shown(page, expected: int) -> None:

@@ -333,7 +333,9 @@ def test_home_gaps_and_claims_show_both_values(kb: Path, preview: Path, pool) ->
     views = {v.claim.id: v for v in claim_views(papers=pool[0], exclusions=pool[1], root=kb)}
     o5 = views["o5-never-learned"]
     home, gaps, claims = (parse(page(preview, url)) for url in ("", "gaps/", "claims/"))
-    both = f"{o5.survey.shown_value} in the survey's pool ({baseline}), {o5.today.shown_value} today"
+    both = (
+        f"{o5.survey.shown_value} in the survey's pool ({baseline}), {o5.today.shown_value} today"
+    )
     for elements, mark in ((home, "data-kb-card"), (gaps, "data-kb-gap")):
         (survey,) = with_attr(elements, "data-kb-survey", "o5-stop:0")
         (today,) = with_attr(elements, mark, "o5-stop:0")

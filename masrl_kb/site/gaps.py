@@ -90,7 +90,7 @@ def headline_numbers(ctx: Context, gap: Headline) -> list[dict]:
     """One entry per number (the group's claims, else its measures): label, its value in
     the survey's view and today's, whether it moved, the papers that moved it, and the
     names of the two lists (:mod:`masrl_kb.site.lists`): today's papers and the movers."""
-    numbers = [
+    numbers: list[tuple[str, str, str, list[str], list[str], tuple[object, ...]]] = [
         (
             v.claim.label or v.claim.id,
             v.survey.shown_value,
@@ -124,7 +124,11 @@ def headline(ctx: Context, gap: Headline) -> dict:
     """One headline gap: its numbers, claims, the papers filling it and who comes closest."""
     members = measure(ctx, gap.members)
     closest = [
-        (label, [k for k in measure(ctx, where) if k not in members], list_name("gap", gap.id, "closest", i))
+        (
+            label,
+            [k for k in measure(ctx, where) if k not in members],
+            list_name("gap", gap.id, "closest", i),
+        )
         for i, (label, where) in enumerate(gap.closest)
     ]
     return {

@@ -99,8 +99,6 @@ def list_row(row: dict) -> dict[str, str]:
 def list_files(ctx: Context) -> dict[str, str]:
     """``downloads/lists/<name>.csv`` for every list the pages showed, by site path."""
     return {
-        csv_path(name): csv_text(
-            COLUMNS, [list_row({**ctx.rows[key], "key": key}) for key in keys]
-        )
+        csv_path(name): csv_text(COLUMNS, [list_row({**ctx.rows[key], "key": key}) for key in keys])
         for name, keys in sorted(ctx.lists.items())
     }
