@@ -79,12 +79,16 @@ def test_home_shows_every_claim_with_its_value(site, papers, exclusions) -> None
         assert ("does not hold" in row.text) is (not result.holds)
 
 
-def test_a_broken_claim_links_the_papers_behind_its_value(site, papers, exclusions) -> None:
-    linked = hrefs(parse(page(site, "")))
-    for result in _survey_claims(papers, exclusions):
-        if not result.holds:
-            for key in result.keys:
-                assert site_urls.paper(key) in linked
+def test_every_claim_on_home_opens_the_papers_behind_its_value(site, papers, exclusions) -> None:
+    """Each claim row opens today's papers behind it in the table and as CSV (issue 30)."""
+    elements = parse(page(site, ""))
+    for result in evaluate_claims(papers=papers, exclusions=exclusions):
+        (row,) = [e for e in with_attr(elements, "id", f"claim-{result.claim.id}")]
+        names = {m.group(1) for e in elements if e.within(row) for m in [_list_view(e)] if m}
+        if result.claim.table == "papers" and result.keys:
+            assert f"claim-{result.claim.id}" in names
+            keys = [r["key"] for r in _list_csv(site, f"claim-{result.claim.id}")]
+            assert keys == list(result.keys)
 
 
 def _heat_cells(site: Path, cross) -> dict[tuple[str, str], tuple[int, str | None]]:
@@ -453,8 +457,11 @@ def test_gaps_page_folds_cells_by_axis_pair_naming_papers_by_title(site, papers)
     assert [f.get("id") for f in folds] == [broad.slug for broad, _ in SURVEY_TABLES]
     titles = set(papers["title"])
     start = elements.index(folds[0])
+    paper_page = re.compile(r"(?:\.\./)*papers/[^/?#]+/")  # not the table's ?list= views
     linked = [
-        e.text for e in elements[start:] if e.tag == "a" and "/papers/" in (e.get("href") or "")
+        e.text
+        for e in elements[start:]
+        if e.tag == "a" and paper_page.fullmatch(e.get("href") or "")
     ]
     assert linked and all(text in titles for text in linked)
 
@@ -521,3 +528,162 @@ def test_the_rounds_page_says_how_far_the_searches_reached_beyond_the_coverage(s
         assert int(awaiting.get("data-kb-awaiting")) == waiting > 0
     else:
         assert not with_attr(elements, "data-kb-searched")
+
+
+# ------------------------------------------------------- every number leads somewhere (issue 30)
+
+LIST_VIEW = re.compile(r"(?:\.\./)*papers/\?list=([A-Za-z0-9_-]+)")
+
+
+def _list_csv(site: Path, name: str) -> list[dict[str, str]]:
+    import csv
+    import io
+
+    text = (site / "downloads" / "lists" / f"{name}.csv").read_text(encoding="utf-8")
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def _list_view(element) -> re.Match | None:
+    return LIST_VIEW.fullmatch(element.get("href") or "")
+
+
+def _views(elements: list) -> list[str]:
+    """The list names the page's links open in the papers table."""
+    return [m.group(1) for e in elements if (m := LIST_VIEW.fullmatch(e.get("href") or ""))]
+
+
+def test_every_list_a_page_opens_has_its_csv_and_every_csv_is_linked(site) -> None:
+    opened: set[str] = set()
+    for path in _html_files(site):
+        opened |= set(_views(parse(path)))
+    written = {p.stem for p in (site / "downloads" / "lists").glob("*.csv")}
+    assert opened and opened == written
+
+
+def test_each_finding_opens_exactly_the_papers_its_claim_counts(site, papers, exclusions) -> None:
+    from masrl_kb.site.gaps import FINDINGS
+
+    results = {r.claim.id: r for r in evaluate_claims(papers=papers, exclusions=exclusions)}
+    for url in ("", "gaps/"):
+        elements = parse(page(site, url))
+        for finding in FINDINGS:
+            (item,) = with_attr(elements, "data-kb-finding", finding.claim)
+            inside = [e for e in elements if e.within(item)]
+            names = sorted(set(_views(inside)))
+            claim = results[finding.claim].claim
+            expected = list(select(claim.where, papers=papers).index)
+            if not expected:  # nothing to open: the number stands alone
+                assert names == [], (url, finding.claim)
+                continue
+            assert names == [f"claim-{finding.claim}"], (url, finding.claim)
+            assert [r["key"] for r in _list_csv(site, names[0])] == expected
+            (door,) = [e for e in inside if "data-kb-set" in e.attrs]
+            assert door.get("data-n") == str(len(expected))
+            csv_links = [e.get("href") for e in inside if e.tag == "a" and "download" in e.attrs]
+            assert csv_links == [f"{'../' if url else ''}downloads/lists/{names[0]}.csv"]
+
+
+def test_gap_lists_link_every_paper_and_no_plain_and_n_more_remains(site, papers) -> None:
+    from masrl_kb.site.gaps import HEADLINES, INLINE_LIMIT
+
+    for url in ("", "gaps/", "claims/", "since-survey/"):
+        elements = parse(page(site, url))
+        plain = [
+            e.text
+            for e in elements
+            if re.fullmatch(r"and \d+ more", e.text.strip()) and e.tag != "a"
+        ]
+        assert not plain, (url, plain)
+    elements = parse(page(site, "gaps/"))
+    for gap in HEADLINES:
+        members = list(select(gap.members, papers=papers).index)
+        if members:  # an empty gap writes no list
+            assert [r["key"] for r in _list_csv(site, f"gap-{gap.id}-members")] == members
+        more = with_attr(elements, "data-kb-more", f"gap-{gap.id}-members")
+        assert len(more) == (len(members) > INLINE_LIMIT)
+        if more:
+            assert more[0].text == f"and {len(members) - INLINE_LIMIT} more"
+
+
+def test_gap_cells_open_their_papers_under_both_readings(site, papers) -> None:
+    from masrl_kb.site.gaps import SURVEY_TABLES
+
+    elements = parse(page(site, "gaps/"))
+    checked = 0
+    for broad, variant in SURVEY_TABLES:
+        (fold,) = with_attr(elements, "id", broad.slug)
+        rows = [e for e in elements if e.tag == "tr" and e.within(fold) and e.get("data-row")]
+        for row in rows:
+            rv, cv = row.get("data-row"), row.get("data-col")
+            doors = [e for e in elements if e.within(row) and e.get("data-kb-set")]
+            for cross, door in zip([broad, variant or broad], doors, strict=False):
+                expected = cell_papers(
+                    cross.rows, rv, cross.cols, cv, strict=cross.strict, papers=papers
+                )
+                assert door.text == str(len(expected))
+                keys = [r["key"] for r in _list_csv(site, door.get("data-kb-set"))]
+                assert sorted(keys) == sorted(expected.index)
+                checked += 1
+    assert checked > 10
+
+
+def test_list_csvs_are_deterministic_and_inert_in_a_spreadsheet(tmp_path) -> None:
+    import csv
+    import io
+
+    from masrl_kb.kb.synthetic import write_synthetic_root
+    from masrl_kb.site import lists
+    from masrl_kb.site.context import load_context
+    from tests.test_site_support import _rewrite
+
+    root = write_synthetic_root(tmp_path / "kb", papers=4, exclusions=1)
+    record = sorted((root / "papers").glob("*.yaml"))[0]
+    _rewrite(record, {"title": '=HYPERLINK("http://x", "y")', "venue": "@SUM(A1)"})
+    ctx = load_context(root)
+    key = record.stem
+    shown = lists.register(ctx, "some-list", [key])
+    assert shown == {
+        "name": "some-list",
+        "n": 1,
+        "view": "papers/?list=some-list",
+        "csv": "downloads/lists/some-list.csv",
+    }
+    assert lists.register(ctx, "empty", [])["n"] == 0
+    (text,) = lists.list_files(ctx).values()  # the empty list writes no file
+    (row,) = csv.DictReader(io.StringIO(text))
+    assert row["key"] == key and row["title"] == '\'=HYPERLINK("http://x", "y")'
+    assert row["venue"] == "'@SUM(A1)"
+    assert lists.list_files(ctx) == {"downloads/lists/some-list.csv": text}
+    with pytest.raises(ValueError, match="different papers"):
+        lists.register(ctx, "some-list", [])
+    with pytest.raises(ValueError, match="not a list name"):
+        lists.register(ctx, "../papers", [key])
+
+
+def test_papers_table_filters_on_evaluation_benchmark_and_rl_use(site, papers) -> None:
+    from masrl_kb.query.frames import evaluations, results
+
+    elements = parse(page(site, "papers/"))
+    table = evaluations(papers=papers)
+    reported = set(results(papers=papers)["key"])
+    for row in with_attr(elements, "data-key"):
+        key = row.get("data-key")
+        evaluation = set((row.get("data-evaluation") or "").split())
+        assert ("ma_native" in evaluation) == bool(papers.at[key, "ma_native_eval"]), key
+        assert ("benchmark" in evaluation) == bool(papers.at[key, "n_benchmarks"] > 0), key
+        assert ("results" in evaluation) == (key in reported), key
+        on = sorted(set(table.loc[table["key"] == key, "benchmark"]))
+        assert (row.get("data-benchmark") or "").split() == on
+        assert row.get("data-is_rl") == papers.at[key, "is_rl"]
+    chips = {(e.get("data-param"), e.get("data-value")) for e in with_attr(elements, "data-param")}
+    assert {("benchmark", b) for b in table["benchmark"]} <= chips
+    assert {("evaluation", v) for v in ("ma_native", "results", "benchmark")} <= chips
+    assert {("is_rl", v) for v in ("yes", "partial", "no")} <= chips
+    # "RL method" is the survey's category: the table says how many of them use no RL.
+    methods = papers[papers["category"] == "rl_method"]
+    (note,) = with_attr(elements, "data-kb-rl-note")
+    assert f"of the {len(methods)} papers" in note.text
+    assert f"{(methods['is_rl'] == 'no').sum()} are tagged as not using RL" in note.text
+    # Decisions come right after the year, before the tag columns.
+    heads = [e.get("data-sort-key") for e in with_attr(elements, "data-sort-key")]
+    assert heads[:4] == ["paper", "authors", "year", "decisions"]

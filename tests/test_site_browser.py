@@ -147,6 +147,7 @@ def page_kinds() -> dict[str, str]:
         "cell": site_urls.cell(cross, row[cross.rows], row[cross.cols]),
         "taxonomy": site_urls.axis_page("decision"),
         "papers": site_urls.PAPERS,
+        "papers-list": site_urls.PAPERS + "?list=claim-o5-learned-any",
         "paper": site_urls.paper(key),
         "exclusions": site_urls.EXCLUSIONS,
         "new": site_urls.NEW,
@@ -320,7 +321,7 @@ def test_phone_folds_the_filters_and_unfolds_them_on_demand(phone, base_url) -> 
     facets = phone.locator("[data-kb-facets]")
     assert facets.evaluate("e => e.open") is False
     assert not phone.locator(".kb-chip").first.is_visible()
-    facets.locator("summary").click()
+    facets.locator(":scope > summary").click()
     assert phone.locator(".kb-chip").first.is_visible()
     _shot(phone, "papers-390")
 
@@ -634,3 +635,155 @@ def test_the_cite_page_names_the_version_and_the_pool_date(page, base_url) -> No
     assert f"note = {{version {version}; pool covers papers up to {covers}" in bibtex
     assert not page.problems
     _shot(page, "cite-1280")
+
+
+# ------------------------------------------------------- every number leads somewhere (issue 30)
+
+
+def _shown(page, expected: int) -> None:
+    page.wait_for_function(
+        f"(document.querySelector('[data-kb-shown]') || {{}}).textContent == '{expected}'",
+        timeout=15_000,
+    )
+
+
+def _visible_keys(page) -> list[str]:
+    return page.locator("tr[data-key]:visible").evaluate_all("rows => rows.map(r => r.dataset.key)")
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_each_finding_opens_the_table_filtered_to_exactly_its_papers(browser, base_url, width):
+    from masrl_kb.query.claims import evaluate_claims
+    from masrl_kb.site.gaps import FINDINGS
+
+    papers = load_papers()
+    claims = {r.claim.id: r.claim for r in evaluate_claims(papers=papers)}
+    context, opened = _open(browser, width)
+    try:
+        for finding in FINDINGS:
+            expected = select(claims[finding.claim].where, papers=papers)
+            if not len(expected):
+                continue
+            opened.goto(base_url)
+            door = opened.locator(f'[data-kb-finding="{finding.claim}"] [data-kb-view]')
+            door.click()
+            opened.wait_for_url("**/papers/?list=*")
+            _shown(opened, len(expected))
+            assert sorted(_visible_keys(opened)) == sorted(expected.index), finding.claim
+            assert opened.evaluate(WIDE) <= 0
+        _shot(opened, f"papers-finding-{width}")
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_gap_cells_and_and_n_more_open_their_whole_lists(browser, base_url, width) -> None:
+    from masrl_kb.site.gaps import SURVEY_TABLES
+
+    papers = load_papers()
+    context, opened = _open(browser, width)
+    try:
+        # A gap cell: its strict or learned count opens exactly that reading's papers.
+        broad, variant = SURVEY_TABLES[0]
+        opened.goto(base_url + site_urls.GAPS)
+        fold = opened.locator(f"details#{broad.slug}")
+        fold.locator("summary").click()
+        reading = "td:nth-child(3) [data-kb-set]"  # the strict or learned count, when not 0
+        row = fold.locator("tr[data-row]").filter(has=opened.locator(reading)).first
+        rv, cv = row.get_attribute("data-row"), row.get_attribute("data-col")
+        door = row.locator(reading)
+        cross = variant or broad
+        expected = cell_papers(cross.rows, rv, cross.cols, cv, strict=cross.strict, papers=papers)
+        assert door.inner_text() == str(len(expected))
+        door.click()
+        opened.wait_for_url("**/papers/?list=*")
+        _shown(opened, len(expected))
+        assert sorted(_visible_keys(opened)) == sorted(expected.index)
+        # "and N more" under a headline gap opens all of its papers.
+        opened.goto(base_url + site_urls.GAPS)
+        more = opened.locator("a[data-kb-more]").first
+        name = more.get_attribute("data-kb-more")
+        total = opened.locator(f'[data-kb-set="{name}"]').first.get_attribute("data-n")
+        more.click()
+        opened.wait_for_url("**/papers/?list=*")
+        _shown(opened, int(total))
+        assert opened.locator("[data-kb-list-name]").inner_text() == name
+        _shot(opened, f"papers-more-{width}")
+    finally:
+        context.close()
+
+
+def test_an_unknown_list_says_so_and_shows_every_paper(page, base_url) -> None:
+    papers = load_papers()
+    page.goto(base_url + site_urls.PAPERS + "?list=no-such-list")
+    _shown(page, len(papers))
+    assert page.locator("[data-kb-list-missing]").is_visible()
+    page.goto(base_url + site_urls.PAPERS + "?list=../../etc/passwd")  # never a path
+    _shown(page, len(papers))
+    assert not page.locator("[data-kb-list-note]").is_visible()
+
+
+@pytest.mark.parametrize(("width", "height"), [(390, 844), (1280, 800)])
+def test_claims_tables_rows_stay_within_half_a_screen(browser, base_url, width, height) -> None:
+    context = browser.new_context(viewport={"width": width, "height": height})
+    opened = context.new_page()
+    try:
+        for url in ("", site_urls.CLAIMS):
+            opened.goto(base_url + url)
+            heights = opened.locator("table.kb-claims tbody tr").evaluate_all(
+                "rows => rows.map(r => r.getBoundingClientRect().height)"
+            )
+            assert heights and max(heights) <= height / 2, (url, max(heights))
+            assert opened.evaluate(WIDE) <= 0
+        _shot(opened, f"claims-{width}")
+        # The moved-by list is one click away, behind its count.
+        fold = opened.locator("details.kb-movers").first
+        assert fold.evaluate("d => d.open") is False
+        fold.locator("summary").click()
+        assert fold.locator("a[href*='papers/']").first.is_visible()
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_papers_table_filters_on_evaluation_and_rl_use(browser, base_url, width) -> None:
+    papers = load_papers()
+    benchmark = evaluations(papers=papers)["benchmark"].value_counts().index[0]
+    on_it = set(evaluations(papers=papers).query("benchmark == @benchmark")["key"])
+    cases = [
+        ("?evaluation=ma_native", set(papers.index[papers["ma_native_eval"]])),
+        (f"?benchmark={benchmark}", on_it),
+        (
+            "?category=rl_method&is_rl=yes",
+            set(select('category == "rl_method" and is_rl == "yes"', papers=papers).index),
+        ),
+    ]
+    context, opened = _open(browser, width)
+    try:
+        for query, expected in cases:
+            opened.goto(base_url + site_urls.PAPERS + query)
+            _shown(opened, len(expected))
+            assert set(_visible_keys(opened)) == expected, query
+            assert opened.evaluate(WIDE) <= 0
+        # Clicking the chip does what the URL does.
+        opened.goto(base_url + site_urls.PAPERS)
+        opened.locator("[data-kb-facets]").evaluate("d => { d.open = true; }")
+        opened.locator('.kb-chip[data-param="evaluation"][data-value="ma_native"]').click()
+        _shown(opened, len(cases[0][1]))
+        assert "evaluation=ma_native" in opened.url
+        _shot(opened, f"papers-eval-{width}")
+    finally:
+        context.close()
+
+
+def test_decisions_are_on_screen_at_1280_without_scrolling_sideways(page, base_url) -> None:
+    for query in ("", "?learned=O5", "?list=claim-o5-learned-any"):
+        page.goto(base_url + site_urls.PAPERS + query)
+        page.wait_for_function("document.querySelector('[data-kb-shown]').textContent != '…'")
+        head = page.locator('th[data-sort-key="decisions"]').bounding_box()
+        assert head["x"] + head["width"] <= 1280, query
+        box = page.locator(".kb-scroll").first
+        assert box.evaluate("b => b.scrollWidth <= b.clientWidth + 1"), query
+        marks = page.locator("tr[data-key]:visible td:nth-child(4) .kb-dec").first.bounding_box()
+        assert marks["x"] + marks["width"] <= 1280
+    _shot(page, "papers-1280")

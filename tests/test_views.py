@@ -31,6 +31,7 @@ from masrl_kb.query.views import (
     moved_claims,
     new_papers,
     pool_coverage,
+    pool_searched,
     survey_baseline,
     survey_view,
     with_view_reading,
@@ -85,14 +86,19 @@ def _draft(kb: Path) -> None:
     (kb / "papers" / f"{DRAFT}.yaml").write_text(dump_record(data), encoding="utf-8")
 
 
-def _round(kb: Path, rid: str, decided: dict) -> None:
+def _round(kb: Path, rid: str, decided: dict, to_screen: int = 2) -> None:
     since, until = (dt.date.fromisoformat(d) for d in rid.split("_"))
     data = {
         "round": rid,
         "window": {"since": since, "until": until},
         "run_on": until + dt.timedelta(days=1),
         "families": ["orchestration"],
-        "counts": {"retrieved": 3, "outside_window": 0, "duplicates_removed": 1, "to_screen": 2},
+        "counts": {
+            "retrieved": to_screen + 1,
+            "outside_window": 0,
+            "duplicates_removed": 1,
+            "to_screen": to_screen,
+        },
         "decided": decided,
     }
     folder = kb / "screening" / rid
@@ -145,7 +151,7 @@ def kb(tmp_path_factory) -> Path:
         "record": f"exclusions/{EXCLUDED}.yaml",
     }
     _round(kb, ROUND_IN, {"2606.90001": included, "2606.90003": left_out})
-    _round(kb, ROUND_LAST, {})
+    _round(kb, ROUND_LAST, {}, to_screen=0)  # searched, nothing new: nothing awaits
     _draft(kb)
     return kb
 
@@ -178,9 +184,18 @@ def test_the_survey_view_is_the_pool_on_its_baseline(kb: Path, pool) -> None:
 
 
 def test_coverage_is_the_end_of_the_unbroken_run_of_rounds(kb: Path, tmp_path: Path) -> None:
-    assert pool_coverage(kb) == dt.date.fromisoformat(ROUND_LAST.split("_")[1])
+    last_end = dt.date.fromisoformat(ROUND_LAST.split("_")[1])
+    assert pool_coverage(kb) == pool_searched(kb) == last_end
     bare = copy_kb(tmp_path / "kb")
     assert pool_coverage(bare) == load_protocol(bare).baseline  # no round: the baseline
+    # Two candidates of the last round awaiting a decision: searched to its end, covered
+    # (searched and decided) only to the end of the round before it.
+    waiting = tmp_path / "waiting"
+    shutil.copytree(kb, waiting)
+    shutil.rmtree(waiting / "screening" / ROUND_LAST)
+    _round(waiting, ROUND_LAST, {}, to_screen=2)
+    assert pool_searched(waiting) == last_end
+    assert pool_coverage(waiting) == dt.date.fromisoformat(ROUND_IN.split("_")[1])
 
 
 def test_new_papers_name_their_round(kb: Path, pool) -> None:
@@ -330,13 +345,11 @@ def test_every_generated_page_says_what_the_pool_covers(preview: Path) -> None:
 
 def test_home_gaps_and_claims_show_both_values(kb: Path, preview: Path, pool) -> None:
     baseline = load_protocol(kb).baseline.isoformat()
-    covers = ROUND_LAST.split("_")[1]
     views = {v.claim.id: v for v in claim_views(papers=pool[0], exclusions=pool[1], root=kb)}
     o5 = views["o5-never-learned"]
     home, gaps, claims = (parse(page(preview, url)) for url in ("", "gaps/", "claims/"))
     both = (
-        f"{o5.survey.shown_value} in the survey's pool ({baseline}), "
-        f"{o5.today.shown_value} today (pool covers up to {covers})"
+        f"{o5.survey.shown_value} in the survey's pool ({baseline}), {o5.today.shown_value} today"
     )
     for elements, mark in ((home, "data-kb-card"), (gaps, "data-kb-gap")):
         (survey,) = with_attr(elements, "data-kb-survey", "o5-stop:0")
@@ -354,6 +367,18 @@ def test_home_gaps_and_claims_show_both_values(kb: Path, preview: Path, pool) ->
     assert "A Synthetic Paper Called synthetic-stopper" in row.text
     (home_row,) = with_attr(home, "id", "claim-o5-never-learned")
     assert _inside(home, home_row, "data-kb-claim-today") == o5.today.shown_value
+
+
+def test_home_gaps_and_claims_say_what_the_pool_covers_once(preview: Path) -> None:
+    """A moved number says "today", not "(pool covers up to ...)" each time (issue 30)."""
+    covers = ROUND_LAST.split("_")[1]
+    for url in ("", "gaps/", "claims/"):
+        elements = parse(page(preview, url))
+        text = " ".join(e.text for e in elements if e.tag == "article")
+        assert len(re.findall(r"covers (?:papers )?up to", text)) == 1, url
+        assert [e.get("data-kb-coverage") for e in with_attr(elements, "data-kb-coverage")] == [
+            covers
+        ], url
 
 
 def _inside(elements: list, row, name: str) -> str:

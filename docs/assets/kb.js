@@ -5,16 +5,22 @@
  * A parameter lists included values (any of them matches); the same name with
  * a leading "-" lists excluded values. Across parameters every condition holds.
  * Free text is "text", not "q": Material's own search reads "q" from the URL.
+ * "list" names a list of papers the site links a number to (masrl_kb/site/lists.py):
+ *   ?list=claim-o5-never-learned keeps the rows of downloads/lists/<name>.csv.
  */
 (function () {
   "use strict";
 
+  // A list's name, as masrl_kb/site/lists.py NAME allows: never a path.
+  var LIST_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+
   // Only the table's own parameters filter: a shared link's tracking tags
   // (utm_source, fbclid, ...) or a stale parameter must never empty the table.
   function readState(known) {
-    var state = { include: {}, exclude: {}, q: "", sort: "" };
+    var state = { include: {}, exclude: {}, q: "", sort: "", list: "" };
     new URLSearchParams(window.location.search).forEach(function (value, name) {
       if (name === "text") { state.q = value; return; }
+      if (name === "list") { if (LIST_NAME.test(value)) state.list = value; return; }
       if (name === "sort") { state.sort = value; return; }
       var bucket = name.charAt(0) === "-" ? state.exclude : state.include;
       var key = name.replace(/^-/, "");
@@ -34,6 +40,7 @@
     Object.keys(state.exclude).sort().forEach(function (k) {
       if (state.exclude[k].length) params.set("-" + k, state.exclude[k].join(","));
     });
+    if (state.list) params.set("list", state.list);
     if (state.q) params.set("text", state.q);
     if (state.sort) params.set("sort", state.sort);
     var query = params.toString().replace(/%2C/g, ",");
@@ -47,6 +54,7 @@
   }
 
   function matches(row, state) {
+    if (state.listKeys && !state.listKeys[row.getAttribute("data-key")]) return false;
     var ok = Object.keys(state.include).every(function (param) {
       var wanted = state.include[param];
       return !wanted.length || values(row, param).some(function (v) {
@@ -228,6 +236,40 @@
       writeState(state);
     }
 
+    // A named list: its CSV says which rows to keep; until it arrives nothing is counted.
+    var listNote = panel.querySelector("[data-kb-list-note]");
+    function showList() {
+      if (!listNote) return;
+      listNote.hidden = !state.list;
+      if (!state.list) return;
+      var csv = panel.getAttribute("data-kb-lists") + state.list + ".csv";
+      listNote.querySelector("[data-kb-list-name]").textContent = state.list;
+      listNote.querySelector("[data-kb-list-csv]").href = csv;
+      listNote.querySelector("[data-kb-list-missing]").hidden = !state.listMissing;
+    }
+    function loadList(done) {
+      state.listKeys = null;
+      state.listMissing = false;
+      if (!state.list) { showList(); done(); return; }
+      panel.querySelector("[data-kb-shown]").textContent = "…";
+      fetch(panel.getAttribute("data-kb-lists") + state.list + ".csv").then(function (r) {
+        if (!r.ok) throw new Error(r.status);
+        return r.text();
+      }).then(function (text) {
+        var table = parseCsv(text), at = table[0].indexOf("key"), keys = {};
+        table.slice(1).forEach(function (cells) { keys[cells[at]] = true; });
+        state.listKeys = keys;
+      }).catch(function () {
+        state.listMissing = true;  // a stale or mistyped name: say so, filter nothing
+      }).then(function () { showList(); done(); });
+    }
+    if (listNote) {
+      listNote.querySelector("[data-kb-list-clear]").addEventListener("click", function () {
+        state.list = "";
+        loadList(apply);
+      });
+    }
+
     input.value = state.q;
     input.addEventListener("input", function () { state.q = input.value.trim(); apply(); });
     chips.forEach(function (chip) {
@@ -249,9 +291,9 @@
       });
     });
     panel.querySelector("[data-kb-reset]").addEventListener("click", function () {
-      state = { include: {}, exclude: {}, q: "", sort: "" };
+      state = { include: {}, exclude: {}, q: "", sort: "", list: "" };
       input.value = "";
-      apply();
+      loadList(apply);
     });
     panel.querySelector("[data-kb-copy]").addEventListener("click", function (event) {
       var button = event.currentTarget;
@@ -265,7 +307,7 @@
         download(link, rows);
       });
     });
-    apply();
+    loadList(apply);
   }
 
   // Wide tables scroll inside their box: mark them so CSS shows a hint and pins column one.
@@ -289,7 +331,7 @@
     var facets = document.querySelector("[data-kb-facets]");
     // Phones: the tag filters fold behind their summary so the table comes first.
     if (facets && window.matchMedia("(max-width: 44.9375em)").matches &&
-        !/[?&]-?[a-z_]+=/.test(window.location.search.replace(/[?&](text|sort)=[^&]*/g, ""))) {
+        !/[?&]-?[a-z_]+=/.test(window.location.search.replace(/[?&](text|sort|list)=[^&]*/g, ""))) {
       facets.open = false;
     }
     var panel = document.querySelector("[data-kb-filter]");

@@ -10,7 +10,7 @@ from markupsafe import Markup
 
 from masrl_kb.contrib.export import tables
 from masrl_kb.kb.fields import EXCLUSION_FIELDS, PAPER_FIELDS
-from masrl_kb.site import urls
+from masrl_kb.site import lists, urls
 from masrl_kb.site.build import source_file
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import SURVEY, Context
@@ -44,6 +44,7 @@ def downloads_page(ctx: Context, files: dict[str, str]) -> Page:
         sizes={path: f"{len(text.encode('utf-8')) / 1024:.0f}" for path, text in files.items()},
         paper_fields=[(f.name, f.doc) for f in PAPER_FIELDS],
         exclusion_fields=[(f.name, f.doc) for f in EXCLUSION_FIELDS],
+        list_columns=lists.COLUMNS,
     )
 
 

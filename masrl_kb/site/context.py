@@ -90,6 +90,9 @@ class Context:
     preview: bool = False
     # Values several pages share (a cell's label and count), computed on first use.
     memo: dict[tuple[object, ...], dict] = field(default_factory=dict)
+    # The named lists of papers the pages link to (masrl_kb.site.lists), filled while the
+    # pages render; each becomes downloads/lists/<name>.csv.
+    lists: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @cached_property
     def readings(self) -> pd.DataFrame:
@@ -116,6 +119,11 @@ class Context:
         """:attr:`results` with each value's date, setting kind, group and rank on its
         benchmark (:func:`masrl_kb.query.values.boards`)."""
         return values.boards(self.results, self.evaluations, self.papers)
+
+    @cached_property
+    def with_results(self) -> frozenset[str]:
+        """The papers that report at least one value (a row of :attr:`results`)."""
+        return frozenset(map(str, self.results["key"]))
 
     @cached_property
     def evaluations_by_paper(self) -> dict[str, list[dict]]:

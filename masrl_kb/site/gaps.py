@@ -18,6 +18,7 @@ from masrl_kb.site.charts import decision_chart, year_chart
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import CROSSTABS, READING, SURVEY, Context, Cross, count_at
 from masrl_kb.site.crosstabs import NEAR_EMPTY
+from masrl_kb.site.lists import list_name
 from masrl_kb.site.paper_pages import suggest_link
 
 CLOSEST_PER_GAP = 4
@@ -87,17 +88,35 @@ def group_claims(ctx: Context, gap: Headline) -> list[ClaimViews]:
 
 def headline_numbers(ctx: Context, gap: Headline) -> list[dict]:
     """One entry per number (the group's claims, else its measures): label, its value in
-    the survey's view and today's, whether it moved and the papers that moved it."""
-    numbers = [
-        (v.claim.label or v.claim.id, v.survey.shown_value, v.today.shown_value, list(v.papers))
+    the survey's view and today's, whether it moved, the papers that moved it, and the
+    names of the two lists (:mod:`masrl_kb.site.lists`): today's papers and the movers."""
+    numbers: list[tuple[str, str, str, list[str], list[str], tuple[object, ...]]] = [
+        (
+            v.claim.label or v.claim.id,
+            v.survey.shown_value,
+            v.today.shown_value,
+            list(v.papers),
+            list(v.today.keys),
+            ("claim", v.claim.id),
+        )
         for v in group_claims(ctx, gap)
     ]
-    for label, where in () if gap.group else gap.measures:
+    for i, (label, where) in enumerate(() if gap.group else gap.measures):
         now, then = measure(ctx, where), measure(ctx, where, ctx.survey[0])
-        numbers.append((label, str(len(then)), str(len(now)), sorted(set(now) ^ set(then))))
+        movers = sorted(set(now) ^ set(then))
+        numbers.append((label, str(len(then)), str(len(now)), movers, now, ("gap", gap.id, i)))
     return [
-        {"label": label, "survey": was, "today": now, "moved": was != now, "movers": movers}
-        for label, was, now, movers in numbers
+        {
+            "label": label,
+            "survey": was,
+            "today": now,
+            "moved": was != now,
+            "movers": movers,
+            "papers": keys,
+            "name": list_name(*name),
+            "movers_name": list_name(*name, "moved"),
+        }
+        for label, was, now, movers, keys, name in numbers
     ]
 
 
@@ -105,8 +124,12 @@ def headline(ctx: Context, gap: Headline) -> dict:
     """One headline gap: its numbers, claims, the papers filling it and who comes closest."""
     members = measure(ctx, gap.members)
     closest = [
-        (label, [k for k in measure(ctx, where) if k not in members])
-        for label, where in gap.closest
+        (
+            label,
+            [k for k in measure(ctx, where) if k not in members],
+            list_name("gap", gap.id, "closest", i),
+        )
+        for i, (label, where) in enumerate(gap.closest)
     ]
     return {
         "gap": gap,
@@ -114,6 +137,7 @@ def headline(ctx: Context, gap: Headline) -> dict:
         "claims": [v for v in ctx.claim_views or [] if v.claim.id in gap.claims],
         "layers": group_claims(ctx, gap),
         "members": members,
+        "members_name": list_name("gap", gap.id, "members"),
         "closest": closest,
     }
 
@@ -173,17 +197,32 @@ def gap_table(ctx: Context, broad: Cross, variant: Cross | None) -> dict:
             if n_variant <= NEAR_EMPTY:
                 out.append((n_variant, count_at(table, rv, cv), r_i, c_i, rv, cv))
     neighbours = Neighbours(ctx, variant or broad)
-    # (row, col, broad count, variant count, closest papers) of each (near-)empty cell
+    # Each (near-)empty cell: its values, its papers under both readings (counts are their
+    # lengths; each a named list) and its closest papers.
     cells = [
-        (rv, cv, broad_n, var_n, neighbours.closest(rv, cv))
-        for var_n, broad_n, _, _, rv, cv in sorted(out)
+        {
+            "row": rv,
+            "col": cv,
+            "broad": _cell_list(ctx, broad, rv, cv),
+            "variant": _cell_list(ctx, variant or broad, rv, cv),
+            "closest": neighbours.closest(rv, cv),
+        }
+        for _, _, _, _, rv, cv in sorted(out)
     ]
     return {
         "broad": broad,
         "variant": variant,
         "variant_name": READING[variant] if variant else "",
         "cells": cells,
-        "empty": sum(cell[3] == 0 for cell in cells),
+        "empty": sum(not cell["variant"]["papers"] for cell in cells),
+    }
+
+
+def _cell_list(ctx: Context, cross: Cross, rv: object, cv: object) -> dict[str, object]:
+    """A cell's papers under one reading, and the name of their list."""
+    return {
+        "papers": ctx.cells.get((cross, rv, cv), []),
+        "name": list_name("cell", cross.slug, rv, cv),
     }
 
 

@@ -12,7 +12,15 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-from masrl_kb.site import about, crosstabs, judgement_pages, screening_pages, urls, view_pages
+from masrl_kb.site import (
+    about,
+    crosstabs,
+    judgement_pages,
+    lists,
+    screening_pages,
+    urls,
+    view_pages,
+)
 from masrl_kb.site.author_pages import authors_page
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import Context, load_context
@@ -25,7 +33,9 @@ def all_pages(ctx: Context, downloads: dict[str, str]) -> Iterator[Page]:
     """Every Markdown page, section pages first."""
     yield home_page(ctx)
     yield gaps_page(ctx)
-    yield Page(urls.CLAIMS, "Claims").show("claims.md", ctx=ctx)
+    yield Page(urls.CLAIMS, "Claims", meta={"hide": ["navigation", "toc"]}).show(
+        "claims.md", ctx=ctx
+    )
     yield from crosstabs.crosstab_pages(ctx)
     yield from taxonomy_pages(ctx)
     yield screening_pages.exclusions_page(ctx)
@@ -62,6 +72,7 @@ def render_files(ctx: Context) -> dict[str, str]:
     files = {f"{p.url}index.md": p.render() for p in pages}  # MkDocs' source of the URL
     files.update(downloads)
     files.update(judgement_pages.benchmark_csvs(ctx))
+    files.update(lists.list_files(ctx))  # the lists the pages just linked, one CSV each
     files[urls.FEED] = screening_pages.atom_feed(ctx)
     return files
 

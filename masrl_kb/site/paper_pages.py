@@ -16,11 +16,20 @@ from masrl_kb.site import urls
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import READING, TWINS, Context, Cross, count_at
 from masrl_kb.site.html import safe_url
+from masrl_kb.site.lists import LISTS
 
 # Facets of the papers table: (URL parameter, axis or its own values, label or None for
 # the axis's). The JS reads the row's data-<param> attribute, a space-separated list of ids.
+# BENCHMARKS: one value per benchmark some paper reports on (read from the evaluations).
+BENCHMARKS = "benchmarks"
+EVALUATION = [
+    ("benchmark", "Reports a benchmark"),
+    ("ma_native", "Multi-agent-native"),
+    ("results", "Reports values"),
+]
 FACETS: tuple[tuple[str, str | list[tuple[str, str]], str | None], ...] = (
     ("category", "category", None),
+    ("is_rl", "is_rl", None),
     ("reward_family", "reward_family", None),
     ("credit_unit", "credit_unit", None),
     ("credit_strict", [("yes", "Yes"), ("no", "No")], "Strict credit"),
@@ -29,7 +38,8 @@ FACETS: tuple[tuple[str, str | list[tuple[str, str]], str | None], ...] = (
     ("decision", "decision", "Touches decision"),
     ("learned", "decision_learned", "Learns decision"),
     ("pool_role", "pool_role", None),
-    ("is_rl", "is_rl", None),
+    ("evaluation", EVALUATION, "Evaluation"),
+    ("benchmark", BENCHMARKS, "Benchmark"),
     (
         "releases",
         [("code", "Has code"), ("weights", "Has weights"), ("traces", "Releases traces")],
@@ -37,6 +47,8 @@ FACETS: tuple[tuple[str, str | list[tuple[str, str]], str | None], ...] = (
     ),
     ("year", "year", None),
 )
+# A facet with more values than this folds them behind its name (the benchmarks).
+FOLDED_FACET = 24
 # The issue forms readers use (.github/ISSUE_TEMPLATE): a wrong record, a missing paper.
 REPORT_FORM = "correct-tag.yml"
 SUGGEST_FORM = "suggest-paper.yml"
@@ -51,9 +63,12 @@ def suggest_link(ctx: Context) -> str | None:
 
 def facets(ctx: Context) -> list[tuple[str, str, list[tuple[str, str]]]]:
     """(parameter, label, values) of each facet of the papers table; years only where
-    papers exist."""
+    papers exist, benchmarks by the number of papers reporting on them."""
     out = []
     for param, axis, label in FACETS:
+        if axis == BENCHMARKS:
+            out.append((param, label or "", benchmark_values(ctx)))
+            continue
         if not isinstance(axis, str):
             out.append((param, label or "", axis))
             continue
@@ -65,6 +80,28 @@ def facets(ctx: Context) -> list[tuple[str, str, list[tuple[str, str]]]]:
         ]
         out.append((param, label or urls.axis_label(ctx, axis), values))
     return out
+
+
+def benchmark_values(ctx: Context) -> list[tuple[str, str]]:
+    """(id, name) of every benchmark a paper reports on, most papers first."""
+    table = ctx.evaluations
+    if table.empty:
+        return []
+    counts = table.groupby("benchmark")["key"].nunique()
+    names = dict(zip(table["benchmark"], table["label"], strict=True))
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], str(names[kv[0]]).casefold()))
+    return [(str(bid), str(names[bid])) for bid, _ in ranked]
+
+
+def rl_note(ctx: Context) -> dict[str, int]:
+    """How many papers of the survey's category "RL method" are tagged as not using RL
+    (``is_rl``), or only partly: the category is the survey's, the RL use is each paper's."""
+    methods = ctx.papers[ctx.papers["category"] == "rl_method"]
+    return {
+        "methods": len(methods),
+        "no": int((methods["is_rl"] == "no").sum()),
+        "partial": int((methods["is_rl"] == "partial").sum()),
+    }
 
 
 def folded_authors(row: dict, shown: int = 10) -> dict[str, object]:
@@ -91,7 +128,15 @@ def row_data(ctx: Context, key: str, row: dict) -> dict[str, str]:
     rest = summary[len(shown) :] if summary.startswith(shown) else summary
     arxiv = row["arxiv_id"] if isinstance(row["arxiv_id"], str) else ""
     text = " ".join([" ".join(row["authors"][1:]), row["affiliation"], rest, arxiv])
+    evaluated = row["evaluated_on"] if isinstance(row["evaluated_on"], list) else []
+    evaluation = [
+        ("benchmark", bool(evaluated)),
+        ("ma_native", bool(row["ma_native_eval"])),
+        ("results", key in ctx.with_results),
+    ]
     computed = {
+        "evaluation": " ".join(name for name, holds in evaluation if holds),
+        "benchmark": " ".join(sorted({str(e["benchmark"]) for e in evaluated})),
         "credit_strict": "yes" if row["credit_strict"] else "no",
         "decision": " ".join(d for d in decisions if row[d] != "absent"),
         "learned": " ".join(d for d in decisions if row[d] == "learned"),
@@ -140,6 +185,9 @@ def papers_table_page(ctx: Context) -> Page:
         rows=rows,
         total=len(ctx.papers),
         suggest=suggest_link(ctx),
+        rl=rl_note(ctx),
+        folded=FOLDED_FACET,
+        lists_base=LISTS,
     )
 
 

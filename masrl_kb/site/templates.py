@@ -18,7 +18,7 @@ from markupsafe import Markup, escape
 from masrl_kb.kb.cache import folder as cache_folder
 from masrl_kb.kb.paths import ENV_ROOT
 from masrl_kb.kb.rules import NA
-from masrl_kb.site import urls
+from masrl_kb.site import lists, urls
 from masrl_kb.site.html import md_text, safe_url
 
 
@@ -59,6 +59,13 @@ def tag(scope: Scope, axis: str, value: object, short: bool = False) -> Markup:
     return link(scope, urls.value(axis, value), label)
 
 
+@pass_context
+def paper_set(scope: Scope, name: str, keys: list[str] | tuple[str, ...]) -> dict[str, object]:
+    """The list ``name`` of papers (:func:`masrl_kb.site.lists.register`): its count, the
+    papers table filtered to it and its CSV, as site URLs."""
+    return lists.register(scope["ctx"], name, keys)
+
+
 # Characters XML 1.0 forbids; the xml filter drops them from text bound for the Atom feed.
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
@@ -85,8 +92,8 @@ def environment() -> jinja2.Environment:
     )
     env.filters.update(md=lambda text: Markup(md_text(text)))
     env.filters["xml"] = lambda text: _XML_INVALID.sub("", str(text))
-    helpers = (safe_url, decision_marks, link, paper_link, key_link, tag)
-    env.globals.update({f.__name__: f for f in helpers}, urls=urls)
+    helpers = (safe_url, decision_marks, link, paper_link, key_link, tag, paper_set)
+    env.globals.update({f.__name__: f for f in helpers}, urls=urls, list_name=lists.list_name)
     return env
 
 

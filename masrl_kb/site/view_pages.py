@@ -41,12 +41,14 @@ def since_page(ctx: Context) -> Page:
 
 
 def with_view_notes(ctx: Context, page: Page) -> Page:
-    """The page with the date its pool covers at the end and, in a preview build, the
-    drafts left out at the top."""
+    """The page with the date its pool covers at the end (unless it says so itself) and,
+    in a preview build, the drafts left out at the top."""
     data = {"ctx": ctx, "page": page}
     if ctx.preview:
         drafts = ctx.drafts.to_dict("records")
         banner = render("preview.md", drafts=drafts[:DRAFTS_LISTED], total=len(drafts), **data)
         page.body.insert(0, banner.strip())
-    page.body.append(render("pool_note.md", **data).strip())
+    # The coverage line once per page: only pages that do not state it themselves get it.
+    if not any("data-kb-coverage" in block for block in page.body):
+        page.body.append(render("pool_note.md", **data).strip())
     return page
