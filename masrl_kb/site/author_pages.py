@@ -42,13 +42,14 @@ def author_entries(ctx: Context) -> list[dict]:
             for other in by_paper[key] - {person}:
                 shared[other] += 1
         plain = {fold(n) for n in spellings[person] | {person}} - {person.casefold()}
+        variants: list[str] = sorted(spellings[person] - {person}, key=fold)
         entries.append(
             {
                 "name": person,
                 "anchor": anchors[person],
                 # Other spellings the records use, and accent-free ones, indexed too, so
                 # search finds "Tramer" and "Torr, Philip".
-                "variants": sorted(spellings[person] - {person}, key=fold),
+                "variants": variants,
                 "plain": "; ".join(sorted(plain)),
                 "letter": (fold(person)[:1] or "?").upper(),
                 "papers": keys,

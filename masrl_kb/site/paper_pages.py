@@ -18,8 +18,8 @@ from masrl_kb.site import urls
 from masrl_kb.site.author_pages import person_anchors
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import READING, TWINS, Context, Cross, count_at
-from masrl_kb.site.templates import decision_marks
 from masrl_kb.site.html import rel, safe_url
+from masrl_kb.site.templates import decision_marks
 
 # Facets of the papers table: (URL parameter, axis or its own values, label or None for
 # the axis's). The JS reads the row's data-<param> attribute, a space-separated list of ids.
