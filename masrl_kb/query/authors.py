@@ -144,7 +144,8 @@ def coauthors(author: str, papers: pd.DataFrame | None = None) -> pd.Series:
     """How many pooled papers ``author`` (any spelling of the person) shares with each
     co-author, by person, most first."""
     table = authors(papers)
-    mine = table[(table["author"] == author) | (table["person"] == author)]
+    named = table.loc[(table["author"] == author) | (table["person"] == author), "person"]
+    mine = table[table["person"].isin(named)]
     keys = mine["key"]
     if keys.empty:
         names = sorted(table["author"].unique(), key=fold)
