@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 import pandas as pd
+import pytest
 
 from masrl_kb.query.authors import authors, coauthors, compatible, fold, people
 from masrl_kb.query.frames import load_papers

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import posixpath
-from markupsafe import escape as html_escape
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import pytest
+from markupsafe import escape as html_escape
 
 from masrl_kb.contrib.export.csv_io import records_from_csv
 from masrl_kb.contrib.export.tables import papers_records
@@ -474,8 +474,8 @@ def test_search_index_finds_every_paper_by_surname_key_and_arxiv_id(site, papers
 def test_search_index_leaves_out_tables_and_cells_without_a_finding(site, papers) -> None:
     """Cross-tab tables and paper lists stay out; a cell page is in only when the Gaps
     page lists it (a near-empty cell), and then without its list of papers."""
-    from masrl_kb.site.crosstabs import gap_count
     from masrl_kb.site.context import load_context
+    from masrl_kb.site.crosstabs import gap_count
 
     docs = _search_docs(site)
     assert not [u for u in docs if u.startswith("crosstabs/") and u != "crosstabs/"]

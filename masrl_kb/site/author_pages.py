@@ -41,7 +41,7 @@ def author_entries(ctx: Context) -> list[dict]:
         for key in keys:
             for other in by_paper[key] - {person}:
                 shared[other] += 1
-        plain = {fold(n) for n in spellings[person] | {person}} - {person.casefold()}
+        plain = {fold(n) for n in spellings[person] if fold(n) != n.casefold()}
         variants: list[str] = sorted(spellings[person] - {person}, key=fold)
         entries.append(
             {
