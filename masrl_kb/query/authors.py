@@ -47,10 +47,13 @@ def compatible(first: str, second: str) -> bool:
     family name, and given names that agree token by token, where a one-letter initial
     agrees with any name it starts; tokens past the shorter form must be initials. A
     longer token is not an abbreviation of a longer one ("Jie" and "Jieyu" differ)."""
-    (family, one), (other_family, two) = name_parts(first), name_parts(second)
-    if family != other_family or not one or not two:
+    return _compatible(name_parts(first), name_parts(second))
+
+
+def _compatible(one: tuple[str, list[str]], two: tuple[str, list[str]]) -> bool:
+    if one[0] != two[0] or not one[1] or not two[1]:
         return False
-    short, long = sorted((one, two), key=len)
+    short, long = sorted((one[1], two[1]), key=len)
     for a, b in zip(short, long, strict=False):
         if (
             a != b
@@ -59,6 +62,23 @@ def compatible(first: str, second: str) -> bool:
         ):
             return False
     return all(len(t) == 1 for t in long[len(short) :])
+
+
+def _candidates(names: list[str], parts: dict[str, tuple[str, list[str]]]) -> set[tuple[str, str]]:
+    """Pairs of one family's spellings whose first given names could agree: the same
+    first name, or an initial and a name it starts (so a large family costs little)."""
+    by_first: dict[str, list[str]] = defaultdict(list)
+    for name in names:
+        if parts[name][1]:
+            by_first[parts[name][1][0]].append(name)
+    pairs: set[tuple[str, str]] = set()
+    for first, group in by_first.items():
+        pairs.update(combinations(group, 2))
+        if len(first) == 1:
+            for other, others in by_first.items():
+                if other != first and other.startswith(first):
+                    pairs.update((a, b) for a in group for b in others)
+    return pairs
 
 
 def _institutions(affiliation: object) -> set[str]:
@@ -92,9 +112,10 @@ def people(papers: pd.DataFrame) -> dict[str, str]:
             keys[name].add(key)
             places[name] |= _institutions(affiliation)
             partners[name] |= set(names) - {name}
+    parts = {name: name_parts(name) for name in keys}
     by_family: dict[str, list[str]] = defaultdict(list)
     for name in sorted(keys):
-        by_family[name_parts(name)[0]].append(name)
+        by_family[parts[name][0]].append(name)
     parent = {name: name for name in keys}
 
     def root(name: str) -> str:
@@ -103,16 +124,20 @@ def people(papers: pd.DataFrame) -> dict[str, str]:
         return name
 
     for names in by_family.values():
-        for a, b in combinations(names, 2):
-            corroborated = partners[a] & partners[b] or places[a] & places[b]
-            if corroborated and not keys[a] & keys[b] and compatible(a, b):
+        for a, b in sorted(_candidates(names, parts)):
+            if keys[a] & keys[b] or not _compatible(parts[a], parts[b]):
+                continue
+            if partners[a] & partners[b] or places[a] & places[b]:
                 parent[root(b)] = root(a)
     groups: dict[str, list[str]] = defaultdict(list)
     for name in keys:
         groups[root(name)].append(name)
     out = {name: name for name in keys}
     for names in groups.values():
-        apart = any(keys[a] & keys[b] or not compatible(a, b) for a, b in combinations(names, 2))
+        apart = any(
+            keys[a] & keys[b] or not _compatible(parts[a], parts[b])
+            for a, b in combinations(names, 2)
+        )
         if len(names) > 1 and not apart:
             person = _fullest(names)
             out.update(dict.fromkeys(names, person))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from masrl_kb.query.authors import authors, fold
+from masrl_kb.query.authors import fold
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import Context
@@ -22,7 +22,7 @@ COAUTHORS_SHOWN = 5
 def author_entries(ctx: Context) -> list[dict]:
     """One entry per person, in folded order: spellings, papers (newest first) and
     co-authors as (person, papers shared), most shared first."""
-    table = authors(ctx.papers).sort_values(
+    table = ctx.authors.sort_values(
         ["folded", "author", "year", "key"], ascending=[True, True, False, True], kind="stable"
     )
     rows = list(zip(table["person"], table["author"], table["key"], table["year"], strict=True))
@@ -67,7 +67,7 @@ def person_anchors(ctx: Context) -> dict[str, str]:
     authors index (computed once per build: paper pages link every byline name)."""
     memo = ctx.memo.get(("author-anchors",))
     if memo is None:
-        table = authors(ctx.papers)
+        table = ctx.authors
         person = dict(zip(table["author"], table["person"], strict=True))
         anchors = author_anchors(set(person.values()))
         memo = {name: anchors[p] for name, p in person.items()} | anchors

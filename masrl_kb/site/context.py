@@ -21,6 +21,7 @@ from masrl_kb.kb.protocol import PROTOCOL_FILE, Protocol, load_protocol
 from masrl_kb.kb.rules import CROSSTAB_PAIRS
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
 from masrl_kb.query import agreement, frames, views
+from masrl_kb.query.authors import authors as author_rows
 from masrl_kb.query.claims import CLAIMS_FILE, ClaimResult, evaluate_claims
 
 # The survey this knowledge base curates (facts about the source, not counts).
@@ -99,6 +100,11 @@ class Context:
     def reading_keys(self) -> frozenset[str]:
         """The papers some reader coded (most have no reading to show)."""
         return frozenset(self.readings["key"])
+
+    @cached_property
+    def authors(self) -> pd.DataFrame:
+        """One row per (author, paper), spellings joined into people (C-AUT-2), once."""
+        return author_rows(self.papers)
 
     @cached_property
     def evaluations(self) -> pd.DataFrame:

@@ -257,7 +257,8 @@ def paper_page(ctx: Context, key: str) -> Page:
         },
     )
     index = rel(url, urls.AUTHORS)
-    entries = {n: f"{index}#{a}" for n, a in person_anchors(ctx).items()}
+    anchors = person_anchors(ctx)
+    entries = {n: f"{index}#{anchors[n]}" for n in row["authors"] if n in anchors}
     return page.show(
         "paper.md",
         ctx=ctx,
