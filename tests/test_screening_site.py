@@ -96,14 +96,17 @@ def test_round_flow_shows_the_round_counts(screened: Path, files: dict[str, str]
     papers, exclusions = load_pool(screened)
     baseline = len(pool_as_of(papers, exclusions, load_protocol(screened).baseline)[0])
     svgs = _svgs(page)
-    assert len(svgs) == 2  # all rounds together, then the one round
+    # all rounds together, then the one round; each drawn wide and stacked (for phones)
+    assert len(svgs) == 4
     for svg in svgs:
         ET.fromstring(svg)  # well-formed
         assert "href" not in svg  # no external reference
-    for svg, table in zip(svgs, _flow_tables(page), strict=True):
+    pairs = list(zip(svgs[0::2], svgs[1::2], strict=True))
+    for (wide, stacked), table in zip(pairs, _flow_tables(page), strict=True):
         numbers = _flow_numbers(table)
-        for name, n in numbers.items():  # the diagram shows the same numbers
-            assert f"(n = {n})" in svg or name == "removed"
+        for name, n in numbers.items():  # both drawings show the same numbers
+            for svg in (wide, stacked):
+                assert f"(n = {n})" in svg or name == "removed"
         assert numbers == {
             "previous": baseline,
             "identified": rnd.counts["retrieved"],
@@ -187,8 +190,9 @@ def test_protocol_page_renders_the_protocol(screened: Path, files: dict[str, str
 
 def test_flow_svg_escapes_text() -> None:
     flow = Flow('<x>"&', 1, 2, "</text><script>", 0, 0, 2, 1, [("<b>", 1)], 0, 1)
-    svg = flow_svg(flow)
-    ET.fromstring(svg)
+    svg = flow_svg(flow)  # the wide drawing and the stacked one
+    root = ET.fromstring(f"<div>{svg}</div>")
+    assert [d.get("class") for d in root] == ["kb-flow-wide", "kb-flow-stacked"]
     assert "<script>" not in svg and "<b>" not in svg
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import pytest
+from markupsafe import escape as html_escape
 
 from masrl_kb.contrib.export.csv_io import records_from_csv
 from masrl_kb.contrib.export.tables import papers_records
@@ -420,13 +421,44 @@ def test_paper_pages_never_repeat_a_link(site, papers) -> None:
         assert len(outbound) == len(set(outbound)), key
 
 
+def _search_entries(site: Path) -> list[dict]:
+    return json.loads((site / "search" / "search_docs.json").read_text())
+
+
 def _search_docs(site: Path) -> dict[str, str]:
-    index = json.loads((site / "search" / "search_index.json").read_text())
     docs: dict[str, str] = {}
-    for doc in index["docs"]:
+    for doc in _search_entries(site):
         base = doc["location"].split("#")[0]
         docs[base] = docs.get(base, "") + " " + doc["title"] + " " + doc["text"]
     return docs
+
+
+def test_pages_load_only_the_search_settings_and_name_the_deferring_worker(site) -> None:
+    """The index every page fetches holds no documents (they load on the first query),
+    and each page's configuration names masrl-kb's worker, which imports the theme's."""
+    index = json.loads((site / "search" / "search_index.json").read_text())
+    assert index["docs"] == [] and index["config"]["separator"]
+    assert len(_search_entries(site)) > 1000
+    config = next(e for e in parse(site / "index.html") if e.get("id") == "__config")
+    worker = json.loads(config.text)["search"]
+    assert re.search(r"assets/javascripts/workers/kb-search\.[0-9a-f]{8}\.js$", worker)
+    text = (site / worker).read_text()
+    (theme,) = re.findall(r'var MATERIAL = "([^"]+)"', text)
+    assert (site / "assets/javascripts/workers" / theme).is_file()
+    assert '"search/search_docs.json"' in text.replace("../../../", "")
+
+
+def test_paper_pages_are_found_by_tags_decisions_and_benchmarks(site, papers) -> None:
+    """Search tags: a paper is found by its benchmarks and by the decisions it learns,
+    though its title and summary name neither."""
+    from masrl_kb.query.frames import evaluations
+
+    tags = {d["location"]: d.get("tags", []) for d in _search_entries(site)}
+    evals = evaluations(papers=papers)
+    for key, label in zip(evals["key"], evals["label"], strict=True):
+        assert any(t.startswith(str(html_escape(label))) for t in tags[site_urls.paper(key)])
+    for key in select('O5 == "learned"', papers=papers).index:
+        assert "learns O5 Stop" in tags[site_urls.paper(key)], key
 
 
 def test_search_index_finds_every_paper_by_surname_key_and_arxiv_id(site, papers) -> None:
@@ -442,11 +474,28 @@ def test_search_index_finds_every_paper_by_surname_key_and_arxiv_id(site, papers
         assert "authors" + paper["authors"][0].lower()[:3] not in text  # label glued to name
 
 
-def test_search_index_leaves_out_tables(site, papers) -> None:
+def test_search_index_leaves_out_tables_and_cells_without_a_finding(site, papers) -> None:
+    """Cross-tab tables and paper lists stay out; a cell page is in only when the Gaps
+    page lists it (a near-empty cell), and then without its list of papers."""
+    from masrl_kb.site.context import load_context
+    from masrl_kb.site.crosstabs import gap_count
+
     docs = _search_docs(site)
-    assert not [u for u in docs if u.startswith(("cells/", "crosstabs/")) and u != "crosstabs/"]
+    assert not [u for u in docs if u.startswith("crosstabs/") and u != "crosstabs/"]
     key = papers.index[0]
     assert "orchestration decisions" not in docs[site_urls.paper(key)].lower()
+    ctx = load_context()
+    indexed = {u for u in docs if u.startswith("cells/")}
+    gaps = {
+        site_urls.cell(cross, rv, cv)
+        for (cross, rv, cv) in ctx.cells
+        if gap_count(ctx, cross, rv, cv) is not None
+    }
+    assert indexed == gaps and gaps
+    for url in gaps:
+        assert "A gap:" in docs[url]
+        listed = cell_keys(site, url)
+        assert not [k for k in listed if ctx.rows[k]["title"] in docs[url]], url
 
 
 def test_gaps_page_folds_cells_by_axis_pair_naming_papers_by_title(site, papers) -> None:

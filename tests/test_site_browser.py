@@ -356,8 +356,8 @@ def test_search_finds_papers_by_first_author_surname(page, base_url) -> None:
     assert len(picked) == 10, "the pool has ten first authors with distinct surnames"
     page.goto(base_url)
     for surname, key in picked:
-        page.locator(".md-search__input").fill("")
-        _search(page, surname, f"/papers/{key}/")
+        # the authors index's group comes first (one entry per person); the paper next
+        _search_groups(page, surname, f"/papers/{key}/")
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -500,11 +500,11 @@ def test_the_authors_index_lists_papers_and_coauthors(page, base_url) -> None:
     from masrl_kb.query.authors import authors
 
     table = authors()
-    name = table["author"].value_counts().index[0]  # the author with the most papers
+    name = table["person"].value_counts().index[0]  # the person with the most papers
     page.goto(base_url + site_urls.AUTHORS)
-    entry = page.locator("li[id]", has=page.locator("strong", has_text=name)).first
+    entry = page.locator("ul.kb-authors li", has=page.locator(f'h3[id="{_anchor(name)}"]'))
     links = entry.locator("a[href*='papers/']").evaluate_all("a => a.map(x => x.href)")
-    expected = set(table.loc[table["author"] == name, "key"])
+    expected = set(table.loc[table["person"] == name, "key"])
     assert {h.rstrip("/").rsplit("/", 1)[-1] for h in links} == expected
 
 
@@ -787,3 +787,227 @@ def test_decisions_are_on_screen_at_1280_without_scrolling_sideways(page, base_u
         marks = page.locator("tr[data-key]:visible td:nth-child(4) .kb-dec").first.bounding_box()
         assert marks["x"] + marks["width"] <= 1280
     _shot(page, "papers-1280")
+
+
+# ---------------------------------------------------------------- researchers' search, authors,
+# targets and the flow (issue 30, items 4, 6 and 8)
+
+WIDTHS = [390, 1280]
+
+
+def _search_groups(page, query: str, expect_href: str, groups: int = 3) -> list[list[str]]:
+    """Type ``query`` (the search opened first: on a phone behind the header's button) and
+    wait until one of the first ``groups`` result groups links ``expect_href`` (a result's
+    link carries the theme's highlight parameter, ``?h=``, between path and anchor)."""
+    box = page.locator(".md-search__input")
+    if page.viewport_size["width"] < 960 and not page.locator("#__search").is_checked():
+        page.locator("label.md-header__button[for='__search']").click()  # a phone's button
+    box.click()
+    box.fill("")
+    box.press_sequentially(query)
+    page.wait_for_function(
+        "([href, n]) => [...document.querySelectorAll('.md-search-result__item')].slice(0, n)"
+        ".some(g => [...g.querySelectorAll('a')].some(a => (a.pathname + a.hash).includes(href)))",
+        arg=[expect_href, groups],
+        timeout=20_000,
+    )
+    return page.locator(".md-search-result__item").evaluate_all(
+        "gs => gs.slice(0, 5).map(g => [...g.querySelectorAll('a')].map(a => a.pathname + a.hash))"
+    )
+
+
+def _merged_person() -> tuple[str, str]:
+    """(a spelling that differs from its person's, that person) from the records."""
+    from masrl_kb.query.authors import authors
+
+    table = authors()
+    merged = table[table["author"] != table["person"]]
+    assert len(merged), "the pool has a person written two ways (C-AUT-2)"
+    return merged["author"].iloc[0], merged["person"].iloc[0]
+
+
+def _anchor(person: str) -> str:
+    from masrl_kb.query.authors import authors
+    from masrl_kb.site.author_pages import author_anchors
+
+    return author_anchors(set(authors()["person"]))[person]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_search_finds_phrases_stems_benchmarks_and_people(browser, base_url, width) -> None:
+    from masrl_kb.query.frames import evaluations
+
+    papers = load_papers()
+    evals = evaluations(papers=papers)
+    hanabi = [
+        k
+        for k in evals.loc[evals["benchmark"] == "hanabi", "key"]
+        if "hanabi" not in (papers.at[k, "title"] + papers.at[k, "summary"]).lower()
+    ]
+    assert hanabi, "a paper reports on Hanabi without naming it in its title or summary"
+    spelling, person = _merged_person()
+    family = person.split(",")[0]
+    context, opened = _open(browser, width)
+    try:
+        _settled(opened, base_url)
+        for query in ("when to stop", '"when to stop"', "stopping"):
+            _search_groups(opened, query, site_urls.GAPS + "#o5-stop")
+        if width == 390:
+            _shot(opened, "search-stopping-390")
+        found = _search_groups(opened, "Hanabi", site_urls.paper(hanabi[0]), groups=5)
+        assert found
+        # a paper's result shows the search tags that matched, and only those
+        item = opened.locator(
+            ".md-search-result__item",
+            has=opened.locator(f"a[href*='{site_urls.paper(hanabi[0])}']"),
+        ).first
+        tags = item.locator(".md-tag").all_inner_texts()
+        assert tags and all("hanabi" in t.lower() for t in tags), tags
+        _shot(opened, f"search-hanabi-{width}")
+        groups = _search_groups(opened, family, site_urls.AUTHORS + "#" + _anchor(person))
+        first = next(g for g in groups if any(site_urls.AUTHORS in h for h in g))
+        assert any(h.endswith("#" + _anchor(person)) for h in first[:2]), first  # the person
+        _shot(opened, f"search-person-{width}")
+        assert not opened.problems, opened.problems
+    finally:
+        context.close()
+
+
+def test_search_documents_load_when_a_reader_types(page, base_url) -> None:
+    """Pages fetch only the index's settings; the documents come with the first query."""
+    loaded: list[str] = []
+    page.on("request", lambda r: loaded.append(r.url))
+    _settled(page, base_url + site_urls.GAPS)
+    page.goto(base_url + site_urls.PAPERS)
+    page.wait_for_function(SEARCH_READY, timeout=15_000)
+    assert not [u for u in loaded if "search_docs" in u]
+    assert [u for u in loaded if u.endswith("search/search_index.json")]
+    _search_groups(page, "stopping", site_urls.GAPS + "#o5-stop")
+    assert len([u for u in loaded if u.endswith("search/search_docs.json")]) == 1
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_one_entry_per_person_linked_from_bylines_with_ranked_coauthors(
+    browser, base_url, width
+) -> None:
+    from masrl_kb.query.authors import authors, coauthors
+
+    table = authors()
+    spelling, person = _merged_person()
+    key = table.loc[table["author"] == spelling, "key"].iloc[0]
+    context, opened = _open(browser, width)
+    try:
+        opened.goto(base_url + site_urls.paper(key))
+        byline = opened.locator(".kb-byline a", has_text=spelling).first
+        byline.click()
+        opened.wait_for_url(f"**/authors/#{_anchor(person)}")
+        entry = opened.locator(f'h3[id="{_anchor(person)}"]')
+        assert entry.inner_text() == person
+        box = entry.bounding_box()
+        assert box and 0 <= box["y"] < 900, "the link lands on the person"
+        headings = opened.locator("ul.kb-authors h3", has_text=person.split(",")[0] + ",")
+        names = headings.all_inner_texts()
+        assert names.count(person) == 1 and spelling not in names  # one entry, not two
+        item = opened.locator("ul.kb-authors li", has=entry)
+        assert spelling in item.locator("[data-kb-variants]").inner_text()
+        _shot(opened, f"authors-person-{width}")
+        # the most prolific co-author network: every co-author linked, most shared first
+        busiest = table["person"].value_counts().index[0]
+        expected = coauthors(busiest)
+        row = opened.locator("ul.kb-authors li", has=opened.locator(f'h3[id="{_anchor(busiest)}"]'))
+        more = row.locator("details.kb-more-coauthors")
+        if more.count():
+            more.locator("summary").click()
+            assert more.evaluate("d => d.open")
+        links = row.locator(".kb-coauthors a")
+        assert links.count() == len(expected)
+        hrefs = links.evaluate_all("a => a.map(x => x.hash)")
+        by_anchor = {"#" + _anchor(n): int(k) for n, k in expected.items()}
+        assert sorted(hrefs) == sorted(by_anchor)
+        shared = [by_anchor[h] for h in hrefs]
+        assert shared == sorted(shared, reverse=True), "most papers shared first"
+        target = hrefs[0]
+        links.first.click()
+        opened.wait_for_url(f"**/authors/{target}")
+        overflow = opened.evaluate(WIDE)
+        assert overflow <= 0, f"authors at {width}px scrolls sideways by {overflow}px"
+    finally:
+        context.close()
+
+
+TARGETS = [
+    ("home", "", ".kb-legend a"),
+    ("rounds", site_urls.ROUNDS, "a.kb-dec"),
+    ("papers", site_urls.PAPERS, ".kb-chip"),
+]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_targets_are_at_least_24_px(browser, base_url, width) -> None:
+    """WCAG 2.2 target size (2.5.8): the legend links, decision marks and filter chips."""
+    context, opened = _open(browser, width)
+    try:
+        for kind, url, selector in TARGETS:
+            opened.goto(base_url + url)
+            if kind == "papers" and width == 390:
+                opened.locator("[data-kb-facets] summary").click()
+            sizes = opened.locator(selector).evaluate_all(
+                "els => els.filter(e => e.offsetParent).map(e => {"
+                " const r = e.getBoundingClientRect();"
+                " return [e.textContent, r.width, r.height]; })"
+            )
+            assert sizes, (kind, selector)
+            small = [s for s in sizes if s[1] < 24 or s[2] < 24]
+            assert not small, (kind, width, small[:3])
+            if kind == "rounds":
+                _shot(opened, f"rounds-marks-{width}")
+            assert opened.evaluate(WIDE) <= 0, (kind, width)
+    finally:
+        context.close()
+
+
+def test_round_ids_keep_their_underscore_above_the_link_line(page, base_url) -> None:
+    page.goto(base_url + site_urls.ROUNDS)
+    link = page.locator("tr[data-round] td a:has(code)").first
+    assert "_" in link.inner_text()
+    offset, size = link.evaluate(
+        "a => [parseFloat(getComputedStyle(a).textUnderlineOffset),"
+        " parseFloat(getComputedStyle(a.querySelector('code')).fontSize)]"
+    )
+    assert offset >= 0.3 * size, (offset, size)  # an underscore sits about 0.2 em down
+
+
+CROSSINGS = """svg => {
+  const boxes = [...svg.querySelectorAll('text')].map(t => t.getBBox());
+  const hits = [];
+  for (const edge of svg.querySelectorAll('.kb-edge')) {
+    const total = edge.getTotalLength();
+    for (let s = 0; s <= total; s += 2) {
+      const p = edge.getPointAtLength(s);
+      for (const b of boxes)
+        if (p.x > b.x && p.x < b.x + b.width && p.y > b.y && p.y < b.y + b.height)
+          hits.push([Math.round(p.x), Math.round(p.y)]);
+    }
+  }
+  return hits;
+}"""
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_prisma_flow_reads_on_a_phone_and_no_line_crosses_text(browser, base_url, width):
+    context, opened = _open(browser, width)
+    try:
+        opened.goto(base_url + site_urls.ROUNDS)
+        shown = opened.locator(".kb-flow-stacked" if width == 390 else ".kb-flow-wide").first
+        hidden = opened.locator(".kb-flow-wide" if width == 390 else ".kb-flow-stacked").first
+        assert shown.is_visible() and not hidden.is_visible()
+        region = shown.locator(".kb-scroll")
+        assert region.evaluate("r => r.scrollWidth <= r.clientWidth + 1"), "the flow fits"
+        svg = shown.locator("svg")
+        assert svg.evaluate(CROSSINGS) == []
+        first = svg.locator("g.kb-box text").first.text_content()
+        assert first.startswith("Records identified")  # not an empty column first
+        region.scroll_into_view_if_needed()
+        _shot(opened, f"prisma-{width}")
+    finally:
+        context.close()

@@ -22,6 +22,7 @@ from masrl_kb.kb.rounds import load_rounds
 from masrl_kb.kb.rules import CROSSTAB_PAIRS
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
 from masrl_kb.query import agreement, frames, values, views
+from masrl_kb.query.authors import authors as author_rows
 from masrl_kb.query.claims import CLAIMS_FILE, ClaimResult, evaluate_claims
 
 # The survey this knowledge base curates (facts about the source, not counts).
@@ -103,6 +104,11 @@ class Context:
     def reading_keys(self) -> frozenset[str]:
         """The papers some reader coded (most have no reading to show)."""
         return frozenset(self.readings["key"])
+
+    @cached_property
+    def authors(self) -> pd.DataFrame:
+        """One row per (author, paper), spellings joined into people (C-AUT-2), once."""
+        return author_rows(self.papers)
 
     @cached_property
     def evaluations(self) -> pd.DataFrame:

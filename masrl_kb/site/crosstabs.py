@@ -12,6 +12,9 @@ from masrl_kb.site.components import Page
 from masrl_kb.site.context import ALL_CROSSES, CROSSTABS, READING, TWINS, Context, Cross, count_at
 
 NEAR_EMPTY = 2  # a cell with this many papers or fewer is "near-empty"
+# The survey's four axis pairs (category x year is context): their near-empty cells are gaps.
+SURVEY_CROSSES = frozenset(broad for broad, _ in CROSSTABS[:4])
+CELL_BOOST = 0.2  # search weight of a gap cell's page against the Gaps page's sections
 # Axes whose column heads show the survey's short ids (label on hover) to keep tables narrow.
 SHORT_COLUMNS = ("reward_family", "decision", "decision_learned")
 
@@ -74,17 +77,29 @@ def crosstab_pages(ctx: Context) -> Iterator[Page]:
         )
 
 
+def gap_count(ctx: Context, cross: Cross, rv: object, cv: object) -> int | None:
+    """The count under the strict or learned reading of a cell the Gaps page lists (a cell
+    of the survey's four tables at or under NEAR_EMPTY there, ``NA`` aside); else None."""
+    if cross not in SURVEY_CROSSES or NA in (rv, cv):
+        return None
+    variant = TWINS.get(cross)
+    n = count_at(ctx.tables[variant if variant is not None else cross], rv, cv)
+    return n if n <= NEAR_EMPTY else None
+
+
 def cell_pages(ctx: Context) -> Iterator[Page]:
     """Each broad cell's papers, then those of the same cell under the strict or learned
-    reading (a section of the page, so the two readings share one page)."""
+    reading (a section of the page, so the two readings share one page). Search indexes
+    the head of the cells that carry a finding (a gap the Gaps page lists), never the
+    lists; the other cells stay out of the index."""
     for (cross, rv, cv), keys in ctx.cells.items():
         if cross in READING:
             continue
-        page = Page(
-            urls.cell(cross, rv, cv),
-            urls.cell_label(ctx, cross, rv, cv),
-            meta={"search": {"exclude": True}, "hide": ["navigation", "toc"], "kb_lean": True},
-        )
+        gap = gap_count(ctx, cross, rv, cv)
+        meta: dict[str, object] = {"hide": ["navigation", "toc"], "kb_lean": True}
+        # Below the pages that state the finding (a cell is one of many behind a gap).
+        meta["search"] = {"exclude": True} if gap is None else {"boost": CELL_BOOST}
+        page = Page(urls.cell(cross, rv, cv), urls.cell_label(ctx, cross, rv, cv), meta=meta)
         variant = TWINS.get(cross)
         yield page.show(
             "cell.md",
@@ -96,4 +111,6 @@ def cell_pages(ctx: Context) -> Iterator[Page]:
             variant=variant,
             reading=READING[variant] if variant else None,
             variant_keys=ctx.cells.get((variant, rv, cv), []) if variant else [],
+            gap=gap,
+            near=NEAR_EMPTY,
         )

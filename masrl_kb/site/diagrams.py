@@ -32,6 +32,9 @@ class Arrow:
     dst: str
     label: str = ""
     dashed: bool = False
+    # Down, across the gap under the source's row, down again (a straight line to a box
+    # below and beside would cross the box beside the source).
+    elbow: bool = False
 
 
 def _size(box: Box) -> tuple[float, float]:
@@ -81,7 +84,20 @@ def _arrow(src: tuple[float, ...], dst: tuple[float, ...], arrow: Arrow) -> dict
     else:  # same band: side to side
         x1, x2 = (sx + sw, dx) if dx > sx else (sx, dx + dw)
         y1 = y2 = sy + sh / 2
-    return {"x1": x1, "y1": y1, "x2": x2, "y2": y2, "dashed": arrow.dashed, "label": arrow.label}
+    path = ""
+    if arrow.elbow and dy > sy + sh:
+        x1 = sx + sw * 0.75  # beside the trunk a straight arrow down would take
+        mid = dy - ROW_GAP / 2
+        path = f"M{x1:.1f} {y1:.1f}V{mid:.1f}H{x2:.1f}V{y2:.1f}"
+    return {
+        "x1": x1,
+        "y1": y1,
+        "x2": x2,
+        "y2": y2,
+        "path": path,
+        "dashed": arrow.dashed,
+        "label": arrow.label,
+    }
 
 
 def flow_diagram(

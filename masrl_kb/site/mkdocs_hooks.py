@@ -5,7 +5,9 @@ to the build. Each concern lives in its own module; this one only wires them.
 - :func:`on_post_page`: the finished page (:func:`finish`): held-out regions put
   back (:mod:`~masrl_kb.site.md_stash`), icons as classes
   (:mod:`~masrl_kb.site.icons`), minified by ``minify-html``;
-- :func:`on_post_build`: the icon stylesheet written, unused theme files removed
+- :func:`on_post_build`: the icon stylesheet written, the search documents moved out
+  of the index every page loads and masrl-kb's search worker written
+  (:mod:`~masrl_kb.site.search`), unused theme files removed
   (:mod:`~masrl_kb.site.theme_assets`).
 """
 
@@ -26,6 +28,7 @@ from masrl_kb.site.context import load_context
 from masrl_kb.site.icons import ICON_CSS, icon_stylesheet, masked_icons
 from masrl_kb.site.md_stash import restore_asides
 from masrl_kb.site.pages import edit_path, render_files
+from masrl_kb.site.search import split_index, use_worker
 from masrl_kb.site.templates import template_cache
 from masrl_kb.site.theme_assets import prune
 
@@ -61,8 +64,10 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
 
 def finish(html: str, icons: dict[str, str]) -> str:
     """A themed page as shipped: held-out regions back, icons as classes, the search
-    dialog named, minified (``pre`` and ``textarea`` keep their whitespace)."""
+    dialog named and pointed at masrl-kb's search worker, minified (``pre`` and
+    ``textarea`` keep their whitespace)."""
     html = masked_icons(restore_asides(html), icons).replace(_SEARCH_DIALOG, _NAMED_DIALOG, 1)
+    html = use_worker(html)
     return minify_html.minify(html, keep_closing_tags=True, keep_html_and_head_opening_tags=True)
 
 
@@ -80,4 +85,5 @@ def on_post_build(config: MkDocsConfig) -> None:
     search = config.plugins.get("material/search") or config.plugins.get("search")
     site = Path(config.site_dir)
     (site / ICON_CSS).write_text(icon_stylesheet(_icons), encoding="utf-8")
+    split_index(site)
     prune(site, list(search.config.lang) if search else ["en"])

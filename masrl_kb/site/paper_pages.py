@@ -6,6 +6,8 @@ import re
 from collections.abc import Iterator
 from urllib.parse import urlencode
 
+from markupsafe import Markup, escape
+
 from masrl_kb.kb.model.paper import EVALUATED_CATEGORIES
 from masrl_kb.kb.provenance import provisional_notes
 from masrl_kb.kb.readings import KB_READER, READING_AXES
@@ -13,10 +15,12 @@ from masrl_kb.query.agreement import paper_readings
 from masrl_kb.query.authors import fold
 from masrl_kb.query.frames import ARTIFACT_KINDS, value_counts
 from masrl_kb.site import urls
+from masrl_kb.site.author_pages import person_anchors
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import READING, TWINS, Context, Cross, count_at
-from masrl_kb.site.html import safe_url
+from masrl_kb.site.html import rel, safe_url
 from masrl_kb.site.lists import LISTS
+from masrl_kb.site.templates import decision_marks
 
 # Facets of the papers table: (URL parameter, axis or its own values, label or None for
 # the axis's). The JS reads the row's data-<param> attribute, a space-separated list of ids.
@@ -104,14 +108,23 @@ def rl_note(ctx: Context) -> dict[str, int]:
     }
 
 
-def folded_authors(row: dict, shown: int = 10) -> dict[str, object]:
-    """The first ``shown`` authors, and the rest for a "show all" fold."""
+def folded_authors(
+    row: dict, shown: int = 10, entries: dict[str, str] | None = None
+) -> dict[str, object]:
+    """The first ``shown`` authors, and the rest for a "show all" fold; with ``entries``
+    (name -> href of the person's entry on the authors index) each name is a link."""
     names = list(row["authors"])
     more = " and others" if row["authors_truncated"] else ""
     cut = len(names) > shown
+    found = entries or {}
+    linked = [
+        Markup('<a href="{}">{}</a>').format(found[n], n) if n in found else escape(n)
+        for n in names
+    ]
+    join = Markup("; ").join
     return {
-        "shown": "; ".join(names[:shown]) + ("; …" if cut else more),
-        "rest": "; ".join(names[shown:]) + more if cut else "",
+        "shown": join(linked[:shown]) + ("; …" if cut else more),
+        "rest": join(linked[shown:]) + more if cut else "",
         "total": len(names),
         # Accent-free spellings of the names that have accents, indexed for search.
         "plain": "; ".join(fold(n) for n in names if fold(n) != n.casefold()),
@@ -257,24 +270,49 @@ def _cell(ctx: Context, cross: Cross | None, rv: object, cv: object) -> dict:
     return ctx.memo[(cross, rv, cv)]
 
 
+def search_tags(ctx: Context, key: str, row: dict) -> list[str]:
+    """What search finds a paper by beyond its title, authors and summary: its tags,
+    the decisions it touches or learns and the benchmarks it reports on (front matter
+    ``tags``, which the theme's search indexes; no page prints them as tags). HTML-escaped:
+    the search results show a matched tag as HTML."""
+    tax = ctx.tax
+    tags = [
+        tax["category"].label_of(row["category"]),
+        f"{row['reward_family']} {tax['reward_family'].label_of(row['reward_family'])}",
+        f"{tax['topology'].label_of(row['topology'])} topology",
+        f"{tax['credit_unit'].label_of(row['credit_unit'])} credit",
+        f"{tax['scenario'].label_of(row['scenario'])} scenario",
+    ]
+    for did, status, label in decision_marks(tax, row):
+        tags.append(f"{'learns' if status == 'learned' else 'has'} {did} {label}")
+    for e in ctx.evaluations_by_paper.get(key, []):
+        tags.append(str(e["label"]) + (" (multi-agent-native)" if e["multi_agent_native"] else ""))
+    return [str(escape(t)) for t in dict.fromkeys(tags)]
+
+
 def paper_page(ctx: Context, key: str) -> Page:
     row = ctx.rows[key]
     arxiv, links = paper_links(row)
+    url = urls.paper(key)
     page = Page(
-        urls.paper(key),
+        url,
         row["title"],
         meta={
             "hide": ["navigation", "toc"],
             "kb_lean": True,
             "citation": citation_meta(row, arxiv),
+            "tags": search_tags(ctx, key, row),
         },
     )
+    index = rel(url, urls.AUTHORS)
+    anchors = person_anchors(ctx)
+    entries = {n: f"{index}#{anchors[n]}" for n in row["authors"] if n in anchors}
     return page.show(
         "paper.md",
         ctx=ctx,
         key=key,
         row=row,
-        authors=folded_authors(row),
+        authors=folded_authors(row, entries=entries),
         arxiv=arxiv,
         links=links,
         cells=paper_cells(ctx, key),

@@ -12,6 +12,8 @@ from markupsafe import Markup
 from masrl_kb.site.diagrams import Arrow, Box, diagram
 
 WRAP = 24  # characters per line inside a box: three columns fit the text column
+# A phone's text column (390 px wide, about 350 px of text) holds two columns of this width.
+STACKED_WRAP = 18
 NBSP = "\u00a0"  # keeps "(n = 12)" on one line when wrapping
 # Column heads of the update layout: the previous review, this update, what left it.
 HEADS = ["Previous studies", "New records from this update", "Removed or excluded"]
@@ -44,18 +46,29 @@ class Flow:
         return self.previous + self.included
 
 
-def _lines(*texts: str) -> tuple[str, ...]:
+def _lines(*texts: str, wrap: int = WRAP) -> tuple[str, ...]:
     """Each text wrapped to the box width, "n = N" never split."""
     return tuple(
         part.replace(NBSP, " ")
         for text in texts
-        for part in textwrap.wrap(text.replace("n = ", f"n{NBSP}={NBSP}"), WRAP) or [""]
+        for part in textwrap.wrap(text.replace("n = ", f"n{NBSP}={NBSP}"), wrap) or [""]
     )
 
 
 def flow_svg(flow: Flow) -> Markup:
-    """The update layout: previous studies beside the total, new records down the middle
-    (escaped by :func:`masrl_kb.site.diagrams.diagram`)."""
+    """The flow twice: the update layout for wide screens and a stacked one for phones
+    (the stylesheet shows one; a phone never opens on the empty previous-studies column)."""
+    wide = _flow_diagram(flow, stacked=False)
+    stacked = _flow_diagram(flow, stacked=True)
+    return Markup(
+        f'<div class="kb-flow-wide">{wide}</div><div class="kb-flow-stacked">{stacked}</div>'
+    )
+
+
+def _flow_diagram(flow: Flow, stacked: bool) -> Markup:
+    """The update layout: previous studies beside the total, new records down the middle;
+    stacked: new records down the left, what left them on the right, previous studies
+    beside the total (escaped by :func:`masrl_kb.site.diagrams.diagram`)."""
     reasons = [f"{label}: {n}" for label, n in flow.reasons]
     sources = [f"{label}: {n}" for label, _, n in flow.sources]
     removed = (
@@ -75,9 +88,16 @@ def flow_svg(flow: Flow) -> Markup:
         ("previous", 3, 0, keep, (previous, f"(n = {flow.previous})")),
         ("total", 3, 1, keep, ("Total studies included", f"(n = {flow.total})")),
     ]  # fmt: skip
-    boxes = [Box(bid, _lines(*texts), row, col, cls) for bid, row, col, cls, texts in spots]
+    wrap, heads = (STACKED_WRAP, ["This update", "Left out"]) if stacked else (WRAP, HEADS)
+    if stacked:  # two columns: the flow, and beside each step what left it
+        spots = [
+            (b, r, 1 if b == "previous" else max(c - 1, 0), cls, t) for b, r, c, cls, t in spots
+        ]
+    boxes = [
+        Box(bid, _lines(*texts, wrap=wrap), row, col, cls) for bid, row, col, cls, texts in spots
+    ]
     edges = [("identified", "removed"), ("identified", "screened"), ("screened", "excluded"),
              ("screened", "included"), ("included", "total"), ("previous", "total")]  # fmt: skip
     arrows = [Arrow(src, dst) for src, dst in edges]
-    arrows.insert(4, Arrow("screened", "awaiting", "not yet decided", dashed=True))
-    return diagram(boxes, arrows, flow.title, HEADS)
+    arrows.insert(4, Arrow("screened", "awaiting", "not yet decided", dashed=True, elbow=True))
+    return diagram(boxes, arrows, flow.title, heads)
