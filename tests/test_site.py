@@ -552,14 +552,26 @@ def test_the_agreement_page_leads_with_the_declared_pairs(site, papers) -> None:
             e = e.parent
         return e is not None and "kb-headline" in e.get("class").split()
 
-    rows = [e for e in with_attr(elements, "data-readers") if e.tag == "tr" and headline(e)]
+    def subset(e) -> str:
+        while e is not None and e.tag != "table":
+            e = e.parent
+        return e.get("data-kb-subset") if e is not None else ""
+
+    everything = [e for e in with_attr(elements, "data-readers") if e.tag == "tr" and headline(e)]
+    rows = [e for e in everything if subset(e) == "all"]
+    not_cited = {
+        (e.get("data-readers"), e.get("data-axis")): e
+        for e in everything
+        if subset(e) == "not-cited"
+    }
     assert {r.get("data-readers") for r in rows} == set(full.index.get_level_values(0))
     for row in rows:
         name = (row.get("data-readers"), row.get("data-axis"))
         cells = [e.text.strip() for e in elements if e.tag == "td" and e.parent is row]
         assert int(cells[1]) == full.loc[name, "n"]
         assert cells[2] == f"{full.loc[name, 'agreement']:.0%}"
-        assert int(cells[4]) == (out.loc[name, "n"] if name in out.index else 0)
+        other = [e.text.strip() for e in elements if e.tag == "td" and e.parent is not_cited[name]]
+        assert int(other[1]) == (out.loc[name, "n"] if name in out.index else 0)
 
 
 def test_the_rounds_page_says_how_far_the_searches_reached_beyond_the_coverage(site) -> None:
