@@ -950,7 +950,7 @@ def test_targets_are_at_least_24_px(browser, base_url, width) -> None:
         for kind, url, selector in TARGETS:
             opened.goto(base_url + url)
             if kind == "papers" and width == 390:
-                opened.locator("[data-kb-facets] summary").click()
+                opened.locator("[data-kb-facets] summary").first.click()  # the top-level fold
             sizes = opened.locator(selector).evaluate_all(
                 "els => els.filter(e => e.offsetParent).map(e => {"
                 " const r = e.getBoundingClientRect();"
