@@ -78,7 +78,7 @@ class Taxonomy(KbModel):
         return self.axes[name]
 
     def family_of(self, reward_type: str) -> str:
-        """The reward family (R1..R8, NA) a reward type belongs to."""
+        """The reward family (an id of the reward_family axis) a reward type belongs to."""
         family = self.axes["reward_type"].value(reward_type).family
         assert family is not None  # every reward_type value names one (checked below)
         return family
