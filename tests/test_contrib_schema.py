@@ -108,7 +108,7 @@ def _puppeteer() -> dict:
         (lambda r: r.update(arxiv_id="2505.19591v2"), "does not match"),
         (lambda r: r.update(colour="blue"), "Additional properties are not allowed"),
         (lambda r: r.pop("citation"), "'citation' is a required property"),
-        (lambda r: r["decisions"][0].update(id="O9"), "'O9' is not one of"),
+        (lambda r: r["decisions"][0].update(id="O99"), "'O99' is not one of"),
         (lambda r: r["citation"].update(entry_type="book"), "'book' is not one of"),
         (lambda r: r.update(url="ftp://example.org/x"), "does not match"),
     ],

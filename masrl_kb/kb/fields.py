@@ -139,7 +139,7 @@ class Derived:
 DERIVED: tuple[Derived, ...] = (
     Derived("reward_family", "reward_type", "The reward family of reward_type.", "reward_family"),
     Derived(
-        "credit_source", "credit_evidence", "The source label of credit_evidence.", "evidence_source"
+        "credit_source", "credit_evidence", "credit_evidence's source label.", "evidence_source"
     ),
     Derived(DECISION, "decisions", "One column per orchestration decision.", "decision_status"),
     Derived(

@@ -379,7 +379,8 @@ class _Check:
     def cited(self, cited: Cited) -> Iterator[Problem]:
         """The rule of one :class:`Cited` row over this record."""
         # A malformed value is the model's to report: only URLs given as text are judged.
-        found = [s for s in spots(self.rec.data, cited) if isinstance(s.item.get(cited.url), str)]
+        record = self.rec.data if isinstance(self.rec.data, Mapping) else {}
+        found = [s for s in spots(record, cited) if isinstance(s.item.get(cited.url), str)]
         if cited.labelled:
             for spot in found:
                 yield from self.label(spot, cited)

@@ -14,7 +14,7 @@ from masrl_kb.kb.model.base import line_at, validate_file
 from masrl_kb.kb.model.rounds import ROUND_ID, RoundFile, whole
 from masrl_kb.kb.paths import Root, find_root
 from masrl_kb.kb.problem import Problem
-from masrl_kb.kb.text import shorten
+from masrl_kb.kb.text import capped_list, shorten
 from masrl_kb.kb.yamlio import load_yaml_file
 
 SCREENING_DIR = "screening"
@@ -161,7 +161,7 @@ def load_round(root: Root, rid: str) -> Round:
     rel = f"{SCREENING_DIR}/{rid}/{ROUND_FILE}"
     _refuse_link(path, rel)
     if not path.is_file():
-        known = ", ".join(r.id for r in load_rounds(root)) or "none"
+        known = capped_list([r.id for r in load_rounds(root)])
         raise RoundError(f"no screening round {rid!r} (rounds: {known})")
     model, problems = validate_file(RoundFile, path, rel, {"folder": rid}, top="round")
     if model is None:
@@ -268,7 +268,6 @@ def source_kind_problems(root: Root = None) -> list[Problem]:
     from masrl_kb.kb.model.base import field_name
     from masrl_kb.kb.model.rounds import source_kind
     from masrl_kb.kb.taxonomy import TaxonomyError, load_taxonomy
-    from masrl_kb.kb.text import capped_list
 
     base = find_root(root)
     try:

@@ -138,7 +138,7 @@ class NoEvaluation(KbModel):
 class Decision(KbModel):
     """One orchestration decision the work touches."""
 
-    id: Annotated[str, Axis("decision")] = doc("Decision id: an id of the decision axis (taxonomy.yaml).")
+    id: Annotated[str, Axis("decision")] = doc("An id of the decision axis.")
     learned: Bool = doc("True when an RL or post-training update acts on it.")
     why: Reason = doc("One line: what in the work makes this decision.")
     mechanism: Maybe[Annotated[str, Axis("decision_mechanism")]] = opt(
