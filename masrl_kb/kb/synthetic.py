@@ -9,9 +9,9 @@ random weight), so a pool and the tests over it stay put when the taxonomy grows
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import os
-import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -152,14 +152,25 @@ def write_synthetic_root(
     source = find_root()
     (target / PAPERS_DIR).mkdir(parents=True, exist_ok=True)
     (target / EXCLUSIONS_DIR).mkdir(parents=True, exist_ok=True)
-    shutil.copy(source / TAXONOMY_FILE, target / TAXONOMY_FILE)
-    registry = dump_record({"benchmarks": [SYNTHETIC_BENCHMARK]})
-    (target / BENCHMARKS_FILE).write_text(registry, encoding="utf-8")
+    taxonomy = (source / TAXONOMY_FILE).read_bytes()
+    (target / TAXONOMY_FILE).write_bytes(taxonomy)
+    for name, text in _root_texts(source, taxonomy, papers, exclusions, seed):
+        (target / name).write_text(text, encoding="utf-8")
+    return target
+
+
+@functools.lru_cache(maxsize=32)
+def _root_texts(
+    source: Path, taxonomy: bytes, papers: int, exclusions: int, seed: int
+) -> tuple[tuple[str, str], ...]:
+    """The files of a synthetic root but its taxonomy (a fixed function of the taxonomy's
+    text and the counts: dumped once, however many roots the tests ask for)."""
     tax = load_taxonomy(source)
+    files = [(BENCHMARKS_FILE, dump_record({"benchmarks": [SYNTHETIC_BENCHMARK]}))]
     for i in range(papers):
         rec = synthetic_paper(i, tax, seed)
-        (target / PAPERS_DIR / f"{rec['key']}.yaml").write_text(dump_record(rec))
+        files.append((f"{PAPERS_DIR}/{rec['key']}.yaml", dump_record(rec)))
     for i in range(exclusions):
         rec = synthetic_exclusion(i + 1, tax, seed)
-        (target / EXCLUSIONS_DIR / f"{rec['id']}.yaml").write_text(dump_record(rec))
-    return target
+        files.append((f"{EXCLUSIONS_DIR}/{rec['id']}.yaml", dump_record(rec)))
+    return tuple(files)
