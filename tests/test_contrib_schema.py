@@ -10,9 +10,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from masrl_kb.kb.editor_schema import SCHEMA_DIR, SCHEMA_FILES, schema_comment, to_json_compatible
 from masrl_kb.kb.fields import EXCLUSION_FIELDS, PAPER_FIELDS
 from masrl_kb.kb.records import read_records
-from masrl_kb.kb.schema import SCHEMA_DIR, SCHEMA_FILES, schema_comment, to_json_compatible
 from masrl_kb.kb.taxonomy import load_taxonomy
 from masrl_kb.kb.yamlio import load_yaml_text
 from tests.conftest import run_cli as run

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from masrl_kb.kb.validate import validate
+from masrl_kb.kb.record_checks import validate
 from masrl_kb.query.frames import load_papers
 from tests import conftest
 from tests.conftest import GOOD_PAPER

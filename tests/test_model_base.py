@@ -5,7 +5,7 @@ from __future__ import annotations
 from masrl_kb.kb.fields import PAPER_FIELDS
 from masrl_kb.kb.model.base import context, validate_mapping
 from masrl_kb.kb.model.paper import Paper
-from masrl_kb.kb.model.taxonomy import Taxonomy
+from masrl_kb.kb.model.taxonomy_model import Taxonomy
 from masrl_kb.kb.taxonomy import load_taxonomy
 from masrl_kb.kb.yamlio import load_yaml_text
 from tests.conftest import GOOD_PAPER, REPO, allowed

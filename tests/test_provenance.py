@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from masrl_kb.kb.model.base import validate_mapping
-from masrl_kb.kb.model.sources import SOURCES_FILE, HostData, read_sources
+from masrl_kb.kb.model.sources_model import SOURCES_FILE, HostData, read_sources
 from masrl_kb.kb.provenance import Kind, classify, place_of, provisional_notes, record_owner
-from masrl_kb.kb.validate import validate
+from masrl_kb.kb.record_checks import validate
 from masrl_kb.kb.yamlio import load_yaml_text
 from tests.conftest import GOOD_PAPER, REPO, run_cli
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import yaml
 
+from masrl_kb.kb.record_checks import validate
 from masrl_kb.kb.synthetic import dump_record, write_synthetic_root
-from masrl_kb.kb.validate import validate
 from masrl_kb.site import build_site
 
 SCRIPT = "<script>alert(1)</script>"

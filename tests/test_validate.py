@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from masrl_kb.kb.validate import validate
+from masrl_kb.kb.record_checks import validate
 from tests.conftest import GOOD_EXCLUSION, GOOD_PAPER, allowed
 
 NEXT_YEAR = dt.date.today().year + 1

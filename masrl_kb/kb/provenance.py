@@ -13,7 +13,7 @@ from urllib.parse import unquote, urlsplit
 
 from masrl_kb.kb.model.base import Loc, field_name, line_at
 from masrl_kb.kb.model.paper import EVALUATED_CATEGORIES, Paper
-from masrl_kb.kb.model.sources import (
+from masrl_kb.kb.model.sources_model import (
     HOST_RE,
     SOURCES_FILE,
     UNSAFE_CHARS,

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from masrl_kb.kb.model.base import line_at, validate_file
-from masrl_kb.kb.model.rounds import ROUND_ID, RoundFile, whole
+from masrl_kb.kb.model.rounds_model import ROUND_ID, RoundFile, whole
 from masrl_kb.kb.paths import Root, find_root
 from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.text import capped_list, shorten
@@ -155,7 +155,7 @@ def round_dir(root: Root, rid: str) -> Path:
 
 def load_round(root: Root, rid: str) -> Round:
     """Read one round; :class:`RoundError` when it is missing or malformed (the rules:
-    :class:`masrl_kb.kb.model.rounds.RoundFile`)."""
+    :class:`masrl_kb.kb.model.rounds_model.RoundFile`)."""
     folder = round_dir(root, rid)
     path = folder / ROUND_FILE
     rel = f"{SCREENING_DIR}/{rid}/{ROUND_FILE}"
@@ -205,7 +205,7 @@ def round_duplicates(root: Root, rid: str) -> list[dict[str, str]]:
     import csv
     import io
 
-    from masrl_kb.kb.model.rounds import DUPLICATES_CSV
+    from masrl_kb.kb.model.rounds_model import DUPLICATES_CSV
 
     path = round_dir(root, rid) / DUPLICATES_CSV
     rel = f"{SCREENING_DIR}/{rid}/{DUPLICATES_CSV}"
@@ -266,7 +266,7 @@ def source_kind_problems(root: Root = None) -> list[Problem]:
     id of taxonomy.yaml: the exclusion it writes would not validate, and the site could
     not name it. Rounds that do not load, and a broken taxonomy, are reported elsewhere."""
     from masrl_kb.kb.model.base import field_name
-    from masrl_kb.kb.model.rounds import source_kind
+    from masrl_kb.kb.model.rounds_model import source_kind
     from masrl_kb.kb.taxonomy import TaxonomyError, load_taxonomy
 
     base = find_root(root)

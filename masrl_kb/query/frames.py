@@ -31,11 +31,11 @@ from masrl_kb.kb.fields import (
 )
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.problem import Problem
+from masrl_kb.kb.record_checks import validate_records
 from masrl_kb.kb.records import RecordSet, read_records
 from masrl_kb.kb.rules import ABSENT, decision_statuses
 from masrl_kb.kb.taxonomy import Taxonomy, TaxonomyError, load_taxonomy
 from masrl_kb.kb.text import shorten
-from masrl_kb.kb.validate import validate_records
 from masrl_kb.query.args import checked
 from masrl_kb.query.lang import select_rows, unknown_name
 

@@ -16,7 +16,7 @@ from masrl_kb.site.components import Page
 from masrl_kb.site.context import SURVEY, Context
 from masrl_kb.site.diagrams import trace_diagram
 from masrl_kb.traces.render import DIAGRAM_EXAMPLE, load_examples, trace_page_markdown
-from masrl_kb.traces.schema import SCHEMA_PATH
+from masrl_kb.traces.trace_schema import SCHEMA_PATH
 
 MERMAID_FENCE = re.compile(r"^```mermaid\n.*?\n```$", re.S | re.M)
 
