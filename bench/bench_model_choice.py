@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import random
 import time
 
 import msgspec
@@ -114,8 +113,7 @@ def main() -> None:
     parser.add_argument("--papers", type=int, default=1000)
     n = parser.parse_args().papers
     tax = load_taxonomy()
-    rng = random.Random(0)
-    records = [synthetic_paper(i, tax, rng) for i in range(n)]
+    records = [synthetic_paper(i, tax) for i in range(n)]
     ctx = context(tax)
     pyd = _best(lambda: [Paper.model_validate(r, context=ctx) for r in records])
     msg = _best(lambda: [msgspec.convert(r, PaperStruct) for r in records])

@@ -40,7 +40,7 @@ _EXPORTS = {
     "value_counts": "masrl_kb.query.frames",
     "evaluations": "masrl_kb.query.frames",
     "results": "masrl_kb.query.frames",
-    "decisions": "masrl_kb.query.decisions",
+    "decisions": "masrl_kb.query.decision_table",
     "benchmark_matrix": "masrl_kb.query.frames",
     "authors": "masrl_kb.query.authors",
     "coauthors": "masrl_kb.query.authors",

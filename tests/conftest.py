@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 from pathlib import Path
@@ -102,6 +103,16 @@ def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
 def mini_root(tmp_path: Path) -> Path:
     """A data root with three valid synthetic papers and two exclusions."""
     return write_synthetic_root(tmp_path / "kb", papers=3, exclusions=2)
+
+
+@functools.cache
+def allowed(axis: str) -> str:
+    """An axis's values as a message lists them, read from the repository's taxonomy.yaml:
+    an expected message written with it still holds when the axis gains a value."""
+    from masrl_kb.kb.taxonomy import load_taxonomy
+    from masrl_kb.kb.text import capped_list
+
+    return capped_list(load_taxonomy(REPO)[axis].ids)
 
 
 def run_cli(*argv: str) -> int:

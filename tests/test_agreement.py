@@ -139,7 +139,7 @@ def test_bad_readings_name_file_line_and_field(mini_root: Path, case: str) -> No
 
 
 def test_validate_reports_a_bad_reading(mini_root: Path) -> None:
-    from masrl_kb.kb.validate import validate
+    from masrl_kb.kb.record_checks import validate
 
     key = sorted(load_papers(mini_root).index)[0]
     folder = mini_root / "readings"
@@ -157,7 +157,7 @@ def test_validate_reports_a_bad_reading(mini_root: Path) -> None:
 
 
 def test_a_reading_that_is_a_link_is_not_followed(mini_root: Path, tmp_path: Path) -> None:
-    from masrl_kb.kb.validate import validate
+    from masrl_kb.kb.record_checks import validate
 
     secret = tmp_path / "secret.yaml"
     secret.write_text("reader: secret\n# a secret line\n", encoding="utf-8")
@@ -171,7 +171,7 @@ def test_a_reading_that_is_a_link_is_not_followed(mini_root: Path, tmp_path: Pat
 
 
 def test_compare_with_must_name_another_reader(mini_root: Path) -> None:
-    from masrl_kb.kb.validate import validate
+    from masrl_kb.kb.record_checks import validate
 
     key = sorted(load_papers(mini_root).index)[0]
     folder = mini_root / "readings"

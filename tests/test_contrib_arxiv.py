@@ -18,7 +18,7 @@ from masrl_kb.contrib import arxiv_import
 from masrl_kb.contrib.arxiv_import import derive_key, family_given
 from masrl_kb.contrib.sources.arxiv import ENV_ARXIV_URL, ENV_DELAY, ArxivError, parse_arxiv_id
 from masrl_kb.kb.fields import PAPER_FIELDS, PLACEHOLDER
-from masrl_kb.kb.validate import validate
+from masrl_kb.kb.record_checks import validate
 from masrl_kb.kb.yamlio import load_yaml_file
 from tests.conftest import run_cli as run
 from tests.loopback import LoopbackServer, QuietHandler, send_atom

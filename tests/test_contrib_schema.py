@@ -10,9 +10,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from masrl_kb.kb.editor_schema import SCHEMA_DIR, SCHEMA_FILES, schema_comment, to_json_compatible
 from masrl_kb.kb.fields import EXCLUSION_FIELDS, PAPER_FIELDS
 from masrl_kb.kb.records import read_records
-from masrl_kb.kb.schema import SCHEMA_DIR, SCHEMA_FILES, schema_comment, to_json_compatible
 from masrl_kb.kb.taxonomy import load_taxonomy
 from masrl_kb.kb.yamlio import load_yaml_text
 from tests.conftest import run_cli as run
@@ -108,7 +108,7 @@ def _puppeteer() -> dict:
         (lambda r: r.update(arxiv_id="2505.19591v2"), "does not match"),
         (lambda r: r.update(colour="blue"), "Additional properties are not allowed"),
         (lambda r: r.pop("citation"), "'citation' is a required property"),
-        (lambda r: r["decisions"][0].update(id="O9"), "'O9' is not one of"),
+        (lambda r: r["decisions"][0].update(id="O99"), "'O99' is not one of"),
         (lambda r: r["citation"].update(entry_type="book"), "'book' is not one of"),
         (lambda r: r.update(url="ftp://example.org/x"), "does not match"),
     ],

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 import masrl_kb
-from masrl_kb.query.decisions import DECISION_COLUMNS
+from masrl_kb.query.decision_table import DECISION_COLUMNS
 
 IDS = ("O1", "O2", "O3", "O4", "O5")
 

@@ -6,7 +6,7 @@ import re
 import shutil
 from pathlib import Path
 
-from masrl_kb.kb.validate import validate
+from masrl_kb.kb.record_checks import validate
 
 REPO = Path(__file__).resolve().parent.parent
 

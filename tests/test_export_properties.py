@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 from masrl_kb.contrib.export.bibtex import read_bibtex, to_bibtex
 from masrl_kb.contrib.export.csv_io import canonical_record, records_from_csv, records_from_json
 from masrl_kb.contrib.export.tables import papers_records, records_json, to_csv, to_json
+from masrl_kb.kb.record_checks import validate
 from masrl_kb.kb.synthetic import dump_record, write_synthetic_root
-from masrl_kb.kb.validate import validate
 from masrl_kb.query.frames import load_papers
 from tests.conftest import GOOD_PAPER
 

@@ -237,7 +237,7 @@ def test_path_prefixes_match_whole_segments() -> None:
 
 
 def test_vendor_pages_are_primary_only_under_their_segments() -> None:
-    from masrl_kb.kb.model.sources import read_sources
+    from masrl_kb.kb.model.sources_model import read_sources
     from masrl_kb.kb.provenance import Kind, classify, record_owner
 
     data, problems = read_sources(REPO)

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from masrl_kb.kb.model.base import validate_mapping
-from masrl_kb.kb.model.sources import SOURCES_FILE, HostData, read_sources
+from masrl_kb.kb.model.sources_model import SOURCES_FILE, HostData, read_sources
 from masrl_kb.kb.provenance import Kind, classify, place_of, provisional_notes, record_owner
-from masrl_kb.kb.validate import validate
+from masrl_kb.kb.record_checks import validate
 from masrl_kb.kb.yamlio import load_yaml_text
 from tests.conftest import GOOD_PAPER, REPO, run_cli
 
@@ -436,3 +436,23 @@ def test_the_evaluation_source_needs_a_primary_page_or_a_reason(root: Path) -> N
     assert provisional_notes({"evaluation_provisional": "read from a digest"}) == [
         ("evaluation source", "read from a digest")
     ]
+
+
+def test_every_url_field_of_the_model_is_cited_or_named_the_work_s_own() -> None:
+    """A new URL field cannot escape the primary-source rule: it is a row of CITED (the
+    rule and the badge both read it) or listed in NOT_CITED as one of the work's own links."""
+    from masrl_kb.kb.fields import PAPER_FIELDS, Field
+    from masrl_kb.kb.provenance import CITED, NOT_CITED
+
+    def urls(fields: tuple[Field, ...], prefix: str = "") -> list[str]:
+        found = []
+        for f in fields:
+            if f.kind in ("url", "urls", "artifact"):
+                found.append(prefix + f.name)
+            found += urls(f.sub, f"{prefix}{f.name}.")
+        return found
+
+    cited = {".".join([*(p for p in c.path if p != "*"), c.url]) for c in CITED}
+    model = set(urls(PAPER_FIELDS))
+    assert cited & NOT_CITED == set()
+    assert model == cited | NOT_CITED, model ^ (cited | NOT_CITED)

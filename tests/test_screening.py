@@ -18,13 +18,13 @@ import pytest
 import rispy
 
 from masrl_kb.contrib.export.csv_io import guard_cell as csv_cell
+from masrl_kb.contrib.outside_text import clean_text
 from masrl_kb.contrib.screen.round_files import CSV_COLUMNS, read_duplicates
 from masrl_kb.contrib.sources.arxiv import ENV_ARXIV_URL
-from masrl_kb.contrib.text import clean_text
 from masrl_kb.kb.protocol import PROTOCOL_FILE, ProtocolError, load_protocol
+from masrl_kb.kb.record_checks import validate
 from masrl_kb.kb.records import read_records
 from masrl_kb.kb.rounds import load_round
-from masrl_kb.kb.validate import validate
 from masrl_kb.kb.yamlio import load_yaml_file
 from masrl_kb.query.frames import load_papers, load_pool
 from tests.conftest import run_cli as run
@@ -414,7 +414,7 @@ def test_run_refuses_an_oversized_answer(
 def test_decide_refuses_oversized_or_linked_files(
     kb: Path, arxiv_api: ScreeningStub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
-    from masrl_kb.contrib.screen import decisions as screen_decide
+    from masrl_kb.contrib.screen import decide as screen_decide
 
     assert _screen(kb) == 0
     real = tmp_path / "d.csv"

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from asreview import data as asreview_data
 
-from masrl_kb.contrib.screen.decisions import decide_round
-from masrl_kb.contrib.screen.rounds import run_round
+from masrl_kb.contrib.screen.batches import run_round
+from masrl_kb.contrib.screen.decide import decide_round
 from masrl_kb.contrib.sources.arxiv import Paging
 from masrl_kb.kb.rounds import load_round
 from tests.screening_stub import ScreeningStub, copy_kb

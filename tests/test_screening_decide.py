@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from masrl_kb.contrib.screen.decisions import decide_round
+from masrl_kb.contrib.screen.decide import decide_round
 from masrl_kb.contrib.screen.entries import title_id
 from masrl_kb.contrib.screen.store import round_lock
+from masrl_kb.kb.record_checks import validate
 from masrl_kb.kb.rounds import load_round
-from masrl_kb.kb.validate import validate
 from masrl_kb.kb.yamlio import load_yaml_file
 from tests.conftest import run_cli as run
 from tests.screening_stub import copy_kb

@@ -308,7 +308,7 @@ def test_decide_writes_all_or_nothing(kb: Path, tmp_path: Path, capsys) -> None:
 def test_decide_interrupted_leaves_nothing(
     kb: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from masrl_kb.contrib.screen import decisions
+    from masrl_kb.contrib.screen import decide as decisions
 
     _made_round(kb, tmp_path)
     real, calls = decisions.exclude_record, []
@@ -434,7 +434,7 @@ def test_in_progress_for_an_ended_window_is_refused(kb: Path, tmp_path, capsys) 
 def test_a_later_batch_after_the_end_finishes_the_round(tmp_path: Path) -> None:
     import datetime as dt
 
-    from masrl_kb.contrib.screen.rounds import import_round
+    from masrl_kb.contrib.screen.batches import import_round
     from masrl_kb.kb.rounds import load_round
 
     root = copy_kb(tmp_path / "kb")

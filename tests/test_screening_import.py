@@ -401,8 +401,8 @@ def test_hostile_text_is_cleaned_not_echoed(kb: Path, tmp_path: Path, capsys) ->
 
 
 def test_an_empty_list_is_refused_unless_recorded_as_an_empty_search(tmp_path) -> None:
+    from masrl_kb.contrib.screen.batches import import_round
     from masrl_kb.contrib.screen.import_files import ImportFileError
-    from masrl_kb.contrib.screen.rounds import import_round
 
     root = copy_kb(tmp_path / "kb")
     empty = tmp_path / "none.csv"
@@ -419,7 +419,7 @@ def test_an_empty_list_is_refused_unless_recorded_as_an_empty_search(tmp_path) -
 
 
 def test_a_candidate_matching_no_family_takes_the_family_its_search_used(tmp_path) -> None:
-    from masrl_kb.contrib.screen.rounds import import_round
+    from masrl_kb.contrib.screen.batches import import_round
 
     root = copy_kb(tmp_path / "kb")
     listed = tmp_path / "list.csv"

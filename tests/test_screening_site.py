@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from masrl_kb.contrib.screen.decisions import decide_round
-from masrl_kb.contrib.screen.rounds import run_round
+from masrl_kb.contrib.screen.batches import run_round
+from masrl_kb.contrib.screen.decide import decide_round
 from masrl_kb.contrib.sources.arxiv import Paging
+from masrl_kb.kb.editor_schema import schema_comment
 from masrl_kb.kb.fields import PLACEHOLDER
 from masrl_kb.kb.protocol import load_protocol
 from masrl_kb.kb.rounds import RoundError, load_round
-from masrl_kb.kb.schema import schema_comment
 from masrl_kb.kb.synthetic import dump_record
 from masrl_kb.query.claims import evaluate_claims
 from masrl_kb.query.frames import crosstab, load_pool, pool_as_of
@@ -287,7 +287,7 @@ IMPORTED = (
 def two_sources(screened: Path, tmp_path_factory) -> Path:
     """The screened round plus an imported OpenAlex batch (1 duplicate, 2 new), one of
     whose candidates is excluded, and a second round from a curated list."""
-    from masrl_kb.contrib.screen.rounds import import_round
+    from masrl_kb.contrib.screen.batches import import_round
 
     kb = tmp_path_factory.mktemp("two") / "kb"
     shutil.copytree(screened, kb)

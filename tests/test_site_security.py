@@ -8,8 +8,8 @@ import pytest
 import yaml
 from markupsafe import escape
 
+from masrl_kb.kb.record_checks import validate
 from masrl_kb.kb.synthetic import dump_record
-from masrl_kb.kb.validate import validate
 from masrl_kb.site import safe_url
 from masrl_kb.site.diagrams import Box, diagram
 from masrl_kb.site.html import md_text

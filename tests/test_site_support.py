@@ -18,8 +18,8 @@ from pathlib import Path
 
 import yaml
 
+from masrl_kb.kb.record_checks import validate
 from masrl_kb.kb.synthetic import dump_record, write_synthetic_root
-from masrl_kb.kb.validate import validate
 from masrl_kb.site import build_site
 
 SCRIPT = "<script>alert(1)</script>"
@@ -100,7 +100,11 @@ class Element:
         self.tag = tag
         self.attrs = attrs
         self.parent = parent
-        self.text = ""
+        self.chunks: list[str] = []  # the text inside, joined once on first read
+
+    @functools.cached_property
+    def text(self) -> str:
+        return "".join(self.chunks)
 
     def get(self, name: str) -> str | None:
         return self.attrs.get(name)
@@ -161,14 +165,21 @@ class _Collector(HTMLParser):
         if self.cdata_elem in self.RCDATA:
             data = html.unescape(data)
         for element in self.open:
-            element.text += data
+            element.chunks.append(data)
 
 
 def parse(path: Path) -> list[Element]:
-    """Every element of an HTML file, in document order."""
+    """Every element of an HTML file, in document order. A file is parsed once while it is
+    unchanged (the shared sites are read by many tests): read the list, never change it."""
+    stat = path.stat()
+    return list(_parsed(path, stat.st_mtime_ns, stat.st_size))
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed(path: Path, mtime_ns: int, size: int) -> tuple[Element, ...]:
     collector = _Collector()
     collector.feed(path.read_text(encoding="utf-8"))
-    return collector.elements
+    return tuple(collector.elements)
 
 
 def page(site: Path, url: str) -> Path:

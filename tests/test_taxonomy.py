@@ -69,12 +69,12 @@ def test_a_broken_taxonomy_stops_the_api_with_its_message(root: Path) -> None:
 def test_commands_refuse_a_broken_taxonomy(
     root: Path, command: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _break(root, "family: R1\n", "family: R9\n")
+    _break(root, "family: R1\n", "family: R99\n")
     assert run_cli("--root", str(root), command) != 0
     out = capsys.readouterr()
     text = out.out + out.err
     assert "Traceback" not in text
-    assert "axes.reward_type.values[0].family: unknown reward family 'R9'" in text
+    assert "axes.reward_type.values[0].family: unknown reward family 'R99'" in text
     assert not (root / "site").exists()
 
 

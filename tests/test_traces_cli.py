@@ -13,7 +13,7 @@ import pytest
 
 from masrl_kb.kb.paths import find_root
 from masrl_kb.traces.command import register
-from masrl_kb.traces.validate import check_file
+from masrl_kb.traces.trace_checks import check_file
 
 EXAMPLES = sorted((find_root() / "traces" / "examples").glob("*.json"))
 

@@ -29,7 +29,7 @@ from opentelemetry.trace import Link, Span
 from masrl_kb.traces.metrics import trace_metrics
 from masrl_kb.traces.otel import import_otel
 from masrl_kb.traces.spans import OtelImportError, read_span_file
-from masrl_kb.traces.validate import validate_trace
+from masrl_kb.traces.trace_checks import validate_trace
 from tests.test_traces_cli import run
 from tests.test_traces_otel import otlp_json
 
@@ -437,7 +437,7 @@ def test_import_error_is_a_value_error_with_a_line(tmp_path: Path) -> None:
 def test_the_docs_table_names_every_rule_and_attribute() -> None:
     from masrl_kb.kb.paths import find_root
     from masrl_kb.traces import conventions
-    from masrl_kb.traces.decisions import RULES
+    from masrl_kb.traces.span_decisions import RULES
 
     text = (find_root() / "docs" / "trace-decisions.md").read_text(encoding="utf-8")
     rows = {line for line in text.splitlines() if line.startswith("| O")}
@@ -449,7 +449,7 @@ def test_the_docs_table_names_every_rule_and_attribute() -> None:
 
 
 def test_every_decision_made_is_the_kind_its_rule_makes(tmp_path: Path) -> None:
-    from masrl_kb.traces.decisions import RULES
+    from masrl_kb.traces.span_decisions import RULES
 
     for record, _ in SCENARIOS.values():
         doc = imported(record(GenAI), "otlp-hex", tmp_path)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from masrl_kb.traces.validate import MAX_MESSAGE
+from masrl_kb.traces.trace_checks import MAX_MESSAGE
 from tests.hostile.trace_cases import TraceCase, run_trace_case, trace_cases
 from tests.test_traces_cli import run
 

@@ -14,7 +14,7 @@ from masrl_kb.traces.graph import (
 from masrl_kb.traces.metrics import trace_metrics
 from masrl_kb.traces.render import load_examples
 from masrl_kb.traces.synth import min_steps, synth_trace
-from masrl_kb.traces.validate import validate_trace
+from masrl_kb.traces.trace_checks import validate_trace
 
 NO_EVENTS = {
     "orchestrator_decision": 0,

@@ -23,7 +23,7 @@ from opentelemetry.trace import Link, Span
 from masrl_kb.traces.metrics import trace_metrics
 from masrl_kb.traces.otel import import_otel
 from masrl_kb.traces.spans import OtelImportError, read_span_document, read_span_file
-from masrl_kb.traces.validate import check_file, validate_trace
+from masrl_kb.traces.trace_checks import check_file, validate_trace
 
 T0 = 1_700_000_000 * 10**9  # span timestamps are nanoseconds since the epoch
 SECOND = 10**9

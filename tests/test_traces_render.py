@@ -19,7 +19,7 @@ from masrl_kb.traces.render import (
     trace_mermaid,
     trace_page_markdown,
 )
-from masrl_kb.traces.schema import enum_of, load_schema
+from masrl_kb.traces.trace_schema import enum_of, load_schema
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,8 @@ from jsonschema import Draft202012Validator
 
 from masrl_kb.kb.paths import find_root
 from masrl_kb.traces.metrics import trace_metrics
-from masrl_kb.traces.schema import SCHEMA_FILE, SCHEMA_PATH, load_schema
-from masrl_kb.traces.validate import validate_trace
+from masrl_kb.traces.trace_checks import validate_trace
+from masrl_kb.traces.trace_schema import SCHEMA_FILE, SCHEMA_PATH, load_schema
 
 ROOT = find_root()
 SURVEY_SCHEMA = ROOT / "traces" / "survey" / "trace_schema.json"

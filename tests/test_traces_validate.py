@@ -11,14 +11,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from masrl_kb.kb.taxonomy import load_taxonomy
-from masrl_kb.traces.schema import (
-    SCHEMA_FILE,
-    compile_check,
-    compiled_checks,
-    inline_refs,
-    load_schema,
-)
-from masrl_kb.traces.validate import (
+from masrl_kb.traces.trace_checks import (
     ProblemLog,
     check_file,
     check_graph,
@@ -26,6 +19,13 @@ from masrl_kb.traces.validate import (
     read_trace,
     schema_problems,
     validate_trace,
+)
+from masrl_kb.traces.trace_schema import (
+    SCHEMA_FILE,
+    compile_check,
+    compiled_checks,
+    inline_refs,
+    load_schema,
 )
 
 BASE = {

@@ -15,8 +15,8 @@ from masrl_kb.contrib.export.survey_csv import (
     PAPER_TAGS,
     URL_SEPARATOR,
 )
+from masrl_kb.kb.record_checks import validate
 from masrl_kb.kb.taxonomy import load_taxonomy
-from masrl_kb.kb.validate import validate
 from masrl_kb.kb.yamlio import load_yaml_file
 from masrl_kb.query.frames import load_pool, value_counts
 from tests.conftest import run_cli as run

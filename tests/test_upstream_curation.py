@@ -22,7 +22,7 @@ from masrl_kb.contrib.export.csv_io import (
 )
 from masrl_kb.contrib.export.survey_csv import EXCLUDED_COLUMNS, PAPER_COLUMNS, URL_SEPARATOR
 from masrl_kb.contrib.export.tables import records_csv
-from masrl_kb.kb.validate import validate
+from masrl_kb.kb.record_checks import validate
 from masrl_kb.kb.yamlio import load_yaml_file
 from tests.conftest import run_cli as run
 from tests.screening_stub import copy_kb

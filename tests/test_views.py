@@ -19,9 +19,9 @@ import pytest
 import yaml
 
 from masrl_kb.cli import main
+from masrl_kb.kb.editor_schema import schema_comment
 from masrl_kb.kb.fields import PAPER_FIELDS, PLACEHOLDER
 from masrl_kb.kb.protocol import load_protocol
-from masrl_kb.kb.schema import schema_comment
 from masrl_kb.kb.synthetic import dump_record
 from masrl_kb.query.claims import evaluate_claims, load_claims
 from masrl_kb.query.frames import InvalidRecordsError, load_drafts, load_papers, load_pool

@@ -153,7 +153,7 @@ def cmd_export_survey_csv(args: argparse.Namespace) -> int:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    from masrl_kb.kb.schema import stale_schema_files
+    from masrl_kb.kb.editor_schema import stale_schema_files
 
     root = args.root
     changed = stale_schema_files(root, write=not args.check)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from masrl_kb.cli.common import EXIT_FAILED, EXIT_USER_ERROR, command, err, iso_date
 
 if TYPE_CHECKING:
-    from masrl_kb.contrib.screen.rounds import RunResult
+    from masrl_kb.contrib.screen.batches import RunResult
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -42,7 +42,7 @@ def _screening(run: Handler) -> Handler:
 
     @functools.wraps(run)
     def handler(args: argparse.Namespace) -> int:
-        from masrl_kb.contrib.screen.decisions import DecisionFileError
+        from masrl_kb.contrib.screen.decide import DecisionFileError
         from masrl_kb.contrib.screen.import_files import ImportFileError
         from masrl_kb.contrib.screen.store import ScreeningError
         from masrl_kb.contrib.sources.arxiv import ArxivError
@@ -94,7 +94,7 @@ def cmd_screen_run(args: argparse.Namespace) -> int:
     """Run every query family of protocol.yaml against arXiv for papers submitted in the
     window, remove duplicates of the pool, the exclusions and earlier rounds, rank the rest
     and write screening/<round-id>/."""
-    from masrl_kb.contrib.screen.rounds import run_round
+    from masrl_kb.contrib.screen.batches import run_round
     from masrl_kb.contrib.sources.arxiv import Paging
 
     paging = Paging.from_env(
@@ -120,7 +120,7 @@ def cmd_screen_import(args: argparse.Namespace) -> int:
     id,title,authors,date,url,abstract and optionally doi,arxiv_id,openreview_id), remove
     duplicates of the pool, the exclusions, other rounds and earlier batches of the same
     round, and write or extend screening/<since>_<until>/."""
-    from masrl_kb.contrib.screen.rounds import import_round
+    from masrl_kb.contrib.screen.batches import import_round
 
     window = (args.file, args.source, args.since, args.until)
     result = import_round(
@@ -152,7 +152,7 @@ def cmd_screen_decide(args: argparse.Namespace) -> int:
     id,decision and optionally reason,note,key,stage, and write a paper record per
     inclusion (judgement fields TODO) and an exclusion record per exclusion. Running it
     twice changes nothing."""
-    from masrl_kb.contrib.screen.decisions import decide_round
+    from masrl_kb.contrib.screen.decide import decide_round
 
     result = decide_round(
         args.round_id, args.file, root=args.root, stage=args.stage, default_reason=args.reason

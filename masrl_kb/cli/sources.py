@@ -37,8 +37,8 @@ def _guarded(fetch: Callable[[argparse.Namespace], int]) -> Callable[[argparse.N
 
     @functools.wraps(fetch)
     def handler(args: argparse.Namespace) -> int:
+        from masrl_kb.contrib.outside_text import clean_text
         from masrl_kb.contrib.sources.http import SourceError
-        from masrl_kb.contrib.text import clean_text
 
         try:
             return fetch(args)

@@ -22,10 +22,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from masrl_kb.contrib.outside_text import MAX_ABSTRACT, MAX_TITLE, clean_names, clean_text
 from masrl_kb.contrib.sources.arxiv import ArxivPaper, arxiv_or_none, fetch_paper, parse_arxiv_id
-from masrl_kb.contrib.text import MAX_ABSTRACT, MAX_TITLE, clean_names, clean_text
 from masrl_kb.kb.atomic import write_atomic
 from masrl_kb.kb.crossrules import identities, normalise_url
+from masrl_kb.kb.editor_schema import schema_comment
 from masrl_kb.kb.fields import (
     EXCLUSION_FIELDS,
     EXCLUSION_ID_PATTERN,
@@ -33,13 +34,12 @@ from masrl_kb.kb.fields import (
     PAPER_FIELDS,
     PLACEHOLDER,
 )
+from masrl_kb.kb.record_checks import record_text_problems
 from masrl_kb.kb.records import EXCLUSIONS_DIR, PAPERS_DIR, RECORD_SUFFIX, RecordSet, read_records
 from masrl_kb.kb.rules import is_http_url
-from masrl_kb.kb.schema import schema_comment
 from masrl_kb.kb.synthetic import dump_record
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
 from masrl_kb.kb.text import shorten, title_skeleton
-from masrl_kb.kb.validate import record_text_problems
 
 ARXIV_VENUE = "arXiv"
 

@@ -20,14 +20,14 @@ from typing import Any
 import pandas as pd
 
 from masrl_kb.kb.benchmarks import BENCHMARKS_FILE
+from masrl_kb.kb.editor_schema import to_json_compatible
 from masrl_kb.kb.fields import TAG_FIELDS
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.problem import Problem
+from masrl_kb.kb.record_checks import validate_records
 from masrl_kb.kb.records import EXCLUSIONS_DIR, PAPERS_DIR, RecordFile, read_records
 from masrl_kb.kb.rules import crosstab_list, decision_statuses
-from masrl_kb.kb.schema import to_json_compatible
 from masrl_kb.kb.taxonomy import TAXONOMY_FILE, load_taxonomy
-from masrl_kb.kb.validate import validate_records
 from masrl_kb.query.claims import (
     CLAIMS_FILE,
     ClaimResult,

@@ -17,13 +17,14 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from masrl_kb.kb.fields import ARTIFACT_KINDS
 from masrl_kb.kb.records import RecordSet, read_records
 
 DEFAULT_TIMEOUT = 15.0
 DEFAULT_WORKERS = 8
 USER_AGENT = "masrl-kb-check-links/1.0 (link checker of a curated paper list)"
 BLOCKED = frozenset({401, 403, 429})
-ARTIFACT_KINDS = ("code", "weights", "data", "traces")
+__all__ = ["ARTIFACT_KINDS"]
 
 
 @dataclass(frozen=True)

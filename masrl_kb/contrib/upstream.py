@@ -32,13 +32,13 @@ from masrl_kb.contrib.export.survey_csv import (
     PAPER_TAGS,
     URL_SEPARATOR,
 )
-from masrl_kb.contrib.text import clean_text
+from masrl_kb.contrib.outside_text import clean_text
 from masrl_kb.kb.atomic import write_atomic
 from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.record_checks import validate_records
 from masrl_kb.kb.records import RecordFile, RecordSet, read_records
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
 from masrl_kb.kb.text import shorten, shorten_name
-from masrl_kb.kb.validate import validate_records
 from masrl_kb.kb.yamlio import UnsafeFileError, load_yaml_text, read_regular_file
 
 MAX_CSV_BYTES = 20 * 1024 * 1024

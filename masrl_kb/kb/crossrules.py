@@ -97,7 +97,7 @@ def unknown_benchmark_problems(papers: Checked, registry: BenchmarkFile) -> Iter
     """``evaluated_on`` names a pooled benchmark record or an id of ``benchmarks.yaml``."""
     known = {p.key for _, p in papers if p.category == BENCHMARK_CATEGORY}
     known |= {b.id for b in registry.benchmarks}
-    allowed = ", ".join(sorted(known)) or "none"
+    allowed = capped_list(sorted(known))
     for rec, paper in papers:
         for i, item in enumerate(paper.evaluated_on or ()):
             if item.benchmark not in known:

@@ -1,10 +1,10 @@
 """The survey's search and screening protocol, read from ``protocol.yaml``
-(the rules: :mod:`masrl_kb.kb.model.protocol`)."""
+(the rules: :mod:`masrl_kb.kb.model.protocol_model`)."""
 
 from __future__ import annotations
 
 from masrl_kb.kb.model.base import context, validate_file
-from masrl_kb.kb.model.protocol import Protocol, QueryFamily
+from masrl_kb.kb.model.protocol_model import Protocol, QueryFamily
 from masrl_kb.kb.paths import Root, find_root
 from masrl_kb.kb.problem import DataFileError, Problem
 from masrl_kb.kb.taxonomy import load_taxonomy

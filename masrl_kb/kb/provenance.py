@@ -6,14 +6,14 @@ non-ASCII or punycode host, a control character or a dot segment is never primar
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from masrl_kb.kb.model.base import Loc, field_name, line_at
-from masrl_kb.kb.model.paper import EVALUATED_CATEGORIES, Evidence, Paper, Source
-from masrl_kb.kb.model.sources import (
+from masrl_kb.kb.model.paper import EVALUATED_CATEGORIES, Paper
+from masrl_kb.kb.model.sources_model import (
     HOST_RE,
     SOURCES_FILE,
     UNSAFE_CHARS,
@@ -210,17 +210,130 @@ def allowed_kinds(data: HostData, owner: _Owner) -> str:
     return "; ".join(parts)
 
 
-# ---------------------------------------------------------------- the rule
+# ---------------------------------------------------------------- where URLs cite
 
 
-def _provisional(item: object) -> str | None:
-    value = item.get("provisional") if isinstance(item, Mapping) else None
+@dataclass(frozen=True)
+class Cited:
+    """One place a record cites a page for what it states: the one table that both the
+    rule (:func:`provenance_problems`) and the site's badge (:func:`provisional_notes`)
+    read. A new URL field that backs a fact or a reading is a row here;
+    ``tests/test_provenance.py`` fails on a URL field of the model found in no row and
+    not listed in :data:`NOT_CITED`."""
+
+    path: tuple[str, ...]  # to the mapping holding the URL; "*": each item of a list
+    url: str  # the URL's key in that mapping
+    provisional: str | None  # the key of the reason standing in for a primary page; None: none may
+    what: str  # in messages; {name}: a value of the mapping or of the one holding it
+    note: str  # in provisional_notes, formatted the same way
+    when: str | None = None  # a key of the holding mapping that must be true for the rule
+    labelled: bool = False  # the mapping's source: label must fit its page
+    by_fact: bool = False  # one primary page among the items of one `field` suffices
+
+
+CITED: tuple[Cited, ...] = (
+    Cited(
+        ("sources", "*"),
+        "url",
+        "provisional",
+        "the corrected {field}",
+        "source of {field}",
+        by_fact=True,
+    ),
+    Cited(
+        ("decisions", "*", "evidence"),
+        "url",
+        "provisional",
+        "learned decision {id}",
+        "evidence for {id}",
+        when="learned",
+        labelled=True,
+    ),
+    Cited(
+        ("credit_evidence",),
+        "url",
+        "provisional",
+        "a strict credit reading",
+        "strict credit evidence",
+        when="credit_strict",
+        labelled=True,
+    ),
+    Cited(("artifacts",), "source", "provisional", "the release links", "release links"),
+    Cited(
+        ("evaluated_on_none",),
+        "url",
+        "provisional",
+        "the reason for an empty evaluated_on",
+        "no-benchmark reason",
+    ),
+    Cited(
+        (), "evaluation_source", "evaluation_provisional", "the evaluations", "evaluation source"
+    ),
+    Cited(
+        ("evaluated_on", "*", "results", "*"),
+        "source",
+        None,
+        "a reported {benchmark} value",
+        "reported value",
+    ),
+)
+# URL fields that name the work's own pages rather than back a statement about it.
+NOT_CITED = frozenset(
+    {
+        "url",
+        "extra_urls",
+        "own_sites",
+        "artifacts.code",
+        "artifacts.weights",
+        "artifacts.data",
+        "artifacts.traces",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Spot:
+    """One mapping a :class:`Cited` row finds in a record."""
+
+    loc: Loc  # of the mapping
+    item: Mapping
+    holder: Mapping  # the mapping that holds it (the record at the top)
+
+
+def spots(record: Mapping, cited: Cited) -> Iterator[Spot]:
+    """Every mapping of ``record`` at ``cited.path``, in record order."""
+    found: list[tuple[Loc, object, Mapping]] = [((), record, record)]
+    for step in cited.path:
+        deeper: list[tuple[Loc, object, Mapping]] = []
+        for loc, value, holder in found:
+            if step == "*" and isinstance(value, list):
+                deeper += [((*loc, i), v, holder) for i, v in enumerate(value)]
+            elif step != "*" and isinstance(value, Mapping):
+                deeper.append(((*loc, step), value.get(step), value))
+        found = deeper
+    return (Spot(loc, v, h) for loc, v, h in found if isinstance(v, Mapping))
+
+
+def _named(text: str, spot: Spot, quoted: bool = True) -> str:
+    """``text`` with each ``{name}`` a value of the spot's mapping or of its holder (quoted
+    and cut in a message, as the record gives it in a note)."""
+    values = {**spot.holder, **spot.item}
+    names = re.findall(r"{(\w+)}", text)
+    show = (lambda v: shorten(v, 30)) if quoted else (lambda v: str(v))
+    return text.format_map({n: show(values.get(n)) for n in names})
+
+
+def _reason(spot: Spot, cited: Cited) -> str | None:
+    value = spot.item.get(cited.provisional) if cited.provisional else None
     return value if isinstance(value, str) and value.strip() else None
+
+
+# ---------------------------------------------------------------- the rule
 
 
 @dataclass
 class _Check:
-    """One valid paper (typed values, lines from its file) against the host data."""
+    """One valid paper (its mapping, lines from its file) against the host data."""
 
     rec: RecordFile
     paper: Paper
@@ -230,21 +343,29 @@ class _Check:
     def problem(self, loc: Loc, message: str, at: Loc | None = None) -> Problem:
         return Problem(self.rec.rel, line_at(self.rec.data, at or loc), field_name(loc), message)
 
-    def need_primary(self, url: str, loc: Loc, what: str, reason: str | None) -> Iterator[Problem]:
-        """A problem unless ``url`` is primary or a provisional ``reason`` is given."""
+    def need_primary(self, spot: Spot, cited: Cited) -> Iterator[Problem]:
+        """A problem unless the spot's URL is primary or a provisional reason is given."""
+        url, loc = spot.item.get(cited.url), (*spot.loc, cited.url)
         verdict = classify(self.data, self.owner, url)
-        if isinstance(verdict, Kind) or reason is not None:
+        if isinstance(verdict, Kind) or _reason(spot, cited) is not None:
             return
-        hint = "evaluation_provisional" if loc == ("evaluation_source",) else "provisional"
-        message = (
-            f"{verdict}; {what}: at least one primary source is needed, or {hint}: <reason>; "
-            f"allowed kinds: {allowed_kinds(self.data, self.owner)}"
-        )
+        what, kinds = _named(cited.what, spot), allowed_kinds(self.data, self.owner)
+        if cited.provisional is None:
+            message = (
+                f"{verdict}; {what} is read from a primary page (the paper, its "
+                f"repository or the vendor's site); allowed kinds: {kinds}"
+            )
+        else:
+            message = (
+                f"{verdict}; {what}: at least one primary source is needed, or "
+                f"{cited.provisional}: <reason>; allowed kinds: {kinds}"
+            )
         yield self.problem(loc, message)
 
-    def label(self, evidence: Evidence, loc: Loc) -> Iterator[Problem]:
+    def label(self, spot: Spot, cited: Cited) -> Iterator[Problem]:
         """An evidence ``source:`` label that its page cannot carry."""
-        label, verdict = evidence.source, classify(self.data, self.owner, evidence.url)
+        label = spot.item.get("source")
+        verdict = classify(self.data, self.owner, spot.item.get(cited.url))
         if label == SECONDARY or isinstance(verdict, Kind) and label in verdict.backs:
             return
         if isinstance(verdict, Kind):
@@ -253,48 +374,31 @@ class _Check:
         else:
             message = f"source: {label} needs the work's own page ({verdict}); "
             message += "point at the primary page or label it secondary"
-        yield self.problem((*loc, "source"), message)
+        yield self.problem((*spot.loc, "source"), message)
 
-
-def _sources(c: _Check) -> Iterator[Problem]:
-    groups: dict[str, list[tuple[int, Source]]] = {}
-    for i, item in enumerate(c.paper.sources or ()):
-        groups.setdefault(item.field, []).append((i, item))
-    for fact, items in groups.items():
-        ok = any(
-            item.provisional is not None or isinstance(classify(c.data, c.owner, item.url), Kind)
-            for _, item in items
-        )
-        if not ok:
-            i, item = items[0]
-            what = f"the corrected {shorten(fact, 30)}"
-            yield from c.need_primary(item.url, ("sources", i, "url"), what, None)
-
-
-def _evidence(c: _Check) -> Iterator[Problem]:
-    for i, decision in enumerate(c.paper.decisions):
-        evidence = decision.evidence
-        if evidence is None:
-            continue
-        loc: Loc = ("decisions", i, "evidence")
-        yield from c.label(evidence, loc)
-        if decision.learned:
-            what = f"learned decision {shorten(decision.id, 8)}"
-            yield from c.need_primary(evidence.url, (*loc, "url"), what, evidence.provisional)
-    credit = c.paper.credit_evidence
-    if credit is not None:
-        yield from c.label(credit, ("credit_evidence",))
-        if c.paper.credit_strict:
-            loc = ("credit_evidence", "url")
-            yield from c.need_primary(
-                credit.url, loc, "a strict credit reading", credit.provisional
-            )
-
-
-def _artifacts(c: _Check) -> Iterator[Problem]:
-    artifacts = c.paper.artifacts
-    loc = ("artifacts", "source")
-    yield from c.need_primary(artifacts.source, loc, "the release links", artifacts.provisional)
+    def cited(self, cited: Cited) -> Iterator[Problem]:
+        """The rule of one :class:`Cited` row over this record."""
+        # A malformed value is the model's to report: only URLs given as text are judged.
+        record = self.rec.data if isinstance(self.rec.data, Mapping) else {}
+        found = [s for s in spots(record, cited) if isinstance(s.item.get(cited.url), str)]
+        if cited.labelled:
+            for spot in found:
+                yield from self.label(spot, cited)
+        found = [s for s in found if cited.when is None or s.holder.get(cited.when) is True]
+        if not cited.by_fact:
+            for spot in found:
+                yield from self.need_primary(spot, cited)
+            return
+        groups: dict[object, list[Spot]] = {}
+        for spot in found:
+            groups.setdefault(repr(spot.item.get("field")), []).append(spot)
+        for items in groups.values():
+            if not any(
+                _reason(s, cited) is not None
+                or isinstance(classify(self.data, self.owner, s.item.get(cited.url)), Kind)
+                for s in items
+            ):
+                yield from self.need_primary(items[0], cited)
 
 
 def _evaluations(c: _Check) -> Iterator[Problem]:
@@ -309,30 +413,11 @@ def _evaluations(c: _Check) -> Iterator[Problem]:
             "evaluated_on_none: {reason, url} (a primary page that shows it)"
         )
         yield c.problem(("evaluated_on_none",), message, at=("evaluated_on",))
-    if none is not None:
-        what = "the reason for an empty evaluated_on"
-        yield from c.need_primary(none.url, ("evaluated_on_none", "url"), what, none.provisional)
-    if paper.evaluation_source is not None:
-        loc = ("evaluation_source",)
-        reason = paper.evaluation_provisional
-        yield from c.need_primary(paper.evaluation_source, loc, "the evaluations", reason)
 
 
-def _results(c: _Check) -> Iterator[Problem]:
-    """Every reported value is read from a primary page (a result has no provisional:
-    a value is cited from where it is printed, or left out)."""
-    for i, evaluation in enumerate(c.paper.evaluated_on or ()):
-        for j, result in enumerate(evaluation.results or ()):
-            loc: Loc = ("evaluated_on", i, "results", j, "source")
-            what = f"a reported {shorten(evaluation.benchmark, 30)} value"
-            verdict = classify(c.data, c.owner, result.source)
-            if not isinstance(verdict, Kind):
-                message = (
-                    f"{verdict}; {what} is read from a primary page (the paper, its "
-                    f"repository or the vendor's site); allowed kinds: "
-                    f"{allowed_kinds(c.data, c.owner)}"
-                )
-                yield c.problem(loc, message)
+def _cited(c: _Check) -> Iterator[Problem]:
+    for cited in CITED:
+        yield from c.cited(cited)
 
 
 def _own_sites(c: _Check) -> Iterator[Problem]:
@@ -360,24 +445,16 @@ def provenance_problems(
     for rec, paper in papers:
         # A record that validated into a Paper was loaded as a mapping.
         c = _Check(rec, paper, data, record_owner(data, rec.data))  # type: ignore[arg-type]
-        for rule in (_sources, _evidence, _artifacts, _evaluations, _results, _own_sites):
+        for rule in (_cited, _evaluations, _own_sites):
             yield from rule(c)
 
 
 def provisional_notes(record: Mapping) -> list[tuple[str, str]]:
-    """(what, reason) for every item the record marks provisional, in record order."""
-    items: list[tuple[str, object]]
-    items = [(f"source of {s.get('field')}", s) for s in _mappings(record.get("sources"))]
-    for d in _mappings(record.get("decisions")):
-        items.append((f"evidence for {d.get('id')}", d.get("evidence")))
-    items += [
-        ("strict credit evidence", record.get("credit_evidence")),
-        ("release links", record.get("artifacts")),
-        ("no-benchmark reason", record.get("evaluated_on_none")),
-        ("evaluation source", {"provisional": record.get("evaluation_provisional")}),
+    """(what, reason) for every item the record marks provisional, in :data:`CITED` order."""
+    return [
+        (_named(cited.note, spot, quoted=False), reason)
+        for cited in CITED
+        if isinstance(record, Mapping)
+        for spot in spots(record, cited)
+        if (reason := _reason(spot, cited))
     ]
-    return [(what, reason) for what, item in items if (reason := _provisional(item))]
-
-
-def _mappings(items: Any) -> list[Mapping]:
-    return [item for item in items or [] if isinstance(item, Mapping)]

@@ -1,12 +1,12 @@
 """Independent readings: other readers' codings of pooled papers, one file per reader
-(``readings/<reader>.yaml``, the model: :mod:`masrl_kb.kb.model.readings`). The
+(``readings/<reader>.yaml``, the model: :mod:`masrl_kb.kb.model.readings_model`). The
 knowledge base's own records are a reader too (``kb``), so agreement can be measured.
 """
 
 from __future__ import annotations
 
 from masrl_kb.kb.model.base import context, validate_file
-from masrl_kb.kb.model.readings import KB_READER, READING_AXES, READING_FIELDS, Reader
+from masrl_kb.kb.model.readings_model import KB_READER, READING_AXES, READING_FIELDS, Reader
 from masrl_kb.kb.paths import Root, find_root
 from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.taxonomy import load_taxonomy

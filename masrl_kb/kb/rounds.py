@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from masrl_kb.kb.model.base import line_at, validate_file
-from masrl_kb.kb.model.rounds import ROUND_ID, RoundFile, whole
+from masrl_kb.kb.model.rounds_model import ROUND_ID, RoundFile, whole
 from masrl_kb.kb.paths import Root, find_root
 from masrl_kb.kb.problem import Problem
-from masrl_kb.kb.text import shorten
+from masrl_kb.kb.text import capped_list, shorten
 from masrl_kb.kb.yamlio import load_yaml_file
 
 SCREENING_DIR = "screening"
@@ -155,13 +155,13 @@ def round_dir(root: Root, rid: str) -> Path:
 
 def load_round(root: Root, rid: str) -> Round:
     """Read one round; :class:`RoundError` when it is missing or malformed (the rules:
-    :class:`masrl_kb.kb.model.rounds.RoundFile`)."""
+    :class:`masrl_kb.kb.model.rounds_model.RoundFile`)."""
     folder = round_dir(root, rid)
     path = folder / ROUND_FILE
     rel = f"{SCREENING_DIR}/{rid}/{ROUND_FILE}"
     _refuse_link(path, rel)
     if not path.is_file():
-        known = ", ".join(r.id for r in load_rounds(root)) or "none"
+        known = capped_list([r.id for r in load_rounds(root)])
         raise RoundError(f"no screening round {rid!r} (rounds: {known})")
     model, problems = validate_file(RoundFile, path, rel, {"folder": rid}, top="round")
     if model is None:
@@ -205,7 +205,7 @@ def round_duplicates(root: Root, rid: str) -> list[dict[str, str]]:
     import csv
     import io
 
-    from masrl_kb.kb.model.rounds import DUPLICATES_CSV
+    from masrl_kb.kb.model.rounds_model import DUPLICATES_CSV
 
     path = round_dir(root, rid) / DUPLICATES_CSV
     rel = f"{SCREENING_DIR}/{rid}/{DUPLICATES_CSV}"
@@ -266,9 +266,8 @@ def source_kind_problems(root: Root = None) -> list[Problem]:
     id of taxonomy.yaml: the exclusion it writes would not validate, and the site could
     not name it. Rounds that do not load, and a broken taxonomy, are reported elsewhere."""
     from masrl_kb.kb.model.base import field_name
-    from masrl_kb.kb.model.rounds import source_kind
+    from masrl_kb.kb.model.rounds_model import source_kind
     from masrl_kb.kb.taxonomy import TaxonomyError, load_taxonomy
-    from masrl_kb.kb.text import capped_list
 
     base = find_root(root)
     try:

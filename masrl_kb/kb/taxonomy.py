@@ -1,4 +1,5 @@
-"""The controlled vocabularies, read from ``taxonomy.yaml`` (the model: :mod:`.model.taxonomy`)."""
+"""The controlled vocabularies, read from ``taxonomy.yaml``
+(the model: :mod:`.model.taxonomy_model`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 from masrl_kb.kb.fields import required_axes
 from masrl_kb.kb.model.base import validate_file
-from masrl_kb.kb.model.taxonomy import Taxonomy
+from masrl_kb.kb.model.taxonomy_model import Taxonomy
 from masrl_kb.kb.paths import TAXONOMY_FILE, Root, find_root
 from masrl_kb.kb.problem import DataFileError, Problem
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Iterator
@@ -72,28 +73,40 @@ def without_papers(table: pd.DataFrame, keys: set[str]) -> pd.DataFrame:
 
 def _compared(
     table: pd.DataFrame, pairs: set[frozenset[str]] | None = None
-) -> Iterator[tuple[str, str, str, pd.DataFrame]]:
-    """(first reader, second reader, axis, their codings of the papers both coded); only
-    the given pairs when ``pairs`` is set."""
-    wide = {
-        axis: rows.pivot(index="key", columns="reader", values="value")
-        for axis, rows in table.groupby("axis", sort=False)
-    }
+) -> Iterator[tuple[str, str, str, list[str], list[object], list[object]]]:
+    """(first reader, second reader, axis, the keys of the papers both coded, in key order,
+    and the two readers' codings of them); only the given pairs when ``pairs`` is set."""
+    coded: dict[str, dict[str, dict[str, object]]] = {}  # axis -> reader -> key -> value
+    columns = (table[c] for c in ("reader", "key", "axis", "value"))
+    for reader, key, axis, value in zip(*columns, strict=True):
+        if not pd.isna(value):
+            coded.setdefault(axis, {}).setdefault(reader, {})[key] = value
     readers = sorted(table["reader"].unique(), key=lambda r: (r != KB_READER, r))  # kb first
     for a, b in combinations(readers, 2):
         if pairs is not None and frozenset((a, b)) not in pairs:
             continue
         for axis in READING_AXES:
-            codings = wide.get(axis)
-            if codings is None or a not in codings or b not in codings:
+            codings = coded.get(axis, {})
+            if a not in codings or b not in codings:
                 continue
-            both = codings[[a, b]].dropna()
-            if not both.empty:
-                yield a, b, axis, both
+            first, second = codings[a], codings[b]
+            keys = sorted(first.keys() & second.keys())
+            if keys:
+                yield a, b, axis, keys, [first[k] for k in keys], [second[k] for k in keys]
 
 
 def _kappa_alpha(x: list[str], y: list[str], labels: list[str]) -> tuple[float, float]:
     """Cohen's kappa and Krippendorff's alpha (nominal) of two codings."""
+    return _kappa_alpha_of(tuple(x), tuple(y), tuple(labels))
+
+
+@functools.lru_cache(maxsize=4096)
+def _kappa_alpha_of(
+    x: tuple[str, ...], y: tuple[str, ...], labels: tuple[str, ...]
+) -> tuple[float, float]:
+    """:func:`_kappa_alpha`, once per distinct pair of codings: a build asks for the same
+    pairs several times (every pair, the declared ones, without the codebook's examples),
+    and scikit-learn's checks cost more than the sums."""
     import krippendorff
     from sklearn.metrics import cohen_kappa_score
 
@@ -102,7 +115,7 @@ def _kappa_alpha(x: list[str], y: list[str], labels: list[str]) -> tuple[float, 
     code = {label: i for i, label in enumerate(labels)}
     data = [[code[v] for v in x], [code[v] for v in y]]
     alpha = krippendorff.alpha(reliability_data=data, level_of_measurement="nominal")
-    return float(cohen_kappa_score(x, y, labels=labels)), float(alpha)
+    return float(cohen_kappa_score(list(x), list(y), labels=list(labels))), float(alpha)
 
 
 @checked(papers=tuple(READING_AXES), table=READING_COLUMNS)
@@ -118,8 +131,8 @@ def agreement(
     (:func:`declared_pairs`)."""
     table = readings(papers, root) if table is None else table
     rows = []
-    for a, b, axis, both in _compared(table, pairs):
-        x, y = [str(v) for v in both[a]], [str(v) for v in both[b]]  # codes compare as text
+    for a, b, axis, _, first, second in _compared(table, pairs):
+        x, y = [str(v) for v in first], [str(v) for v in second]  # codes compare as text
         labels = sorted(set(x) | set(y))
         same = sum(i == j for i, j in zip(x, y, strict=True)) / len(x)
         rows.append([f"{a} / {b}", axis, len(x), same, *_kappa_alpha(x, y, labels)])
@@ -137,10 +150,10 @@ def disagreements(
     the given pairs when ``pairs`` is set)."""
     table = readings(papers, root) if table is None else table
     rows = [
-        {"readers": f"{a} / {b}", "axis": axis, "key": key, "first": row[a], "second": row[b]}
-        for a, b, axis, both in _compared(table, pairs)
-        for key, row in both.iterrows()
-        if str(row[a]) != str(row[b])
+        {"readers": f"{a} / {b}", "axis": axis, "key": key, "first": x, "second": y}
+        for a, b, axis, keys, first, second in _compared(table, pairs)
+        for key, x, y in zip(keys, first, second, strict=True)
+        if str(x) != str(y)
     ]
     return pd.DataFrame(rows, columns=["readers", "axis", "key", "first", "second"])
 

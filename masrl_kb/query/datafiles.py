@@ -54,8 +54,8 @@ def data_file_problems(root: str | os.PathLike[str] | None = None) -> list[Probl
 
 def compute_report(base: Path) -> Report:
     """Validate every record and data file under ``base`` (no cache)."""
+    from masrl_kb.kb.record_checks import validate as validate_records_only
     from masrl_kb.kb.taxonomy import TaxonomyError, load_taxonomy
-    from masrl_kb.kb.validate import validate as validate_records_only
 
     report = validate_records_only(base)
     try:

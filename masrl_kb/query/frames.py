@@ -21,29 +21,32 @@ from masrl_kb.kb import cache
 from masrl_kb.kb.benchmarks import read_benchmarks
 from masrl_kb.kb.crossrules import arxiv_ids_of
 from masrl_kb.kb.drafts import Draft, check_mode, split_drafts
-from masrl_kb.kb.fields import EXCLUSION_FIELDS, PAPER_FIELDS, TAG_FIELDS
+from masrl_kb.kb.fields import (
+    ARTIFACT_KINDS,
+    EXCLUSION_FIELDS,
+    PAPER_FIELDS,
+    TAG_FIELDS,
+    categorical_axes,
+    paper_columns,
+)
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.problem import Problem
+from masrl_kb.kb.record_checks import validate_records
 from masrl_kb.kb.records import RecordSet, read_records
-from masrl_kb.kb.rules import decision_statuses
+from masrl_kb.kb.rules import ABSENT, decision_statuses
 from masrl_kb.kb.taxonomy import Taxonomy, TaxonomyError, load_taxonomy
 from masrl_kb.kb.text import shorten
-from masrl_kb.kb.validate import validate_records
 from masrl_kb.query.args import checked
 from masrl_kb.query.lang import select_rows, unknown_name
 from masrl_kb.query.values import parse_value
 
 PathLike = str | os.PathLike[str] | None
 Frames = tuple[pd.DataFrame, pd.DataFrame]
-ARTIFACT_KINDS = ("code", "weights", "data", "traces")
+__all__ = ["ARTIFACT_KINDS"]  # re-exported for the pages that list releases
 DateLike = dt.date | str | None
 DECISION_AXES = ("decision", "decision_learned")
-EXCLUSION_TAGS = {
-    "source": "exclusion_source",
-    "query_family": "query_family",
-    "stage": "exclusion_stage",
-    "reason": "exclusion_reason",
-}
+# The exclusion fields the model types as taxonomy values: categorical columns.
+EXCLUSION_TAGS = {f.name: f.axis for f in EXCLUSION_FIELDS if f.axis}
 DRAFT_COLUMNS = ["path", "kind", "id", "title", "unfinished"]
 
 
@@ -66,7 +69,7 @@ def load_papers(
     root: PathLike = None, as_of: DateLike = None, drafts: str = "error"
 ) -> pd.DataFrame:
     """One row per pooled paper, indexed by ``key``, tags as ordered categoricals, derived
-    columns (``reward_family``, ``bibtex_key``, ``O1``..``O5``: absent / present / learned ...).
+    columns (``reward_family``, ``bibtex_key``, one per decision id: its status).
     ``as_of``: papers added by that day; ``drafts``: records with ``TODO`` fields invalid
     (``"error"``) or left out (``"exclude"``). Raises :class:`InvalidRecordsError`."""
     return load_pool(root, as_of=as_of, drafts=drafts)[0]
@@ -173,15 +176,12 @@ def _paper_row(record: object) -> dict[str, Any]:
 
 
 def _tag_columns(frame: pd.DataFrame, tax: Taxonomy) -> None:
-    """Every tag, decision and evidence column as an ordered categorical."""
-    axes = {name: name for name in (*TAG_FIELDS, "reward_family", "entry_type")}
-    axes |= {"credit_source": "evidence_source", "credit_mechanism": "credit_mechanism"}
+    """Every column typed as a taxonomy value (record fields by the model, derived
+    columns by :data:`~masrl_kb.kb.fields.DERIVED`) as an ordered categorical."""
     for did in tax["decision"].ids:
         statuses = frame.get(did, [None] * len(frame))
-        frame[did] = [s if isinstance(s, str) else "absent" for s in statuses]
-        axes[did] = "decision_status"
-        axes |= {f"{did}_mechanism": "decision_mechanism", f"{did}_source": "evidence_source"}
-    for name, axis in axes.items():
+        frame[did] = [s if isinstance(s, str) else ABSENT for s in statuses]
+    for name, axis in categorical_axes(tax["decision"].ids).items():
         frame[name] = _categorical(frame.get(name, [None] * len(frame)), tax[axis].ids)
 
 
@@ -200,7 +200,7 @@ def _papers_table(records: RecordSet, tax: Taxonomy) -> pd.DataFrame:
     frame["added"] = pd.to_datetime(frame["added"])
     frame["year"] = frame["year"].astype(int)
     frame["credit_strict"] = frame["credit_strict"].astype(bool)
-    return frame.set_index("key").sort_index()[_paper_columns(tax)]
+    return frame.set_index("key").sort_index()[paper_columns(tax["decision"].ids)]
 
 
 def _benchmark_use(frame: pd.DataFrame) -> list[int]:
@@ -212,28 +212,6 @@ def _benchmark_use(frame: pd.DataFrame) -> list[int]:
         for key in {e.get("benchmark") for e in evaluations or []} - {None}
     )
     return [uses[key] for key in frame["key"]]
-
-
-def _paper_columns(tax: Taxonomy) -> list[str]:
-    """Record fields in field-list order, each derived column after its source."""
-    decisions = tax["decision"].ids
-    derived = {
-        "reward_type": ["reward_family"],
-        "credit_evidence": ["credit_source"],
-        "decisions": [
-            *decisions,
-            *(f"{d}_{s}" for s in ("mechanism", "source") for d in decisions),
-        ],
-        "citation": ["bibtex_key", "entry_type"],
-        "artifacts": [
-            *(f"has_{k}" for k in ARTIFACT_KINDS),
-            *(f"{k}_url" for k in ARTIFACT_KINDS),
-            "license",
-        ],
-        "evaluated_on": ["n_benchmarks", "ma_native_eval", "rl_methods_using"],
-        "multi_agent_native": ["ma_native_benchmark"],
-    }
-    return [c for f in PAPER_FIELDS[1:] for c in (f.name, *derived.get(f.name, ()))]
 
 
 def _exclusions_table(records: RecordSet, tax: Taxonomy) -> pd.DataFrame:

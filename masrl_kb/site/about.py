@@ -9,7 +9,8 @@ import yaml
 from markupsafe import Markup
 
 from masrl_kb.contrib.export import tables
-from masrl_kb.kb.fields import EXCLUSION_FIELDS, PAPER_FIELDS
+from masrl_kb.kb.fields import DERIVED, EXCLUSION_FIELDS, PAPER_FIELDS
+from masrl_kb.kb.text import capped_list
 from masrl_kb.site import lists, urls
 from masrl_kb.site.build import source_file
 from masrl_kb.site.components import Page
@@ -17,7 +18,7 @@ from masrl_kb.site.context import SURVEY, Context
 from masrl_kb.site.diagrams import trace_diagram
 from masrl_kb.site.judgement_pages import results_csv
 from masrl_kb.traces.render import DIAGRAM_EXAMPLE, load_examples, trace_page_markdown
-from masrl_kb.traces.schema import SCHEMA_PATH
+from masrl_kb.traces.trace_schema import SCHEMA_PATH
 
 MERMAID_FENCE = re.compile(r"^```mermaid\n.*?\n```$", re.S | re.M)
 
@@ -37,12 +38,25 @@ def download_files(ctx: Context) -> dict[str, str]:
     }
 
 
+def derived_fields(ctx: Context) -> list[tuple[str, str]]:
+    """(column, meaning) of every derived column, the values of its axis from the taxonomy."""
+    decisions = ctx.tax["decision"].ids
+    rows = []
+    for d in DERIVED:
+        names = d.names(decisions)
+        name = names[0] if len(names) == 1 else f"{names[0]}..{names[-1]}"
+        values = f" Values: {capped_list(ctx.tax[d.axis].ids)}." if d.axis else ""
+        rows.append((name, f"{d.doc}{values}"))
+    return rows
+
+
 def downloads_page(ctx: Context, files: dict[str, str]) -> Page:
     page = Page(urls.DOWNLOADS, "Downloads")
     return page.show(
         "downloads.md",
         sizes={path: f"{len(text.encode('utf-8')) / 1024:.0f}" for path, text in files.items()},
         paper_fields=[(f.name, f.doc) for f in PAPER_FIELDS],
+        derived_fields=derived_fields(ctx),
         exclusion_fields=[(f.name, f.doc) for f in EXCLUSION_FIELDS],
         list_columns=lists.COLUMNS,
     )

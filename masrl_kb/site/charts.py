@@ -81,7 +81,7 @@ def _stacked_years(table: pd.DataFrame, names: list[str], partial: str | None) -
 
 def year_chart(page: Page, ctx: Context, axis: str = "category") -> Markup:
     """Stacked bars by year, one colour per ``axis`` value, legend linked: papers per
-    category, or the papers that learn each decision O1..O5 (``decision_learned``)."""
+    category, or the papers that learn each decision (``decision_learned``)."""
     title, tid, empty = YEAR_CHARTS[axis]
     table = crosstab(axis, "year", papers=ctx.papers)
     if axis == "decision_learned":

@@ -8,7 +8,7 @@ from pathlib import PurePosixPath
 
 import pandas as pd
 
-from masrl_kb.kb.model.rounds import source_kind
+from masrl_kb.kb.model.rounds_model import source_kind
 from masrl_kb.kb.rounds import SOURCE_COUNTS, Round, load_rounds
 from masrl_kb.query.coverage import batch_reach, recall_estimates, round_reach
 from masrl_kb.query.frames import crosstab, value_counts

@@ -15,7 +15,7 @@ from typing import Any
 
 from masrl_kb.kb.atomic import write_atomic
 from masrl_kb.traces.jsonfile import open_regular
-from masrl_kb.traces.validate import TraceGraph, inspect_file, printable, shorten
+from masrl_kb.traces.trace_checks import TraceGraph, inspect_file, printable, shorten
 
 USAGE_ERROR = 2
 DEFAULT_MAX_PROBLEMS = 50
@@ -274,7 +274,7 @@ def _import_otel(args: argparse.Namespace) -> int:
 
 
 def _import_parser(sources: argparse._SubParsersAction, name: str, about: str) -> None:
-    from masrl_kb.traces.schema import topology_ids
+    from masrl_kb.traces.trace_schema import topology_ids
 
     parser = sources.add_parser(
         name,
@@ -302,7 +302,7 @@ def _import_parser(sources: argparse._SubParsersAction, name: str, about: str) -
 
 def cmd_schema(args: argparse.Namespace) -> int:
     """Print the trace schema shipped with the package."""
-    from masrl_kb.traces.schema import SCHEMA_FILE
+    from masrl_kb.traces.trace_schema import SCHEMA_FILE
 
     sys.stdout.write(SCHEMA_FILE.read_text(encoding="utf-8"))
     return 0

@@ -10,8 +10,8 @@ from operator import itemgetter, le, sub
 from typing import Any
 
 from masrl_kb.traces.graph import adjacency, depth, heaviest_path
-from masrl_kb.traces.schema import decision_ids, enum_of
-from masrl_kb.traces.validate import ProblemLog, TraceGraph, check_graph
+from masrl_kb.traces.trace_checks import ProblemLog, TraceGraph, check_graph
+from masrl_kb.traces.trace_schema import decision_ids, enum_of
 
 # Sums of float durations pick up binary noise (0.1 + 0.2); six decimals is a microsecond.
 DIGITS = 6

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from masrl_kb.traces import conventions as conv
-from masrl_kb.traces.decisions import Decision, SpanEvents, Step, derive, infer_topology
+from masrl_kb.traces.span_decisions import Decision, SpanEvents, Step, derive, infer_topology
 from masrl_kb.traces.spans import OtelImportError, Span, SpanSet, choose_trace
-from masrl_kb.traces.validate import inspect_trace
+from masrl_kb.traces.trace_checks import inspect_trace
 
 UNATTRIBUTED = "unattributed"
 

@@ -12,8 +12,8 @@ from typing import Any, Protocol
 
 from masrl_kb.kb.paths import find_root
 from masrl_kb.traces.metrics import trace_metrics
-from masrl_kb.traces.schema import SCHEMA_PATH, load_schema, topology_ids
-from masrl_kb.traces.validate import check_file
+from masrl_kb.traces.trace_checks import check_file
+from masrl_kb.traces.trace_schema import SCHEMA_PATH, load_schema, topology_ids
 
 EXAMPLES_DIR = Path("traces") / "examples"
 DIAGRAM_EXAMPLE = "hierarchical"

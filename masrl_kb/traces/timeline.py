@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from string import Template
 
-from masrl_kb.traces.schema import enum_of
+from masrl_kb.traces.trace_schema import enum_of
 
 # A million bars would make a page no browser can draw; the critical path is always kept.
 MAX_BARS = 20_000

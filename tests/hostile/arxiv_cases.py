@@ -243,7 +243,7 @@ def arxiv_cases() -> list[ArxivCase]:
 
 def run_arxiv_case(case: ArxivCase, tmp: Path) -> Judged:
     """Run ``masrl-kb add`` against the case's server and judge the outcome."""
-    from masrl_kb.kb.validate import validate
+    from masrl_kb.kb.record_checks import validate
 
     root = write_synthetic_root(tmp / "kb", papers=3, exclusions=1)
     before = files(root)

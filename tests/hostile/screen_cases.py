@@ -262,7 +262,7 @@ def _tamper_round(folder: Path, kind: str) -> None:
 
 
 def _made_round(root: Path, tmp: Path) -> None:
-    from masrl_kb.contrib.screen.rounds import import_round
+    from masrl_kb.contrib.screen.batches import import_round
 
     good = tmp / "good.csv"
     good.write_text(GOOD_CSV)

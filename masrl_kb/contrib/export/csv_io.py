@@ -15,28 +15,14 @@ import json
 import re
 from typing import Any
 
-from masrl_kb.kb.fields import PAPER_FIELDS, Field
+from masrl_kb.kb.fields import DECISION_ID_PATTERN, PAPER_FIELDS, Field, is_derived
 from masrl_kb.kb.rules import ABSENT, decision_statuses
 
 _FIELDS = {f.name: f for f in PAPER_FIELDS}
 _JSON_KINDS = ("strings", "urls", "decisions", "citation", "object", "objects")
-# Columns the pandas API derives from other fields; dropped on import. The
-# decision and citation columns are checked against their source fields.
-DERIVED_COLUMNS = (
-    "reward_family",
-    "bibtex_key",
-    "entry_type",
-    "credit_source",
-    "license",
-    "n_benchmarks",
-    "ma_native_eval",
-    "rl_methods_using",
-    "ma_native_benchmark",
-    *(f"has_{kind}" for kind in ("code", "weights", "data", "traces")),
-    *(f"{kind}_url" for kind in ("code", "weights", "data", "traces")),
-)
-_DECISION_COLUMN = re.compile(r"^O[0-9]+$")  # one column per decision id (O1..O5)
-_DECISION_DERIVED = re.compile(r"^O[0-9]+(?:_mechanism|_source)?$")  # O1, O1_mechanism
+# The pandas API's derived columns (masrl_kb.kb.fields.DERIVED) are dropped on import;
+# the decision and citation ones are checked against their source fields first.
+_DECISION_COLUMN = re.compile(f"^{DECISION_ID_PATTERN}$")  # one column per decision id
 
 
 # Optional fields whose empty or false value says something: "evaluated_on: []" records
@@ -148,10 +134,6 @@ def _revive_dates(artifacts: object) -> object:
     return out
 
 
-def _is_derived(column: str) -> bool:
-    return column in DERIVED_COLUMNS or bool(_DECISION_DERIVED.match(column))
-
-
 def _derived(record: dict, columns) -> dict[str, str]:
     status = decision_statuses(record["decisions"])
     derived = {c: status.get(c, ABSENT) for c in columns if _DECISION_COLUMN.match(c)}
@@ -162,7 +144,7 @@ def _derived(record: dict, columns) -> dict[str, str]:
 
 def row_to_record(row: dict, where: str = "row") -> dict:
     """One exported row as a paper record (derived columns checked, then dropped)."""
-    unknown = [c for c in row if c not in _FIELDS and not _is_derived(str(c))]
+    unknown = [c for c in row if c not in _FIELDS and not is_derived(str(c))]
     if unknown:
         raise CsvImportError(f"{where}: unknown column(s): {', '.join(map(str, unknown))}")
     record = {}

@@ -17,9 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from masrl_kb.contrib.screen.store import StoreError
-from masrl_kb.contrib.sources.arxiv import ArxivPaper, arxiv_or_none
-from masrl_kb.contrib.text import (
+from masrl_kb.contrib.outside_text import (
     MAX_ABSTRACT,
     MAX_AUTHOR,
     MAX_AUTHORS,
@@ -28,8 +26,10 @@ from masrl_kb.contrib.text import (
     MAX_URL,
     clean_text,
 )
+from masrl_kb.contrib.screen.store import StoreError
+from masrl_kb.contrib.sources.arxiv import ArxivPaper, arxiv_or_none
 from masrl_kb.kb.fields import ARXIV_ID_PATTERN
-from masrl_kb.kb.model.rounds import DOI_PATTERN, OPENREVIEW_PATTERN, SOURCE_NAME
+from masrl_kb.kb.model.rounds_model import DOI_PATTERN, OPENREVIEW_PATTERN, SOURCE_NAME
 from masrl_kb.kb.protocol import QueryFamily
 from masrl_kb.kb.rounds import SCREENING_DIR, round_dir
 from masrl_kb.kb.rules import is_http_url

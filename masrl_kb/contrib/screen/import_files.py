@@ -21,6 +21,7 @@ from typing import Any, NoReturn
 
 from masrl_kb.contrib.arxiv_import import family_given
 from masrl_kb.contrib.export.csv_io import unguard_cell
+from masrl_kb.contrib.outside_text import MAX_ABSTRACT, MAX_TITLE, MAX_URL, clean_names, clean_text
 from masrl_kb.contrib.screen.entries import (
     Entry,
     arxiv_of,
@@ -29,7 +30,6 @@ from masrl_kb.contrib.screen.entries import (
     parse_openreview,
 )
 from masrl_kb.contrib.sources.arxiv import parse_arxiv_id
-from masrl_kb.contrib.text import MAX_ABSTRACT, MAX_TITLE, MAX_URL, clean_names, clean_text
 from masrl_kb.kb.rules import is_http_url
 
 MAX_FILE_BYTES = 50 * 1024 * 1024

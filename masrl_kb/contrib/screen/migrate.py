@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from masrl_kb.contrib.outside_text import clean_text
 from masrl_kb.contrib.screen.round_files import dump_round, duplicates_csv
 from masrl_kb.contrib.screen.store import ScreeningError, replace_file, round_lock
-from masrl_kb.contrib.text import clean_text
 from masrl_kb.kb.model.base import validate_file
-from masrl_kb.kb.model.rounds import DUPLICATES_CSV, ROUND_ID, RoundFile
+from masrl_kb.kb.model.rounds_model import DUPLICATES_CSV, ROUND_ID, RoundFile
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.rounds import ROUND_FILE, SCREENING_DIR, screening_root
 from masrl_kb.kb.yamlio import LineDict, UnsafeFileError, load_yaml_file

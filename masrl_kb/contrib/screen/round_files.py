@@ -27,7 +27,7 @@ from masrl_kb.contrib.screen.entries import (
     entries_json,
 )
 from masrl_kb.contrib.screen.store import StoreError
-from masrl_kb.kb.model.rounds import DUPLICATES_CSV
+from masrl_kb.kb.model.rounds_model import DUPLICATES_CSV
 from masrl_kb.kb.rounds import ROUND_FILE, SCREENING_DIR, Round, round_dir
 
 MAX_CSV_BYTES = 100 * 1024 * 1024  # a round's candidates.csv read back

@@ -16,6 +16,13 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
+from masrl_kb.contrib.outside_text import (
+    MAX_ABSTRACT,
+    MAX_CATEGORY,
+    MAX_TITLE,
+    clean_names,
+    clean_text,
+)
 from masrl_kb.contrib.sources.http import (
     FetchError,
     Limits,
@@ -25,7 +32,6 @@ from masrl_kb.contrib.sources.http import (
     env_seconds,
     http_request,
 )
-from masrl_kb.contrib.text import MAX_ABSTRACT, MAX_CATEGORY, MAX_TITLE, clean_names, clean_text
 from masrl_kb.kb.fields import ARXIV_ID_PATTERN
 from masrl_kb.kb.protocol import QueryFamily
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from masrl_kb.contrib.outside_text import clean_text
 from masrl_kb.contrib.sources.arxiv import arxiv_in
 from masrl_kb.contrib.sources.http import (
     Client,
@@ -39,7 +40,6 @@ from masrl_kb.contrib.sources.rows import (
     iso_date,
     unique,
 )
-from masrl_kb.contrib.text import clean_text
 from masrl_kb.kb.text import title_skeleton
 
 SERVICE = Service(

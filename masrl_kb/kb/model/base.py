@@ -20,7 +20,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails, PydanticCustomError
 
 from masrl_kb.kb.problem import Problem
-from masrl_kb.kb.text import shorten, shorten_name, suggest
+from masrl_kb.kb.text import capped_list, shorten, shorten_name, suggest
 from masrl_kb.kb.yamlio import LineDict, load_yaml_file
 
 if TYPE_CHECKING:
@@ -197,7 +197,7 @@ def field_at(model: type[BaseModel], loc: Sequence[str | int]) -> FieldInfo | No
 
 def required_fields(model: type[BaseModel]) -> str:
     """``id, learned, why``: the fields a mapping of ``model`` must hold."""
-    return ", ".join(n for n, f in fields_by_name(model).items() if f.is_required())
+    return capped_list([n for n, f in fields_by_name(model).items() if f.is_required()])
 
 
 def unknown_field(key: object, known: Iterable[str]) -> str:

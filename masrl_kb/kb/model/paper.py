@@ -9,7 +9,7 @@ import datetime as dt
 from collections.abc import Iterator
 from typing import Annotated, Self
 
-from pydantic import model_validator
+from pydantic import ValidationInfo, model_validator
 
 from masrl_kb.kb.model.base import Finding, KbModel, Maybe, repeated, report
 from masrl_kb.kb.model.base import field as doc  # Source.field would shadow field()
@@ -20,6 +20,7 @@ from masrl_kb.kb.model.types import (
     ArxivId,
     Axis,
     Bool,
+    Check,
     Date,
     Key,
     LongText,
@@ -30,6 +31,7 @@ from masrl_kb.kb.model.types import (
     Url,
     Urls,
     Year,
+    allowed_values,
     pattern,
 )
 from masrl_kb.kb.rules import NA
@@ -80,8 +82,15 @@ class Artifacts(KbModel):
 
     def links(self) -> dict[str, str]:
         """Kind -> URL of the released artifacts (those not checked-and-absent)."""
-        kinds = ("code", "weights", "data", "traces")
-        return {k: v for k in kinds if isinstance(v := getattr(self, k), str)}
+        return {k: v for k in ARTIFACT_KINDS if isinstance(v := getattr(self, k), str)}
+
+
+# The kinds of release: the fields of Artifacts typed as an artifact (a URL or {none: DATE}).
+ARTIFACT_KINDS = tuple(
+    name
+    for name, info in Artifacts.model_fields.items()
+    if any(isinstance(m, Check) and m.kind == "artifact" for m in info.metadata)
+)
 
 
 class Result(KbModel):
@@ -129,7 +138,7 @@ class NoEvaluation(KbModel):
 class Decision(KbModel):
     """One orchestration decision the work touches."""
 
-    id: Annotated[str, Axis("decision")] = doc("Decision id, O1..O5.")
+    id: Annotated[str, Axis("decision")] = doc("An id of the decision axis.")
     learned: Bool = doc("True when an RL or post-training update acts on it.")
     why: Reason = doc("One line: what in the work makes this decision.")
     mechanism: Maybe[Annotated[str, Axis("decision_mechanism")]] = opt(
@@ -138,10 +147,11 @@ class Decision(KbModel):
     evidence: Maybe[Evidence] = opt("What the coding rests on (required when learned).")
 
     @model_validator(mode="after")
-    def _rules(self) -> Self:
+    def _rules(self, info: ValidationInfo) -> Self:
         found = []
         if self.learned and self.mechanism is None:
-            message = "a learned decision states its mechanism; allowed: explicit, implicit"
+            allowed = allowed_values(info, "decision_mechanism")
+            message = f"a learned decision states its mechanism; allowed: {allowed}"
             found.append(Finding(("mechanism",), message, at=("learned",)))
         if self.learned and self.evidence is None:
             message = "a learned decision carries evidence: {source, where, url}"
@@ -222,10 +232,10 @@ class Paper(KbModel):
     )
 
     @model_validator(mode="after")
-    def _rules(self) -> Self:
+    def _rules(self, info: ValidationInfo) -> Self:
         report(
             [
-                *self._credit(),
+                *self._credit(allowed_values(info, "credit_mechanism")),
                 *self._authors(),
                 *self._decisions(),
                 *self._artifacts(),
@@ -260,7 +270,7 @@ class Paper(KbModel):
             return 2000 + int(self.arxiv_id[:2]), int(self.arxiv_id[2:4])
         return self.year, 1
 
-    def _credit(self) -> Iterator[Finding]:
+    def _credit(self, mechanisms: str) -> Iterator[Finding]:
         strict = ("credit_strict",)
         if self.credit_strict and self.credit_unit == NA:
             yield Finding(strict, f"true needs a credit unit, but credit_unit is {NA}")
@@ -268,7 +278,7 @@ class Paper(KbModel):
             message = "credit_strict: true needs credit_evidence: {source, where, url}"
             yield Finding(("credit_evidence",), message, at=strict)
         if self.credit_strict and self.credit_mechanism is None:
-            message = "credit_strict: true needs credit_mechanism; allowed: estimator, shaping"
+            message = f"credit_strict: true needs credit_mechanism; allowed: {mechanisms}"
             yield Finding(("credit_mechanism",), message, at=strict)
         if not self.credit_strict and self.credit_mechanism is not None:
             message = "a credit mechanism belongs only to credit_strict: true; remove it"

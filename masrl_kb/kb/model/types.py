@@ -216,6 +216,11 @@ class Axis(Check):
         fail(f"{why}; allowed: {capped_list(ids)}")
 
 
+def allowed_values(info: core_schema.ValidationInfo, axis: str) -> str:
+    """The values of a taxonomy axis for a message (``context["taxonomy"]``, capped)."""
+    return capped_list((info.context or {})["taxonomy"][axis].ids)
+
+
 def _plain(kind: str, test: Callable[[Any], str | None], schema: Mapping[str, Any]) -> Check:
     return Check(kind, lambda value, ctx: test(value), schema)
 

@@ -47,11 +47,11 @@ def _row(key: str, d: Mapping[str, Any]) -> list[object]:
 
 @checked(papers=("decisions",))
 def decisions(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.DataFrame:
-    """One row per (paper ``key``, ``decision`` O1..O5) a paper touches, in record order:
+    """One row per (paper ``key``, ``decision`` id) a paper touches, in record order:
     ``learned`` (an RL update acts on it), its ``mechanism`` (explicit or implicit, learned
     only), the evidence's ``source`` label, ``where`` and ``evidence_url``, ``provisional``
     (why no primary page is cited yet, else None) and the one-line ``why``. A decision a
-    paper does not touch has no row (its ``O1``..``O5`` column reads "absent")."""
+    paper does not touch has no row (its decision column reads "absent")."""
     papers = load_papers(root) if papers is None else papers
     require_columns(papers, ["decisions"], "decisions")
     rows = [

@@ -16,7 +16,7 @@ from typing import Any
 
 from masrl_kb.traces.graph import adjacency, find_cycles, topological_order
 from masrl_kb.traces.jsonfile import read_json
-from masrl_kb.traces.schema import ITEM_ARRAYS, compiled_checks, explainer
+from masrl_kb.traces.trace_schema import ITEM_ARRAYS, compiled_checks, explainer
 
 MAX_CYCLE_SHOWN = 8
 # Messages echo values (a 5 MB string, a 400-digit number): cut them to a readable length.

@@ -23,6 +23,7 @@ from masrl_kb.contrib.arxiv_import import (
     check_choice,
     exclude_record,
 )
+from masrl_kb.contrib.outside_text import clean_text
 from masrl_kb.contrib.screen.entries import (
     Entry,
     arxiv_of,
@@ -35,9 +36,8 @@ from masrl_kb.contrib.screen.entries import (
 from masrl_kb.contrib.screen.import_files import Problems, csv_rows, read_text, ris_refs
 from masrl_kb.contrib.screen.round_files import check_round_csv, round_yaml
 from masrl_kb.contrib.screen.store import ScreeningError, replace_file, round_lock
-from masrl_kb.contrib.text import clean_text
 from masrl_kb.kb.fields import KEY_PATTERN
-from masrl_kb.kb.model.rounds import source_kind
+from masrl_kb.kb.model.rounds_model import source_kind
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.protocol import load_protocol
 from masrl_kb.kb.rounds import ROUND_FILE, Round, load_round, round_dir

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from masrl_kb.contrib.arxiv_import import check_choice
+from masrl_kb.contrib.outside_text import clean_text
 from masrl_kb.contrib.screen.dedup import Known, add_round, known_records, mark_duplicates
 from masrl_kb.contrib.screen.entries import Entry, query_families, read_entries
 from masrl_kb.contrib.screen.import_files import EARLIEST as EARLIEST_IMPORT
@@ -29,8 +30,7 @@ from masrl_kb.contrib.screen.round_files import (
 )
 from masrl_kb.contrib.screen.store import ScreeningError, round_lock, write_round_folder
 from masrl_kb.contrib.sources.arxiv import EARLIEST, Paging, family_query, search_family
-from masrl_kb.contrib.text import clean_text
-from masrl_kb.kb.model.rounds import SOURCE_NAME, STRATEGY, reach_problem, source_kind
+from masrl_kb.kb.model.rounds_model import SOURCE_NAME, STRATEGY, reach_problem, source_kind
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.protocol import Protocol, load_protocol
 from masrl_kb.kb.rounds import (

@@ -11,7 +11,7 @@ from pydantic import PrivateAttr, ValidationInfo, model_validator
 from masrl_kb.kb.model.base import Finding, KbModel, Maybe, field, optional, repeated, report
 from masrl_kb.kb.model.types import Int, Text
 from masrl_kb.kb.rules import ABSENT, LEARNED, PRESENT
-from masrl_kb.kb.text import shorten
+from masrl_kb.kb.text import capped_list, shorten
 
 # Keys a value may carry beyond id/label/definition/example, by axis.
 _VALUE_EXTRAS = {"family": "reward_type", "boundary": "decision"}
@@ -78,7 +78,7 @@ class Taxonomy(KbModel):
         return self.axes[name]
 
     def family_of(self, reward_type: str) -> str:
-        """The reward family (R1..R8, NA) a reward type belongs to."""
+        """The reward family (an id of the reward_family axis) a reward type belongs to."""
         family = self.axes["reward_type"].value(reward_type).family
         assert family is not None  # every reward_type value names one (checked below)
         return family
@@ -123,7 +123,7 @@ class Taxonomy(KbModel):
                 if value.family is not None and value.family not in families.ids:
                     loc = ("axes", "reward_type", "values", i, "family")
                     message = f"unknown reward family {shorten(value.family)}; allowed: "
-                    yield Finding(loc, message + ", ".join(families.ids))
+                    yield Finding(loc, message + capped_list(families.ids))
         status = self.axes.get("decision_status")
         missing = [s for s in (ABSENT, PRESENT, LEARNED) if status and s not in status.ids]
         if missing:
