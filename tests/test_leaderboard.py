@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from masrl_kb.kb.synthetic import dump_record, write_synthetic_root
 from masrl_kb.kb.record_checks import validate
+from masrl_kb.kb.synthetic import dump_record, write_synthetic_root
 from masrl_kb.query.views import pool_coverage
 from masrl_kb.site import site_files
 from masrl_kb.site.about import cff_bibtex
