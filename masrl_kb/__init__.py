@@ -62,7 +62,7 @@ _EXPORTS = {
 }
 
 __all__ = sorted(_EXPORTS)
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 
 def lazy_exports(
