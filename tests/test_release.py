@@ -12,7 +12,7 @@ import pytest
 from masrl_kb.contrib.release import CITATION, ZENODO, ReleaseError, release
 from masrl_kb.query.frames import load_pool
 from tests.conftest import REPO, run_cli
-from tests.hostile.release_cases import make_root
+from tests.hostile.release_cases import as_first_release, make_root
 
 DAY = dt.date(2026, 12, 1)
 
@@ -20,6 +20,7 @@ DAY = dt.date(2026, 12, 1)
 @pytest.fixture
 def root(mini_root: Path) -> Path:
     shutil.copy(REPO / CITATION, mini_root / CITATION)
+    as_first_release(mini_root)
     return mini_root
 
 

@@ -181,12 +181,33 @@ def release_cases() -> list[ReleaseCase]:
     ]
 
 
+BASELINE = ("0.1.0", "2026-05-04")  # the release the cases are written against
+
+
+def as_first_release(root: Path) -> None:
+    """Put the copied citation and version files back to the first release (0.1.0 of
+    2026-05-04), so the cases do not change when the clone cuts a new release."""
+    import masrl_kb
+
+    current = masrl_kb.__version__
+    version, day = BASELINE
+    for rel in COPIED:
+        path = root / rel
+        if not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8").replace(current, version)
+        text = re.sub(r"(?m)^date-released: .*$", f"date-released: {day}", text)
+        path.write_text(text, encoding="utf-8")
+
+
 def make_root(tmp: Path) -> Path:
-    """A small data root with copies of the clone's citation and version files."""
+    """A small data root with copies of the clone's citation and version files, as of
+    the first release."""
     root = write_synthetic_root(tmp / "kb", papers=2, exclusions=1)
     for rel in COPIED:
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(REPO / rel, root / rel)
+    as_first_release(root)
     return root
 
 
