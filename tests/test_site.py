@@ -540,22 +540,24 @@ def test_the_agreement_page_leads_with_the_declared_pairs(site, papers) -> None:
         without_papers,
     )
 
-    pairs = declared_pairs(reader_list(papers))
+    pairs = declared_pairs(reader_list())
     table = readings(papers)
     full = agreement(table=table, pairs=pairs).set_index(["readers", "axis"])
     out = agreement(table=without_papers(table, codebook_examples()), pairs=pairs)
     out = out.set_index(["readers", "axis"])
     elements = parse(page(site, site_urls.AGREEMENT))
 
-    def headline(e) -> bool:
+    def table_of(e):
         while e is not None and e.tag != "table":
             e = e.parent
-        return e is not None and "kb-headline" in e.get("class").split()
+        return e
+
+    def headline(e) -> bool:
+        table = table_of(e)
+        return table is not None and "kb-headline" in table.get("class").split()
 
     def subset(e) -> str:
-        while e is not None and e.tag != "table":
-            e = e.parent
-        return e.get("data-kb-subset") if e is not None else ""
+        return table_of(e).get("data-kb-subset")
 
     everything = [e for e in with_attr(elements, "data-readers") if e.tag == "tr" and headline(e)]
     rows = [e for e in everything if subset(e) == "all"]

@@ -67,7 +67,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         return cmd_snapshot(args)
 
     coded = q.readings(root=args.root)  # loaded once for both tables
-    pairs = q.declared_pairs(q.reader_list(root=args.root)) if args.declared else None
+    pairs = q.declared_pairs(q.reader_list(args.root)) if args.declared else None
     if args.not_cited:
         coded = q.without_papers(coded, q.codebook_examples(args.root))
     table = q.agreement(table=coded, pairs=pairs).to_dict("records")

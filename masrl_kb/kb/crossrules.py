@@ -17,7 +17,7 @@ from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.readings import KB_READER, ReadingsError, load_readers
 from masrl_kb.kb.records import RecordFile, RecordSet
 from masrl_kb.kb.text import capped_list, title_skeleton
-from masrl_kb.kb.yamlio import LineDict
+from masrl_kb.kb.yamlio import LineDict, load_yaml_file
 
 Checked = Sequence[tuple[RecordFile, Paper]]  # the papers whose own fields are valid
 _ARXIV_IN_TEXT = re.compile(
@@ -133,12 +133,10 @@ def registry_problems(
 
 
 def _line_of(root: Path, reader: str, field: str = "compare_with") -> int:
-    """The line of a top-level field in readings/<reader>.yaml (1 when not found)."""
-    text = (root / "readings" / f"{reader}.yaml").read_text(encoding="utf-8")
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.startswith(f"{field}:"):
-            return number
-    return 1
+    """The line of a top-level field in readings/<reader>.yaml (1 when not found), read
+    through the same bounded loader that validated the file."""
+    loaded = load_yaml_file(root / "readings" / f"{reader}.yaml")
+    return line_at(loaded.data, (field,))
 
 
 def readings_problems(records: RecordSet) -> Iterator[Problem]:

@@ -13,6 +13,7 @@ import pandas as pd
 
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.readings import KB_READER, READING_AXES, Reader, load_readers
+from masrl_kb.kb.yamlio import UnsafeFileError, read_regular_file
 from masrl_kb.query.args import checked
 from masrl_kb.query.frames import PathLike, load_papers
 
@@ -30,7 +31,7 @@ def readings(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.Da
         papers = load_papers(root)
     rows = [
         (r.id, key, axis, value)
-        for r in reader_list(papers, root)
+        for r in reader_list(root)
         for key, coded in r.readings.items()
         if key in papers.index  # a dated pool leaves out papers a reader read later
         for axis, value in coded.items()
@@ -46,10 +47,10 @@ def readings(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.Da
     return pd.DataFrame(rows, columns=["reader", "key", "axis", "value"])
 
 
-def reader_list(papers: pd.DataFrame | None = None, root: PathLike = None) -> list[Reader]:
+def reader_list(root: PathLike = None) -> list[Reader]:
     """The readers under ``readings/`` (the kb's own reading not included); their keys
-    are checked by ``validate`` against every record, not against ``papers``, which may be
-    the pool as of a date."""
+    are checked by ``validate`` against every record, not against a frame of papers,
+    which may be the pool as of a date."""
     return load_readers(None, find_root(root))
 
 
@@ -61,8 +62,10 @@ def declared_pairs(readers: list[Reader]) -> set[frozenset[str]]:
 def codebook_examples(root: PathLike = None) -> set[str]:
     """Keys of the papers docs/codebook.md cites (in backticks) as worked examples: a
     reader who read the codebook first did not read these blind."""
-    path = find_root(root) / CODEBOOK
-    text = path.read_text(encoding="utf-8") if path.is_file() and not path.is_symlink() else ""
+    try:  # bounded, and never through a link: the codebook comes with pull requests
+        text = read_regular_file(find_root(root) / CODEBOOK).decode("utf-8", "replace")
+    except UnsafeFileError:  # none, or not a regular file: no paper is cited
+        return set()
     return set(re.findall(r"`([a-z0-9][a-z0-9.-]*)`", text))
 
 

@@ -64,7 +64,7 @@ def _headline(ctx: Context, pairs: set[frozenset[str]]) -> list[dict]:
 
 def agreement_page(ctx: Context) -> Page:
     page = Page(urls.AGREEMENT, "Agreement", meta={"search": {"exclude": True}})
-    readers = reader_list(ctx.papers, ctx.root)
+    readers = reader_list(ctx.root)
     pairs = declared_pairs(readers)
     return page.show(
         "agreement.md",
