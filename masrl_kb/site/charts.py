@@ -50,6 +50,19 @@ def _recent(table: pd.DataFrame, last: int | None) -> tuple[pd.DataFrame, list[s
     return shown, [str(c) for c in shown.columns]
 
 
+def _axes(height: int, ticks: list[int], scale: float) -> dict:
+    """The frame both charts with a y axis share: size, plot edges, where the x labels
+    sit and each tick's height."""
+    return {
+        "width": WIDTH,
+        "height": height,
+        "left": PAD_LEFT,
+        "right": WIDTH - PAD_RIGHT,
+        "axis_y": height - PAD_BOTTOM + 18,
+        "ticks": [(t, height - PAD_BOTTOM - t * scale) for t in ticks],
+    }
+
+
 def _stacked_years(table: pd.DataFrame, names: list[str], partial: str | None) -> dict:
     """The geometry of stacked bars per year; ``partial`` names the year still under way."""
     totals = table.sum(axis=0)
@@ -67,16 +80,7 @@ def _stacked_years(table: pd.DataFrame, names: list[str], partial: str | None) -
                 rects.append({"c": j, "y": y, "h": n * scale, "tip": tip})
         bars.append({"x": PAD_LEFT + i * slot, "label": label, "partial": label == partial})
         bars[-1]["rects"] = rects
-    return {
-        "width": WIDTH,
-        "height": HEIGHT,
-        "left": PAD_LEFT,
-        "right": WIDTH - PAD_RIGHT,
-        "axis_y": HEIGHT - PAD_BOTTOM + 18,
-        "ticks": [(t, HEIGHT - PAD_BOTTOM - t * scale) for t in ticks],
-        "slot": slot,
-        "bars": bars,
-    }
+    return _axes(HEIGHT, ticks, scale) | {"slot": slot, "bars": bars}
 
 
 def year_chart(page: Page, ctx: Context, axis: str = "category") -> Markup:
@@ -153,13 +157,7 @@ def best_chart(page: Page, points: list[tuple[str, float, str]], c: dict) -> Mar
     path = f"M{dots[0]['x']:.1f} {dots[0]['y']:.1f}" + "".join(
         f" H{d['x']:.1f} V{d['y']:.1f}" for d in dots[1:]
     )
-    chart = {
-        "width": WIDTH,
-        "height": BEST_HEIGHT,
-        "left": PAD_LEFT,
-        "right": WIDTH - PAD_RIGHT,
-        "axis_y": BEST_HEIGHT - PAD_BOTTOM + 18,
-        "ticks": [(t, BEST_HEIGHT - PAD_BOTTOM - t * scale) for t in ticks],
+    chart = _axes(BEST_HEIGHT, ticks, scale) | {
         "dots": dots,
         "path": path,
         "title": c["title"],
