@@ -120,18 +120,26 @@ BAD_READINGS = {
 }
 
 
+def _plant_reader(root: Path, body: str, header: str = "") -> Path:
+    """readings/r1.yaml with the required header fields, ``header`` lines after them, and
+    one reading of the root's first paper whose fields are ``body``."""
+    key = sorted(load_papers(root).index)[0]
+    folder = root / "readings"
+    folder.mkdir()
+    path = folder / "r1.yaml"
+    path.write_text(
+        "reader: r1\nname: R\ndate: 2026-11-30\nsource: https://example.org\nmethod: m\n"
+        f"{header}readings:\n  - key: {key}\n{body}",
+        encoding="utf-8",
+    )
+    return path
+
+
 @pytest.mark.parametrize("case", list(BAD_READINGS))
 def test_bad_readings_name_file_line_and_field(mini_root: Path, case: str) -> None:
     line, fragment = BAD_READINGS[case]
-    keys = set(load_papers(mini_root).index)
-    key = sorted(keys)[0]
-    folder = mini_root / "readings"
-    folder.mkdir()
-    text = (
-        "reader: r1\nname: R\ndate: 2026-11-30\nsource: https://example.org\nmethod: m\n"
-        f"readings:\n  - key: {key}\n{line}"
-    )
-    (folder / "r1.yaml").write_text(text, encoding="utf-8")
+    keys = set(load_papers(mini_root).index)  # before the bad file: loading checks readings
+    _plant_reader(mini_root, line)
     with pytest.raises(ReadingsError) as err:
         load_readers(keys, mini_root)
     assert str(err.value).startswith("readings/r1.yaml:")
@@ -141,14 +149,7 @@ def test_bad_readings_name_file_line_and_field(mini_root: Path, case: str) -> No
 def test_validate_reports_a_bad_reading(mini_root: Path) -> None:
     from masrl_kb.kb.record_checks import validate
 
-    key = sorted(load_papers(mini_root).index)[0]
-    folder = mini_root / "readings"
-    folder.mkdir()
-    (folder / "r1.yaml").write_text(
-        "reader: r1\nname: R\ndate: 2026-11-30\nsource: https://example.org\nmethod: m\n"
-        f"readings:\n  - key: {key}\n    topology: ring\n",
-        encoding="utf-8",
-    )
+    _plant_reader(mini_root, "    topology: ring\n")
     found = [str(p) for p in validate(mini_root).problems]
     assert found == [
         "readings/r1.yaml:8: readings[0].topology: unknown value 'ring'; allowed: "
@@ -173,20 +174,11 @@ def test_a_reading_that_is_a_link_is_not_followed(mini_root: Path, tmp_path: Pat
 def test_compare_with_must_name_another_reader(mini_root: Path) -> None:
     from masrl_kb.kb.record_checks import validate
 
-    key = sorted(load_papers(mini_root).index)[0]
-    folder = mini_root / "readings"
-    folder.mkdir()
-    (folder / "r1.yaml").write_text(
-        "reader: r1\nname: R\ndate: 2026-11-30\nsource: https://example.org\nmethod: m\n"
-        f"compare_with: r2\nreadings:\n  - key: {key}\n    topology: NA\n",
-        encoding="utf-8",
-    )
+    path = _plant_reader(mini_root, "    topology: NA\n", header="compare_with: r2\n")
     found = [str(p) for p in validate(mini_root).problems]
     assert found == ["readings/r1.yaml:6: compare_with: no other reader 'r2'; allowed: kb"]
-    (folder / "r1.yaml").write_text(
-        (folder / "r1.yaml")
-        .read_text(encoding="utf-8")
-        .replace("compare_with: r2", "compare_with: kb"),
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("compare_with: r2", "compare_with: kb"),
         encoding="utf-8",
     )
     assert not validate(mini_root).problems
@@ -202,7 +194,7 @@ def test_declared_pairs_and_leaving_out_papers() -> None:
     )
 
     papers = load_papers()
-    readers = reader_list(papers)
+    readers = reader_list()
     pairs = declared_pairs(readers)
     assert pairs, "the blind readings name the readings they are measured against"
     assert all(len(p) == 2 for p in pairs)
@@ -230,3 +222,18 @@ def test_cli_declared_and_not_cited(capsys) -> None:
     assert run_cli("agreement", "--json") == 0
     every = json.loads(capsys.readouterr().out)
     assert len(every) > len(rows)
+
+
+def test_a_codebook_that_is_a_link_or_missing_cites_no_paper(tmp_path: Path) -> None:
+    from masrl_kb.query.agreement import CODEBOOK, codebook_examples
+
+    root = tmp_path / "kb"
+    (root / "docs").mkdir(parents=True)
+    assert codebook_examples(root) == set()  # no codebook
+    outside = tmp_path / "outside.md"
+    outside.write_text("**Example** (`tracer-2026`): a secret\n", encoding="utf-8")
+    (root / CODEBOOK).symlink_to(outside)
+    assert codebook_examples(root) == set()  # a link is not followed
+    (root / CODEBOOK).unlink()
+    (root / CODEBOOK).write_text("**Example** (`tracer-2026`): read\n", encoding="utf-8")
+    assert codebook_examples(root) == {"tracer-2026"}
