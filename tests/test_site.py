@@ -750,3 +750,25 @@ def test_papers_table_filters_on_evaluation_benchmark_and_rl_use(site, papers) -
     # Decisions come right after the year, before the tag columns.
     heads = [e.get("data-sort-key") for e in with_attr(elements, "data-sort-key")]
     assert heads[:4] == ["paper", "authors", "year", "decisions"]
+
+
+def test_search_text_keeps_a_space_between_cells_items_and_lines(site) -> None:
+    """The indexer drops tags, so text written with no whitespace between table cells,
+    list items or a line break ran together ("84today 179"); the hook spaces them."""
+    claims = next(
+        d for d in _search_entries(site) if d["location"].endswith("#the-surveys-claims-re-checked")
+    )
+    text = re.sub(r"\s+", " ", claims["text"])
+    assert "Status Claim Value Expected Papers" in text
+    assert re.search(r"\b84 today \d+ == 84 the papers table", text)
+    glued = [d["location"] for d in _search_entries(site) if re.search(r"[a-z]today \d", d["text"])]
+    assert glued == []
+
+
+def test_spacing_for_search_leaves_preformatted_text_alone() -> None:
+    from masrl_kb.site.search import spaced_for_search
+
+    pre = "<pre><code><td>a</td><td>b</td></code></pre>"
+    spaced = spaced_for_search("<ul><li>x</li><li>y</li></ul>" + pre + "<p>a<br>b</p>")
+    assert pre in spaced
+    assert re.sub(r"<[^>]+>", "", spaced.replace(pre, "")).split() == ["x", "y", "a", "b"]

@@ -28,7 +28,7 @@ from masrl_kb.site.context import load_context
 from masrl_kb.site.icons import ICON_CSS, icon_stylesheet, masked_icons
 from masrl_kb.site.md_stash import restore_asides
 from masrl_kb.site.pages import edit_path, render_files
-from masrl_kb.site.search import split_index, use_worker
+from masrl_kb.site.search import spaced_for_search, split_index, use_worker
 from masrl_kb.site.templates import template_cache
 from masrl_kb.site.theme_assets import prune
 
@@ -60,6 +60,11 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         generated.edit_uri = edit_path(path)  # None: generated, no "edit this page"
         files.append(generated)
     return files
+
+
+@event_priority(50)  # before the search plugin indexes the page
+def on_page_content(html: str, page: object, config: MkDocsConfig, files: Files) -> str:
+    return spaced_for_search(html)
 
 
 def finish(html: str, icons: dict[str, str]) -> str:

@@ -15,6 +15,12 @@ The theme's ``pipeline: [stemmer]`` is not used: it stems the index, but the the
 a trailing wildcard to every query word and lunr does not stem a word with a wildcard,
 so "orchestration" would no longer find the indexed stem "orchestr". The worker stems
 the query instead and searches each stem as a prefix of the unstemmed index.
+
+The theme's indexer keeps the text of a page's tags and drops the tags, so cells, list
+items and lines written with no whitespace between them ran together in the index
+("LLMs0 in the survey's pool"); :func:`spaced_for_search` puts a space at those
+boundaries before the indexer reads the page (the shipped page is minified after, so it
+looks the same).
 """
 
 from __future__ import annotations
@@ -29,6 +35,20 @@ INDEX = "search/search_index.json"
 DOCS = "search/search_docs.json"
 _THEME_WORKER = re.compile(r"(assets/javascripts/workers/)(search\.[0-9a-f]+\.min\.js)")
 _SOURCE = Path(__file__).parent / "templates" / "search_worker.js"
+# Boundaries where a reader sees a break: after a closing block, cell or item, before an
+# opening one, and after a line break. ``pre`` is left alone (its whitespace is content).
+_BLOCK = r"(?:p|div|li|ul|ol|dt|dd|dl|td|th|tr|thead|tbody|table|details|summary|section|h[1-6])"
+_BOUNDARY = re.compile(rf"(</{_BLOCK}>(?=<)|<br\s*/?>)|(?<=>)(?=<{_BLOCK}[\s>])")
+_PRE = re.compile(r"(<pre[\s>].*?</pre>)", re.S)
+
+
+def spaced_for_search(html: str) -> str:
+    """``html`` with a space at every block, cell, item and line boundary outside ``pre``."""
+    parts = _PRE.split(html)
+    return "".join(
+        part if i % 2 else _BOUNDARY.sub(lambda m: (m.group(1) or "") + " ", part)
+        for i, part in enumerate(parts)
+    )
 
 
 def worker_text(theme_worker: str) -> str:
