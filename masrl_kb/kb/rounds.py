@@ -54,6 +54,8 @@ class Round:
     # duplicates_removed, outside_window}; empty in rounds written before batches existed
     sources: list[dict] = field(default_factory=list)
     in_progress: bool = False  # the window had not ended when the round was last written
+    # candidate id -> why it is not decided yet; a decided candidate's note is dropped
+    waiting: dict[str, str] = field(default_factory=dict)
 
     @property
     def batches(self) -> list[dict]:
@@ -179,6 +181,7 @@ def load_round(root: Root, rid: str) -> Round:
         decided={k: v.model_dump(exclude_unset=True) for k, v in (model.decided or {}).items()},
         sources=[b.model_dump(exclude_none=True) for b in model.sources or []],
         in_progress=bool(model.in_progress),
+        waiting=dict(model.waiting or {}),
     )
 
 
@@ -196,19 +199,17 @@ def load_rounds(root: Root = None) -> list[Round]:
 
 
 MAX_DUPLICATES_READ = 16 * 1024 * 1024  # the side file's bound, as ``screen`` writes it
+CANDIDATES_CSV = "candidates.csv"
 
 
-def round_duplicates(root: Root, rid: str) -> list[dict[str, str]]:
-    """The duplicates a round lists in its ``duplicates.csv`` (``{id, duplicate_of, match,
-    source}``, ``source`` empty in files written before batches were named); none when the
-    file is absent. :class:`RoundError` for a link, an oversized or unreadable file."""
+def _side_csv(root: Root, rid: str, name: str, keys: tuple[str, ...]) -> list[dict[str, str]]:
+    """The rows of a round's side file ``name``, as ``keys`` (missing cells empty); none
+    when the file is absent. :class:`RoundError` for a link, an oversized or unreadable file."""
     import csv
     import io
 
-    from masrl_kb.kb.model.rounds_model import DUPLICATES_CSV
-
-    path = round_dir(root, rid) / DUPLICATES_CSV
-    rel = f"{SCREENING_DIR}/{rid}/{DUPLICATES_CSV}"
+    path = round_dir(root, rid) / name
+    rel = f"{SCREENING_DIR}/{rid}/{name}"
     _refuse_link(path, rel)
     if not path.is_file():
         return []
@@ -218,8 +219,62 @@ def round_duplicates(root: Root, rid: str) -> list[dict[str, str]]:
         rows = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"), newline="")))
     except (UnicodeDecodeError, csv.Error) as err:
         raise _problem(rel, 1, "file", f"not a readable CSV file ({str(err)[:80]})") from None
-    keys = ("id", "duplicate_of", "match", "source")
     return [{k: str(row.get(k) or "") for k in keys} for row in rows]
+
+
+def round_duplicates(root: Root, rid: str) -> list[dict[str, str]]:
+    """The duplicates a round lists in its ``duplicates.csv`` (``{id, duplicate_of, match,
+    source}``, ``source`` empty in files written before batches were named)."""
+    from masrl_kb.kb.model.rounds_model import DUPLICATES_CSV
+
+    return _side_csv(root, rid, DUPLICATES_CSV, ("id", "duplicate_of", "match", "source"))
+
+
+def round_candidates(root: Root, rid: str) -> list[dict[str, str]]:
+    """A round's candidates as its ``candidates.csv`` lists them, best score first
+    (``{id, title, submitted, source, duplicate_of}``), duplicates left out."""
+    keys = ("id", "title", "submitted", "source", "duplicate_of")
+    return [r for r in _side_csv(root, rid, CANDIDATES_CSV, keys) if not r["duplicate_of"]]
+
+
+def awaiting_candidates(root: Root, rnd: Round) -> list[dict[str, str]]:
+    """The round's candidates not decided yet, each with ``why`` from ``waiting`` (or "")."""
+    return [
+        dict(c, why=rnd.waiting.get(c["id"], ""))
+        for c in round_candidates(root, rnd.id)
+        if c["id"] not in rnd.decided
+    ]
+
+
+def waiting_problems(root: Root = None) -> list[Problem]:
+    """A ``waiting`` note on a candidate that is decided or is not one of the round's
+    candidates: the note would describe nothing the rounds page shows."""
+    base = find_root(root)
+    try:
+        rounds = load_rounds(base)
+    except RoundError:
+        return []
+    found = []
+    for rnd in rounds:
+        if not rnd.waiting:
+            continue
+        rel = f"{SCREENING_DIR}/{rnd.id}/{ROUND_FILE}"
+        try:
+            ids = {c["id"] for c in round_candidates(base, rnd.id)}
+        except RoundError as err:
+            found.extend(err.found or [Problem(rel, 1, "waiting", str(err))])
+            continue
+        lines = load_yaml_file(base / rel).data
+        for cid in rnd.waiting:
+            if cid in rnd.decided:
+                decision = rnd.decided[cid]["decision"]
+                why = f"{shorten(cid, 40)} is decided ({decision}); remove its note"
+            elif cid not in ids:
+                why = f"{shorten(cid, 40)} is not a candidate of this round (candidates.csv)"
+            else:
+                continue
+            found.append(Problem(rel, line_at(lines, ("waiting", cid)), "waiting", why))
+    return found
 
 
 # Where each decision's record lives: an inclusion writes a paper, an exclusion an exclusion.

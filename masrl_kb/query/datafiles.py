@@ -39,6 +39,7 @@ def data_file_problems(root: str | os.PathLike[str] | None = None) -> list[Probl
         decided_record_problems,
         load_rounds,
         source_kind_problems,
+        waiting_problems,
     )
     from masrl_kb.query.claimsfile import CLAIMS_FILE, load_claims
 
@@ -49,6 +50,7 @@ def data_file_problems(root: str | os.PathLike[str] | None = None) -> list[Probl
         *_problems(load_rounds, base, f"{SCREENING_DIR}/"),
         *decided_record_problems(base),
         *source_kind_problems(base),
+        *waiting_problems(base),
     ]
 
 

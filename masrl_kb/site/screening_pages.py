@@ -3,13 +3,15 @@ each round added) and What's new with its Atom feed, from the records and round 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import PurePosixPath
 
 import pandas as pd
 
 from masrl_kb.kb.model.rounds_model import source_kind
-from masrl_kb.kb.rounds import SOURCE_COUNTS, Round, load_rounds
+from masrl_kb.kb.model.types import ARXIV_ID_PATTERN
+from masrl_kb.kb.rounds import SOURCE_COUNTS, Round, awaiting_candidates, load_rounds
 from masrl_kb.query.coverage import batch_reach, recall_estimates, round_reach
 from masrl_kb.query.frames import crosstab, value_counts
 from masrl_kb.site import urls
@@ -19,6 +21,8 @@ from masrl_kb.site.diagrams import flow_diagram
 from masrl_kb.site.html import safe_url
 from masrl_kb.site.prisma import Flow, flow_svg
 from masrl_kb.site.templates import render
+
+ARXIV_ID = re.compile(ARXIV_ID_PATTERN)
 
 
 def record_ids(rnd: Round, decision: str) -> list[str]:
@@ -101,6 +105,19 @@ def round_flow(ctx: Context, rounds: list[Round], previous: int, title: str) -> 
     )
 
 
+def awaiting_rows(ctx: Context, rnd: Round) -> list[dict]:
+    """The round's undecided candidates, with the arXiv page of those that have an arXiv id
+    (built from the checked id, never taken from the file) and the source's label."""
+    return [
+        dict(
+            c,
+            url=f"https://arxiv.org/abs/{c['id']}" if ARXIV_ID.match(c["id"]) else "",
+            found_in=source_label(ctx, c["source"]) if c["source"] else "",
+        )
+        for c in awaiting_candidates(ctx.root, rnd)
+    ]
+
+
 def added_by_hand(ctx: Context, rounds: list[Round]) -> list[str]:
     """Papers added after the baseline other than through a round's decide."""
     in_rounds = {k for r in rounds for k in record_ids(r, "include")}
@@ -131,6 +148,7 @@ def rounds_page(ctx: Context) -> Page:
                 "recall": recall.get(rnd.id),
                 "included": pooled_includes(ctx, rnd),
                 "excluded": record_ids(rnd, "exclude"),
+                "awaiting": awaiting_rows(ctx, rnd),
             }
         )
         previous = flow.total

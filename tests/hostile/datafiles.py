@@ -187,6 +187,16 @@ CASES: list[tuple[str, str, Callable[[Path], str]]] = [
         _batch("github:someone/awesome-list", "nosuchkind:x"),
     ),
     ("round-strategy-bad", "sources[0].strategy", _batch("strategy: A", "strategy: '../A'")),
+    (
+        "round-waiting-note-bidi",
+        "waiting",
+        _replace(R, ROUND_YAML + "waiting:\n  '2611.00001': \"no page \\u202e yet\"\n"),
+    ),
+    (
+        "round-waiting-not-a-candidate",
+        "waiting",
+        _replace(R, ROUND_YAML + "waiting:\n  '2611.00001': no primary page yet\n"),
+    ),
     ("round-run-on-far-future", "run_on", _edit(R, r"run_on: 2026-11-23", "run_on: 9999-01-01")),
     ("round-window-ancient", "window", _edit(R, r"since: 2026-11-16", "since: 1066-10-14")),
     ("round-id-mismatch", "round", _edit(R, r"^round: .*", "round: 2020-01-01_2020-01-07")),

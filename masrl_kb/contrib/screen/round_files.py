@@ -198,6 +198,9 @@ def round_yaml(rnd: Round) -> str:
             "awaiting": rnd.awaiting,
         }
         data["decided"] = rnd.decided
+    waiting = {k: v for k, v in rnd.waiting.items() if k not in rnd.decided}
+    if waiting:
+        data["waiting"] = waiting
     return dump_round(data)
 
 

@@ -31,7 +31,7 @@ CANDIDATE_ID = (
 DUPLICATES_CSV = "duplicates.csv"
 MIGRATE_HINT = "run `masrl-kb screen migrate` to move it to duplicates.csv"
 # Fields reported whole (``decided: 2611.00001.record: ...``): what a reader fixes is the entry.
-WHOLE = ("window", "families", "capped", "decided")
+WHOLE = ("window", "families", "capped", "decided", "waiting")
 # (the round's count, the batch count it sums)
 BATCH_TOTALS = (
     ("retrieved", "identified"),
@@ -83,6 +83,24 @@ def _batch_text(multiline: bool) -> Check:
 
 Query = Annotated[str, _batch_text(multiline=True)]
 FileName = Annotated[str, _batch_text(multiline=False)]
+MAX_WAIT_NOTE = 400
+
+
+def _check_wait_note(value: object, ctx: object) -> str | None:
+    if not isinstance(value, str):
+        return check_text(value)
+    if not value.strip():
+        return "empty; say why the candidate still waits"
+    if len(value) > MAX_WAIT_NOTE:
+        return f"longer than {MAX_WAIT_NOTE} characters"
+    return text_problem(value, False)
+
+
+# Why a candidate is not decided yet (one line): shown beside it on the rounds page, so a
+# reviewer or contributor knows what would settle it.
+WaitNote = Annotated[
+    str, Check("text", _check_wait_note, {"type": "string", "maxLength": MAX_WAIT_NOTE})
+]
 
 
 def reach_problem(since: dt.date, until: dt.date, reached: dt.date) -> str | None:
@@ -176,6 +194,10 @@ class RoundFile(KbModel):
         "Candidate id: {decision, reason, record, source}.", default=None
     )
     sources: list[Batch] | None = field("The source batches.", default=None)
+    waiting: dict[Annotated[str, pattern(CANDIDATE_ID)], WaitNote] | None = field(
+        "Candidate id: why it still awaits a decision (one line; `screen decide` drops it).",
+        default=None,
+    )
     source: Maybe[SourceId] = optional("The one source of a round older than batches.")
     decision_counts: dict[str, Count] | None = field("Decisions made (derived).", default=None)
     in_progress: bool | None = field(
