@@ -58,7 +58,7 @@ def test_every_undecided_candidate_is_listed_with_its_note(kb: Path, tmp_path: P
     page = site_files(kb)["rounds/index.md"]
     section = page.split(f"## Round {ROUND}")[1]
     assert f"### Awaiting a decision ({rnd.awaiting})" in section
-    rows = re.findall(r'<tr data-awaiting="([^"]+)">(.*?)</tr>', section)
+    rows = re.findall(r'<li data-awaiting="([^"]+)">(.*?)</li>', section)
     assert [r[0] for r in rows] == [TURN_ID]
     turn = rows[0][1]
     assert "&lt;img src=x onerror=" in turn and "<img" not in turn
@@ -80,7 +80,7 @@ def test_an_arxiv_candidate_links_the_arxiv_page_built_from_its_id(
     args = ("screen", "import", str(path), "--source", "semantic_scholar", "--since", SINCE)
     assert run("--root", str(kb), *args, "--until", UNTIL) == 0
     section = site_files(kb)["rounds/index.md"].split(f"## Round {ROUND}")[1]
-    row = dict(re.findall(r'<tr data-awaiting="([^"]+)">(.*?)</tr>', section))["2606.99999"]
+    row = dict(re.findall(r'<li data-awaiting="([^"]+)">(.*?)</li>', section))["2606.99999"]
     assert 'href="https://arxiv.org/abs/2606.99999"' in row and "evil.example" not in row
 
 
