@@ -13,13 +13,10 @@ import csv
 import datetime as dt
 import io
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from masrl_kb.contrib.arxiv_import import terminate_as_exit
 from masrl_kb.contrib.export.csv_io import unguard_cell
@@ -33,6 +30,7 @@ from masrl_kb.contrib.export.survey_csv import (
     URL_SEPARATOR,
 )
 from masrl_kb.contrib.outside_text import clean_text
+from masrl_kb.contrib.yaml_edit import edit_fields
 from masrl_kb.kb.atomic import write_atomic
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.record_checks import validate_records
@@ -43,7 +41,6 @@ from masrl_kb.kb.yamlio import UnsafeFileError, load_yaml_text, read_regular_fil
 
 MAX_CSV_BYTES = 20 * 1024 * 1024
 MAX_LINE = 400  # characters of one printed line
-_TOP_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*\s*:")
 # What a release writes for a fact it does not know (compared case-insensitively).
 # Tag columns are not compared with this list: ``NA`` is a real tag value there.
 UNKNOWN = frozenset({"", "unknown", "none", "null", "nan", "n/a", "anonymous", "anon", "tbd"})
@@ -332,34 +329,6 @@ _RELEASES = (
 # ---------------------------------------------------------------- applying
 
 
-def _field_span(lines: list[str], name: str) -> tuple[int, int] | None:
-    """Line indexes [start, end) of a top-level field's text, or None."""
-    start = next((i for i, t in enumerate(lines) if re.match(rf"^{re.escape(name)}\s*:", t)), None)
-    if start is None:
-        return None
-    end = start + 1
-    while end < len(lines) and not _TOP_KEY.match(lines[end]) and not lines[end].startswith("#"):
-        end += 1
-    return start, end
-
-
-def edit_fields(text: str, values: dict[str, object], after: dict[str, str]) -> str:
-    """``text`` with each top-level field in ``values`` replaced (None: removed); an absent
-    field is inserted after the field ``after[name]`` names."""
-    lines = text.splitlines()
-    for name, value in values.items():
-        span = _field_span(lines, name)
-        text = yaml.safe_dump({name: value}, sort_keys=False, allow_unicode=True, width=88)
-        new = [] if value is None else text.splitlines()
-        if span is not None:
-            lines[span[0] : span[1]] = new
-        elif new:
-            anchor = _field_span(lines, after.get(name, ""))
-            at = anchor[1] if anchor else len(lines)
-            lines[at:at] = new
-    return "\n".join(lines) + "\n"
-
-
 def _record_values(rec: RecordFile, changes: list[Change]) -> dict[str, object]:
     values: dict[str, object] = {}
     for c in changes:
@@ -390,7 +359,7 @@ def _edited(root: Path, rec: RecordFile, changes: list[Change]) -> _Edit | None:
     if not values:
         return None
     path = root / rec.rel
-    old_text = path.read_text(encoding="utf-8")
+    old_text = read_regular_file(path).decode("utf-8")
     new_text = edit_fields(old_text, values, {"extra_urls": "url"})
     loaded = load_yaml_text(new_text)
     expected = {k: v for k, v in _data(rec).items() if k not in values}
