@@ -44,6 +44,8 @@ from urllib3.exceptions import TimeoutError as Urllib3Timeout
 from urllib3.response import BaseHTTPResponse
 from urllib3.util.retry import Retry
 
+from masrl_kb.kb import strict_json
+
 _CHUNK = 1 << 14
 USER_AGENT = "masrl-kb (https://github.com/; a curated paper list)"
 
@@ -466,38 +468,21 @@ class Client:
         return parse_json(raw, self.name)
 
 
-def _refuse_constant(name: str) -> object:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _depth(value: object, limit: int) -> int:
-    """Nesting depth, stopping once past ``limit`` (iterative: no recursion to blow)."""
-    deepest, stack = 0, [(value, 1)]
-    while stack and deepest <= limit:
-        item, depth = stack.pop()
-        deepest = max(deepest, depth)
-        if isinstance(item, dict | list):
-            stack.extend(
-                (v, depth + 1) for v in (item.values() if isinstance(item, dict) else item)
-            )
-    return deepest
-
-
 def parse_json(raw: bytes, name: str) -> object:
-    """The JSON value of an answer body; :class:`SourceError` with one line otherwise."""
+    """The JSON value of an answer body, by the package's strict parser (no repeated key,
+    NaN or Infinity, at most :data:`MAX_DEPTH` levels); :class:`SourceError` with one line
+    otherwise."""
     too_deep = f"{name}: the answer nests deeper than {MAX_DEPTH} levels"
     try:
-        value = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
         raise SourceError(f"{name}: the answer is not UTF-8 (byte {err.start})") from None
-    except RecursionError:
+    try:
+        return strict_json.parse_json(text, max_depth=MAX_DEPTH)
+    except (RecursionError, strict_json.TooDeepError):
         raise SourceError(too_deep) from None
     except ValueError as err:
-        reason = str(err).splitlines()[0][:120]
-        raise SourceError(f"{name}: the answer is not valid JSON ({reason})") from None
-    if _depth(value, MAX_DEPTH) > MAX_DEPTH:
-        raise SourceError(too_deep)
-    return value
+        raise SourceError(f"{name}: the answer is {strict_json.json_error(err)}") from None
 
 
 def env_value(name: str, pattern: str, service: str, what: str) -> str:
