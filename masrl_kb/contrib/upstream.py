@@ -18,7 +18,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from masrl_kb.contrib.arxiv_import import terminate_as_exit
 from masrl_kb.contrib.export.csv_io import unguard_cell
 from masrl_kb.contrib.export.survey_csv import (
     EXCLUDED_COLUMNS,
@@ -29,6 +28,7 @@ from masrl_kb.contrib.export.survey_csv import (
     PAPER_TAGS,
     URL_SEPARATOR,
 )
+from masrl_kb.contrib.new_record import terminate_as_exit
 from masrl_kb.contrib.outside_text import clean_text
 from masrl_kb.contrib.yaml_edit import edit_fields
 from masrl_kb.kb.atomic import write_atomic

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-from masrl_kb.contrib.arxiv_import import family_given
 from masrl_kb.contrib.export.csv_io import unguard_cell
 from masrl_kb.contrib.outside_text import MAX_ABSTRACT, MAX_TITLE, MAX_URL, clean_names, clean_text
+from masrl_kb.contrib.record_keys import family_given
 from masrl_kb.contrib.screen.entries import (
     Entry,
     arxiv_of,
