@@ -53,7 +53,6 @@ __all__ = [  # what this module has always offered, wherever it now lives
     "terminate_as_exit",
     "write_new_file",
 ]
-
 ARXIV_VENUE = "arXiv"
 _KEY_RE = re.compile(KEY_PATTERN)
 

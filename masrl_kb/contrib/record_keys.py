@@ -16,8 +16,6 @@ _STOPWORDS = frozenset(
 )
 _NAME_PARTICLES = frozenset("da de del della der di dos du la le van von den ter".split())
 _NAME_SUFFIXES = frozenset("jr jr. sr sr. ii iii iv".split())
-
-
 _GROUP_WORDS = frozenset("collaboration consortium team group".split())
 
 
