@@ -285,8 +285,10 @@ def retry_after_seconds(value: str) -> float | None:
     None if unreadable."""
     if not value.strip():
         return None
+    reader = Retry()
+    reader.retry_after_max = _RETRY_AFTER_MAX  # its own cap (urllib3 2.6 on) is 6 hours
     try:
-        return float(min(Retry().parse_retry_after(value[:64]), _RETRY_AFTER_MAX))
+        return float(min(reader.parse_retry_after(value[:64]), _RETRY_AFTER_MAX))
     except HTTPError:  # urllib3's InvalidHeader
         return None
 
