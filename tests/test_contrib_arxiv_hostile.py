@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from masrl_kb.contrib import arxiv_import
+from masrl_kb.contrib import arxiv_import, new_record
 from masrl_kb.contrib.arxiv_import import ArxivImportError, write_new_file
 from masrl_kb.contrib.sources import arxiv, http
 from masrl_kb.kb import atomic
@@ -114,5 +114,5 @@ def test_a_record_breaking_a_rule_is_not_written(tmp_path: Path) -> None:
     root = write_synthetic_root(tmp_path / "kb", papers=1, exclusions=0)
     text = GOOD_PAPER.replace("year: 2025", "year: 1066")
     with pytest.raises(ArxivImportError, match=r"papers/bad\.yaml:5: year: year 1066 is outside"):
-        arxiv_import._check_record("paper", "papers/bad.yaml", text, load_taxonomy(root))
-    arxiv_import._check_record("paper", "papers/bad.yaml", GOOD_PAPER, load_taxonomy(root))
+        new_record.check_record_text("paper", "papers/bad.yaml", text, load_taxonomy(root))
+    new_record.check_record_text("paper", "papers/bad.yaml", GOOD_PAPER, load_taxonomy(root))

@@ -1,6 +1,7 @@
 """``masrl-kb screen run`` against hostile loopback servers (tests/hostile/network_cases.py),
-and the transport's deadline over the parts http.client reads by itself: the status line,
-the headers, a chunked body, and the TLS handshake."""
+the transport's deadline over the parts http.client reads by itself: the status line,
+the headers, a chunked body, and the TLS handshake, and the retry policy urllib3's ``Retry``
+runs for it: which answers are retried, after how long, and which never are."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 
 from masrl_kb.contrib.sources import http
 from tests.hostile.network_cases import NetworkCase, network_cases, run_network_case
+from tests.loopback import JsonStub
 
 CASES = network_cases()
 
@@ -104,6 +106,94 @@ def test_a_connection_close_answer_is_read_to_its_end() -> None:
     finally:
         server.close()
     assert got == body
+
+
+# ---------------------------------------------------------------- the retry policy
+
+
+def _ask(stub: JsonStub, limits: http.Limits, **kwargs) -> bytes:
+    try:
+        return http.http_request(f"{stub.url}/x", limits, **kwargs)
+    finally:
+        stub.close()
+
+
+def test_a_redirect_is_a_status_error_and_is_not_followed() -> None:
+    stub = JsonStub(lambda r, n: (302, b"{}", [("Location", "/elsewhere")]))
+    with pytest.raises(http.StatusError) as caught:
+        _ask(stub, http.Limits(deadline=5, delay=0))
+    assert str(caught.value) == "HTTP 302" and caught.value.status == 302
+    assert [r.path for r in stub.requests] == ["/x"]
+
+
+def test_a_413_naming_a_retry_after_is_not_retried() -> None:
+    # urllib3 retries 413, 429 and 503 when they name a Retry-After; only 429 and 5xx are.
+    stub = JsonStub(lambda r, n: (413, b"{}", [("Retry-After", "0")]))
+    with pytest.raises(http.StatusError) as caught:
+        _ask(stub, http.Limits(deadline=5, delay=0))
+    assert str(caught.value) == "HTTP 413" and len(stub.requests) == 1
+
+
+def test_a_503_is_retried_after_its_retry_after() -> None:
+    def route(request, n):
+        return (503, b"{}", [("Retry-After", "1")]) if n == 0 else (200, b"ok", [])
+
+    stub = JsonStub(route)
+    start = time.monotonic()
+    assert _ask(stub, http.Limits(deadline=10, delay=0)) == b"ok"
+    assert time.monotonic() - start >= 1.0  # the wait asked for, though the delay is 0
+    assert len(stub.requests) == 2
+
+
+def test_a_503_whose_retry_after_passes_the_deadline_ends_at_once() -> None:
+    stub = JsonStub(lambda r, n: (503, b"{}", [("Retry-After", "3600")]))
+    with pytest.raises(http.StatusError) as caught:
+        _ask(stub, http.Limits(deadline=10, delay=0))
+    assert str(caught.value) == "HTTP 503" and len(stub.requests) == 1
+
+
+def test_a_post_is_retried_with_its_body() -> None:
+    stub = JsonStub(lambda r, n: (503, b"{}", []) if n == 0 else (200, b"ok", []))
+    got = _ask(stub, http.Limits(deadline=10, delay=0), method="POST", body=b'{"q": 1}')
+    assert got == b"ok" and [r.body for r in stub.requests] == [b'{"q": 1}'] * 2
+
+
+def test_a_body_cut_short_is_retried() -> None:
+    def route(request, n):
+        if n:
+            return 200, b"ok", []
+        request.handler.close_connection = True
+        request.handler.send_response(200)
+        request.handler.send_header("Content-Length", "100")
+        request.handler.end_headers()
+        request.handler.wfile.write(b"0123456789")  # then the connection closes
+        return None
+
+    stub = JsonStub(route)
+    assert _ask(stub, http.Limits(deadline=10, delay=0)) == b"ok" and len(stub.requests) == 2
+
+
+def test_a_declared_length_over_the_cap_is_refused_before_the_body() -> None:
+    # Reading the body would end in "the connection dropped": the server sends none.
+    server = RawServer(b"HTTP/1.1 200 OK\r\nContent-Length: 1000000000000\r\n\r\n", 0)
+    try:
+        with pytest.raises(http.FetchError) as caught:
+            http.http_request(
+                f"http://127.0.0.1:{server.port}/x", http.Limits(deadline=5, delay=0, attempts=1)
+            )
+    finally:
+        server.close()
+    assert str(caught.value) == "the answer is larger than 1048576 bytes"
+
+
+def test_a_refused_connection_is_one_line_and_not_retried() -> None:
+    with socket.create_server(("127.0.0.1", 0)) as sock:
+        port = sock.getsockname()[1]  # nothing listens there once closed
+    start = time.monotonic()
+    with pytest.raises(http.FetchError) as caught:
+        http.http_request(f"http://127.0.0.1:{port}/x", http.Limits(deadline=30, delay=5))
+    assert str(caught.value) == "connection refused"
+    assert time.monotonic() - start < 5  # no retry: that would wait the 5 s delay first
 
 
 @pytest.mark.parametrize(

@@ -48,11 +48,12 @@ def test_an_invalid_trace_loads_jsonschema_only_to_explain(tmp_path: Path) -> No
 
 
 # The toolkit ships alone: beside the standard library it may use its own libraries and
-# three leaf modules of the knowledge base, nothing else of masrl_kb.
+# four leaf modules of the knowledge base (the strict JSON parser among them), nothing else of
+# masrl_kb.
 OWN_LIBRARIES = {"ijson", "jsonschema", "jsonschema_specifications", "referencing", "rpds"}
 OWN_LIBRARIES |= {"attr", "attrs", "typing_extensions", "idna"}  # what jsonschema loads
 LEAF_MODULES = {"masrl_kb", "masrl_kb.kb", "masrl_kb.kb.paths", "masrl_kb.kb.problem"}
-LEAF_MODULES |= {"masrl_kb.kb.atomic"}
+LEAF_MODULES |= {"masrl_kb.kb.atomic", "masrl_kb.kb.strict_json"}
 ALONE = """
 import json, pkgutil, sys, importlib
 import masrl_kb.traces

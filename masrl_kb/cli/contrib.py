@@ -17,7 +17,7 @@ from masrl_kb.kb.paths import find_root
 if TYPE_CHECKING:
     import pandas as pd
 
-    from masrl_kb.contrib.arxiv_import import Written
+    from masrl_kb.contrib.new_record import Written
 
 
 @functools.cache
@@ -43,7 +43,7 @@ def _write_record(root: Path, write: Callable[[], Written]) -> int:
     """Run ``write``; a paper already recorded is the one finding that exits 1 (the check
     ``add`` and ``exclude`` make). Any other failure, arXiv unreachable or unreadable
     included, is an error of this package or an OSError: one line in ``main``, exit 2."""
-    from masrl_kb.contrib.arxiv_import import AlreadyRecorded, describe_written
+    from masrl_kb.contrib.new_record import AlreadyRecorded, describe_written
 
     try:
         written = write()
@@ -67,7 +67,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 def cmd_exclude(args: argparse.Namespace) -> int:
     """Write the next exclusions/E<nnn>.yaml. arXiv titles are fetched; other URLs need
     --title."""
-    from masrl_kb.contrib.arxiv_import import exclude_record
+    from masrl_kb.contrib.new_exclusion import exclude_record
 
     fields = ("stage", "reason", "source", "query_family", "note", "title", "identifier")
     options = {name: getattr(args, name) for name in fields}

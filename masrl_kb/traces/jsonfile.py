@@ -1,114 +1,33 @@
-"""Strict JSON for every trace reader: regular files of bounded size, no repeated keys (json
-keeps the last value), no NaN, Infinity or 1e999 (they slip past "minimum" and poison sums)."""
+"""The files every trace reader opens: regular files of bounded size, parsed by the package's
+strict JSON parser (`masrl_kb/kb/strict_json.py`: no repeated keys, NaN, Infinity or 1e999),
+whose names are re-exported here for the trace modules."""
 
 from __future__ import annotations
 
-import json
-import math
 import os
-import re
 import stat
 from typing import IO, Any
+
+from masrl_kb.kb.strict_json import (
+    DuplicateKeyError,
+    duplicate_key_message,
+    json_error,
+    parse_json,
+)
+
+__all__ = [
+    "DuplicateKeyError",
+    "duplicate_key_message",
+    "json_error",
+    "open_regular",
+    "parse_json",
+    "read_bounded",
+    "read_json",
+]
 
 # A file larger than this is refused before it is read (a 1,000,000-event trace is about
 # 160 MB).
 MAX_FILE_BYTES = 4 * 1024**3
-# Locating a repeated key scans the text in Python; beyond this size only the key is named.
-LOCATE_LIMIT_BYTES = 50 * 1024**2
-# A string (a key when a colon follows it) or a bracket: all the locator needs to see.
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"(?:[ \t\n\r]*:)?|[{}\[\]]')
-
-
-class DuplicateKeyError(ValueError):
-    """A JSON object names the same key twice (json would silently keep the last value)."""
-
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"{text} is too large for a number")
-    return value
-
-
-def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict:
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise DuplicateKeyError(key)
-            seen.add(key)
-    return obj
-
-
-def parse_json(text: str) -> Any:
-    """Parse JSON, refusing repeated keys (:class:`DuplicateKeyError`), NaN, Infinity and
-    numbers too large for a float (``ValueError``). The C parser's per-object and per-float
-    hooks measured faster than a plain parse and a walk."""
-    return json.loads(
-        text,
-        object_pairs_hook=_unique_pairs,
-        parse_constant=_reject_constant,
-        parse_float=_finite_float,
-    )
-
-
-def repeated_key_position(text: str) -> tuple[int, int] | None:
-    """Line and column of the first object to close with a repeated key, the one
-    :func:`parse_json` names (a scan of the strings and brackets of the text)."""
-    open_objects: list[tuple[int, set[str]]] = []
-    repeating: set[int] = set()  # where the open objects with a repeated key start
-    for match in _TOKEN.finditer(text):
-        token = match.group()
-        if token in ("{", "["):
-            open_objects.append((match.start(), set()))
-        elif token.endswith(":") and open_objects:
-            start, keys = open_objects[-1]
-            key = json.loads(token[: token.rindex('"') + 1])
-            if key in keys:
-                repeating.add(start)
-            keys.add(key)
-        elif token in ("}", "]") and open_objects:
-            start, _ = open_objects.pop()
-            if start in repeating:
-                line = text.count("\n", 0, start) + 1
-                return line, start - (text.rfind("\n", 0, start) + 1) + 1
-    return None
-
-
-def duplicate_key_message(key: str, text: str | None = None) -> str:
-    """The message for an object that repeats ``key``; located in ``text`` when it is given
-    and not too long to scan."""
-    where = ""
-    if text is not None and len(text) <= LOCATE_LIMIT_BYTES:
-        position = repeated_key_position(text)
-        if position is not None:
-            where = f" (object at line {position[0]} column {position[1]})"
-    return (
-        f"not valid JSON{where}: the key {json.dumps(key)} appears twice in one object "
-        "(only one value can count)"
-    )
-
-
-def json_error(exc: Exception, text: str | None = None) -> str:
-    """One line on why JSON did not parse; ``text`` is the whole document (positions by line
-    and column), else the caller names the line and only a column is given."""
-    if isinstance(exc, DuplicateKeyError):
-        return duplicate_key_message(exc.key, text)
-    if isinstance(exc, json.JSONDecodeError) and text is not None:
-        return f"not valid JSON (line {exc.lineno} column {exc.colno}): {exc.msg}"
-    if isinstance(exc, json.JSONDecodeError):
-        return f"not valid JSON: {exc.msg} (column {exc.colno})"
-    reason = (str(exc).splitlines() or [type(exc).__name__])[0]
-    return f"not valid JSON: {reason if text is not None else reason[:200]}"
 
 
 def open_regular(path: str | os.PathLike[str]) -> IO[bytes]:

@@ -255,7 +255,10 @@ def _tamper_round(folder: Path, kind: str) -> None:
         head, _, tail = text.partition("duplicates:\n")
         rest = tail.split("\n", 3)[3]  # the count, listed and file lines
         (folder / "round.yaml").write_text(head + "duplicates: []\n" + rest, encoding="utf-8")
-    (folder / "entries.json").write_text(json.dumps(entries), encoding="utf-8")
+    text = json.dumps(entries)
+    if kind == "entries-repeated-key":  # json would keep the later, valid title
+        text = text.replace('[{"', '[{"title": 5, "', 1)
+    (folder / "entries.json").write_text(text, encoding="utf-8")
 
 
 # ---------------------------------------------------------------- screen decide
@@ -384,6 +387,7 @@ def decide_cases() -> list[ScreenCase]:
         ("round-locked", "locked", "is locked by another screening run"),
         ("entries-json-title-number", "entries-title-number", "entries.json: entry 0: title:"),
         ("entries-json-authors-text", "entries-authors-text", "entries.json: entry 0: authors:"),
+        ("entries-json-repeated-key", "entries-repeated-key", 'the key "title" appears twice'),
         ("candidates-csv-not-utf8", "candidates-not-utf8", "candidates.csv:4: file: not UTF-8"),
         ("round-yaml-old-duplicates", "old-duplicates-list", "screen migrate"),
     ]

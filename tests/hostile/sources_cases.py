@@ -1,7 +1,7 @@
 """Hostile answers for ``masrl-kb screen fetch``, served from a loopback JSON stub.
 
 Every adapter (OpenReview, OpenAlex, Semantic Scholar) meets the same group of
-behaviours: malformed or non-UTF-8 JSON, NaN, deep nesting, a wrong shape, an
+behaviours: malformed or non-UTF-8 JSON, NaN, 1e999, a repeated key, deep nesting, a wrong shape, an
 oversized body, a gzip bomb, a hung or trickling server, 5xx and 429 answers
 (one whose Retry-After points past the deadline). Each must end with one clean
 error line, exit 2 (a network failure as an unusable answer) and no
@@ -151,6 +151,13 @@ def _good(adapter: Adapter) -> Behaviour:
     return body((FIXTURES / adapter.good).read_bytes())
 
 
+def _repeated(adapter: Adapter) -> bytes:
+    """The normal answer with its first key given twice (json would keep the second)."""
+    raw = (FIXTURES / adapter.good).read_bytes().strip()
+    key = next(iter(json.loads(raw)))
+    return b"{" + json.dumps(key).encode() + b": null, " + raw[1:]
+
+
 def _messy(adapter: Adapter) -> Behaviour:
     answer = json.loads((FIXTURES / adapter.good).read_text(encoding="utf-8"))
     adapter.messy(answer)
@@ -164,8 +171,12 @@ def cases_for(a: Adapter) -> list[SourceCase]:
     cases = [
         SourceCase(a, "malformed-json", body(b'{"results": [{"id": '), "reject", "not valid JSON"),
         SourceCase(a, "not-utf8", body(b'{"t": "\xff\xfe"}'), "reject", "not UTF-8"),
-        SourceCase(a, "nan-literal", body(b'{"notes": [NaN]}'), "reject", "NaN is not JSON"),
+        SourceCase(
+            a, "nan-literal", body(b'{"notes": [NaN]}'), "reject", "NaN is not a JSON number"
+        ),
         SourceCase(a, "deep-nesting", body(b"[" * 100000), "reject", "nests deeper"),
+        SourceCase(a, "repeated-key", body(_repeated(a)), "reject", "appears twice"),
+        SourceCase(a, "float-overflow", body(b'{"x": 1e999}'), "reject", "too large for a number"),
         SourceCase(a, "top-level-list", body(b"[]"), "reject", "answer is not an object"),
         SourceCase(a, "wrong-shape", body(a.wrong_shape), "reject", "unexpected answer"),
         SourceCase(a, "impossible-value", body(a.bad_value), "reject", "unexpected answer"),

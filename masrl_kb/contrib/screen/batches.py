@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from masrl_kb.contrib.arxiv_import import check_choice
+from masrl_kb.contrib.new_exclusion import check_choice
 from masrl_kb.contrib.outside_text import clean_text
 from masrl_kb.contrib.screen.dedup import Known, add_round, known_records, mark_duplicates
 from masrl_kb.contrib.screen.entries import Entry, query_families, read_entries

@@ -15,14 +15,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from masrl_kb.contrib.arxiv_import import (
-    AlreadyRecorded,
-    ArxivImportError,
-    add_other_paper,
-    add_paper,
-    check_choice,
-    exclude_record,
-)
+from masrl_kb.contrib.arxiv_import import add_other_paper, add_paper
+from masrl_kb.contrib.new_exclusion import check_choice, exclude_record
+from masrl_kb.contrib.new_record import AlreadyRecorded, ArxivImportError
 from masrl_kb.contrib.outside_text import clean_text
 from masrl_kb.contrib.screen.entries import (
     Entry,

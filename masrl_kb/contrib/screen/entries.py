@@ -33,6 +33,7 @@ from masrl_kb.kb.model.rounds_model import DOI_PATTERN, OPENREVIEW_PATTERN, SOUR
 from masrl_kb.kb.protocol import QueryFamily
 from masrl_kb.kb.rounds import SCREENING_DIR, round_dir
 from masrl_kb.kb.rules import is_http_url
+from masrl_kb.kb.strict_json import json_error, parse_json
 from masrl_kb.kb.text import title_skeleton
 
 ENTRIES_JSON = "entries.json"
@@ -336,10 +337,15 @@ def read_entries(root: Path, rid: str) -> dict[str, Entry]:
         return {}
     if path.stat().st_size > MAX_ENTRIES_BYTES:
         raise StoreError(f"{path} is larger than expected; refusing to read it")
+    text = ""
     try:
-        data = json.loads(path.read_bytes().decode("utf-8"))
-    except (ValueError, RecursionError) as err:  # UnicodeDecodeError is a ValueError
+        text = path.read_bytes().decode("utf-8")
+        data = parse_json(text)  # no repeated key, NaN or Infinity
+    except UnicodeDecodeError as err:
         raise StoreError(f"{path}: malformed ({clean_text(str(err), 200)})") from None
+    except (ValueError, RecursionError) as err:
+        reason = json_error(err, text) if isinstance(err, ValueError) else str(err)
+        raise StoreError(f"{path}: malformed ({clean_text(reason, 200)})") from None
     if not isinstance(data, list):
         raise StoreError(f"{rel}: malformed (expected a list of entries)")
     found: dict[str, Entry] = {}

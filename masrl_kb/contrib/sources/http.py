@@ -3,17 +3,21 @@
 One overall deadline covers connecting, the TLS handshake, sending, every retry and every
 byte read, the status line and headers included: each socket operation may wait only for
 what is left of it, so a server dripping one byte at a time is cut at the deadline. The
-body is capped on the wire and after gzip; 5xx, 429 (after its Retry-After) and dropped
-connections are retried within the deadline. A base URL from the environment is checked
-before any request, and a body that does not decode as labelled is refused. Neither
-``requests`` nor the ``arxiv`` package offers these bounds, hence this module.
+body is capped on the wire (a declared Content-Length over the cap is refused before any
+body byte is read) and after gzip; no redirect is followed. 5xx, 429 and dropped
+connections are retried within the deadline by urllib3's ``Retry``, waiting the delay or
+a longer Retry-After (seconds or an HTTP date); a wait that would pass the deadline ends
+the request with its last failure. A base URL from the environment is checked before any
+request, and a body that does not decode as labelled is refused.
+urllib3 brings the connection pool and the retry policy; the deadline-bound socket reads
+stay here, because urllib3's timeouts bound each socket read, not the whole answer
+(a server dripping its headers one byte a second would never time out).
 :class:`Client` adds, for the JSON APIs, a minimum interval between requests, strict JSON
 and shape checks (:func:`field`).
 """
 
 from __future__ import annotations
 
-import email.utils
 import functools
 import http.client
 import io
@@ -21,12 +25,26 @@ import json
 import os
 import re
 import socket
-import ssl
 import time
 import zlib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 from urllib.parse import urlencode, urlsplit, urlunsplit
+
+from urllib3 import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.exceptions import (
+    HTTPError,
+    MaxRetryError,
+    NewConnectionError,
+    ProtocolError,
+    SSLError,
+)
+from urllib3.exceptions import TimeoutError as Urllib3Timeout
+from urllib3.response import BaseHTTPResponse
+from urllib3.util.retry import Retry
+
+from masrl_kb.kb import strict_json
 
 _CHUNK = 1 << 14
 USER_AGENT = "masrl-kb (https://github.com/; a curated paper list)"
@@ -123,60 +141,88 @@ class _Deadline:
     def left(self) -> float:
         left = self.end - time.monotonic()
         if left <= 0:
-            raise FetchError(f"no complete answer within {self.seconds:g} s")
+            raise self.passed()
         return left
+
+    def passed(self) -> FetchError:
+        return FetchError(f"no complete answer within {self.seconds:g} s")
+
+
+_HEAD_ROOM = 64 << 10  # the status line, headers and chunk framing of one answer
 
 
 class _DeadlineReader(io.RawIOBase):
-    """The socket's bytes, each read allowed only the time left: http.client's own reads
-    (status line, headers, chunk sizes) would otherwise wait the full timeout per byte."""
+    """The socket's bytes, each read allowed only the time left, at most ``max_body`` (plus
+    room for the head) for one answer: http.client's own reads (status line, headers, chunk
+    sizes) would otherwise wait the full timeout per byte."""
 
-    def __init__(self, sock: socket.socket, dl: _Deadline) -> None:
+    def __init__(self, sock: socket.socket, dl: _Deadline, max_body: int) -> None:
         super().__init__()
         # The socket's own raw file: it keeps the socket open after http.client closes
         # the connection of a "Connection: close" answer, as makefile() always does.
         self._raw = sock.makefile("rb", buffering=0)
         self._sock, self._dl = sock, dl
+        self._max_body, self._read = max_body, 0
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, buffer: Any) -> int | None:  # any writable buffer, as io passes
         self._sock.settimeout(self._dl.left())
-        return self._raw.readinto(buffer)
+        count = self._raw.readinto(buffer)
+        self._read += count or 0
+        if self._read > self._max_body + _HEAD_ROOM:
+            raise _too_large(self._max_body)
+        return count
 
     def close(self) -> None:
         self._raw.close()
         super().close()
 
 
+def _too_large(max_body: int) -> FetchError:
+    return FetchError(f"the answer is larger than {max_body} bytes")
+
+
 class _DeadlineSocket:
     """What :class:`http.client.HTTPResponse` asks of a socket (``makefile``), over one
-    whose every read is bound by the deadline."""
+    whose every read is bound by the deadline and the size cap."""
 
-    def __init__(self, sock: socket.socket, dl: _Deadline) -> None:
-        self._sock, self._dl = sock, dl
+    def __init__(self, sock: socket.socket, dl: _Deadline, max_body: int) -> None:
+        self._sock, self._dl, self._max_body = sock, dl, max_body
 
     def makefile(self, mode: str) -> io.BufferedReader:
-        return io.BufferedReader(_DeadlineReader(self._sock, self._dl), _CHUNK)
+        return io.BufferedReader(_DeadlineReader(self._sock, self._dl, self._max_body), _CHUNK)
 
 
 class _Response(http.client.HTTPResponse):
-    """An answer read through :class:`_DeadlineSocket`."""
+    """An answer read through :class:`_DeadlineSocket`; a declared length over the cap is
+    refused as soon as the headers are read (http.client would allocate it whole)."""
 
-    def __init__(self, sock: socket.socket, *args: Any, deadline: _Deadline, **kwargs: Any) -> None:
-        super().__init__(_DeadlineSocket(sock, deadline), *args, **kwargs)  # type: ignore[arg-type]
+    def __init__(
+        self, sock: socket.socket, *args: Any, deadline: _Deadline, max_body: int, **kwargs: Any
+    ) -> None:
+        super().__init__(_DeadlineSocket(sock, deadline, max_body), *args, **kwargs)  # type: ignore[arg-type]
+        self._max_body = max_body
+
+    def begin(self) -> None:
+        super().begin()
+        if self.length is not None and self.length > self._max_body:
+            raise _too_large(self._max_body)
 
 
-class _Connection(http.client.HTTPConnection):
-    """A connection whose connect, send and every read wait at most what is left."""
+class _Connection(HTTPConnection):
+    """urllib3's connection whose connect, send and every read wait at most what is left."""
 
-    def __init__(self, host: str, port: int | None, dl: _Deadline) -> None:
-        super().__init__(host, port, timeout=dl.left())
-        self._dl = dl
-        self.response_class = functools.partial(_Response, deadline=dl)  # type: ignore[assignment]
+    def __init__(self, *args: Any, deadline: _Deadline, max_body: int, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._dl = deadline
+        self.response_class = functools.partial(  # type: ignore[assignment]
+            _Response, deadline=deadline, max_body=max_body
+        )
 
     def connect(self) -> None:
+        # CPython bounds a whole TLS handshake by the socket's timeout, not each read.
         self.timeout = self._dl.left()
         super().connect()
         self.sock.settimeout(self._dl.left())
@@ -187,17 +233,89 @@ class _Connection(http.client.HTTPConnection):
         super().send(data)
 
 
-class _TLSConnection(_Connection):
-    default_port = http.client.HTTPS_PORT
-
-    def connect(self) -> None:
-        super().connect()  # the socket now waits at most what is left
-        # CPython bounds the whole handshake by the socket's timeout, not each read.
-        context = ssl.create_default_context()
-        self.sock = context.wrap_socket(self.sock, server_hostname=self.host)
+class _TLSConnection(_Connection, HTTPSConnection):
+    pass
 
 
-def _connection(url: str, dl: _Deadline) -> tuple[http.client.HTTPConnection, str]:
+class _Pool(HTTPConnectionPool):
+    ConnectionCls = _Connection
+
+
+class _TLSPool(HTTPSConnectionPool):
+    ConnectionCls = _TLSConnection
+
+
+# Only these statuses are retried: urllib3 would also retry a 413 that names a Retry-After.
+_RETRIED = frozenset({429, *range(500, 600)})
+_RETRY_AFTER_MAX = 86400
+
+
+class _DeadlineRetry(Retry):
+    """urllib3's ``Retry`` whose wait before a retry is the delay, or a longer Retry-After,
+    and never passes the deadline: then the last failure is raised instead."""
+
+    RETRY_AFTER_STATUS_CODES = frozenset()  # no status beyond ``status_forcelist``
+
+    def __init__(self, *args: Any, deadline: _Deadline, delay: float, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.deadline, self.delay = deadline, delay
+
+    def new(self, **kw: Any) -> Self:
+        return super().new(deadline=self.deadline, delay=self.delay, **kw)
+
+    def sleep(self, response: BaseHTTPResponse | None = None) -> None:
+        last = self.history[-1]  # increment() has recorded the failure being retried
+        if last.error is not None:
+            failure = _failure(last.error, self.deadline)
+            if _timed_out(last.error):  # each read waits what is left: none is
+                raise failure
+        else:
+            failure = StatusError(f"HTTP {last.status}", last.status or 0)
+        wait = self.delay
+        if response is not None:
+            asked = retry_after_seconds(response.headers.get("Retry-After", ""))
+            wait = max(wait, asked or 0.0)
+        if self.deadline.left() <= wait:
+            raise failure
+        time.sleep(wait)
+
+
+def retry_after_seconds(value: str) -> float | None:
+    """A Retry-After header (seconds or an HTTP date) as seconds from now, at most a day;
+    None if unreadable."""
+    if not value.strip():
+        return None
+    reader = Retry()
+    reader.retry_after_max = _RETRY_AFTER_MAX  # its own cap (urllib3 2.6 on) is 6 hours
+    try:
+        return float(min(reader.parse_retry_after(value[:64]), _RETRY_AFTER_MAX))
+    except HTTPError:  # urllib3's InvalidHeader
+        return None
+
+
+def _timed_out(err: BaseException) -> bool:
+    if isinstance(err, NewConnectionError):  # urllib3 makes it a kind of connect timeout
+        return False
+    if isinstance(err, ProtocolError) and len(err.args) > 1:
+        err = err.args[1]
+    return isinstance(err, Urllib3Timeout | TimeoutError)
+
+
+def _failure(err: BaseException, dl: _Deadline) -> FetchError:
+    """The one-line :class:`FetchError` of what urllib3 raised (or retries)."""
+    if _timed_out(err):
+        return dl.passed()
+    if isinstance(err, NewConnectionError):  # refused, unreachable, no such host
+        return FetchError(_os_reason(err.__cause__ or err))
+    if isinstance(err, ProtocolError):
+        cause = err.args[1] if len(err.args) > 1 else err
+        return FetchError(f"the connection dropped ({_os_reason(cause)})")
+    if isinstance(err, SSLError) and err.args and isinstance(err.args[0], BaseException):
+        return FetchError(_os_reason(err.args[0]))
+    return FetchError(_os_reason(err))
+
+
+def _pool(url: str, dl: _Deadline, lim: Limits) -> tuple[HTTPConnectionPool, str]:
     try:
         parts = urlsplit(url)
         host, port = parts.hostname, parts.port
@@ -206,45 +324,42 @@ def _connection(url: str, dl: _Deadline) -> tuple[http.client.HTTPConnection, st
     if parts.scheme not in ("http", "https") or not host:
         raise SourceError(f"not an http(s) URL: {url[:80]!r}")
     path = urlunsplit(("", "", parts.path or "/", parts.query, ""))
-    kind = _TLSConnection if parts.scheme == "https" else _Connection
-    return kind(host, port, dl), path
+    kind = _TLSPool if parts.scheme == "https" else _Pool
+    retries = _DeadlineRetry(
+        total=lim.attempts - 1,
+        connect=0,  # a refused connection or an unknown host is not retried
+        other=0,  # nor a TLS failure
+        status_forcelist=_RETRIED,
+        allowed_methods=None,  # a POST is retried too: every request here is a query
+        raise_on_status=False,  # the last error answer comes back, to be a StatusError
+        deadline=dl,
+        delay=lim.delay,
+    )
+    pool = kind(host, port, maxsize=1, retries=retries, deadline=dl, max_body=lim.max_body)
+    return pool, path
 
 
-def _read_body(resp: http.client.HTTPResponse, dl: _Deadline, lim: Limits) -> bytes:
-    encoding = (resp.getheader("Content-Encoding") or "identity").strip().lower()
+def _decoded(raw: bytes, encoding: str, lim: Limits) -> bytes:
+    """The body as sent before its Content-Encoding, within the limits."""
+    if len(raw) > lim.max_body:
+        raise _too_large(lim.max_body)
+    encoding = encoding.strip().lower() or "identity"
     if encoding not in ("identity", "gzip", "x-gzip", "deflate"):
         raise AnswerError(f"unsupported Content-Encoding {encoding[:40]!r}")
-    inflate = None
-    if encoding != "identity":
-        # gzip, or zlib-wrapped deflate as RFC 9110 defines it; raw deflate is refused.
-        inflate = zlib.decompressobj(16 + zlib.MAX_WBITS if "gzip" in encoding else zlib.MAX_WBITS)
-    wire, out, size = 0, [], 0
-    while True:
-        chunk = resp.read1(_CHUNK)
-        dl.left()
-        if not chunk:
-            break
-        wire += len(chunk)
-        if wire > lim.max_body:
-            raise FetchError(f"the answer is larger than {lim.max_body} bytes")
-        if inflate is not None:
-            # At most one byte past the limit (then the check below refuses): a bomb never
-            # gets expanded in full.
-            chunk = _inflate(inflate, encoding, chunk, lim.max_expanded - size + 1)
-        size += len(chunk)
-        if size > lim.max_expanded:
-            raise FetchError(f"the answer expands to more than {lim.max_expanded} bytes")
-        out.append(chunk)
-    if inflate is not None:
-        tail = _inflate(inflate, encoding, None, lim.max_expanded - size + 1)
-        if size + len(tail) > lim.max_expanded:
-            raise FetchError(f"the answer expands to more than {lim.max_expanded} bytes")
-        if not inflate.eof:
-            raise AnswerError(
-                f"the answer labelled {encoding} is cut short (its data does not end)"
-            )
-        out.append(tail)
-    return b"".join(out)
+    if encoding == "identity":
+        return raw
+    # gzip, or zlib-wrapped deflate as RFC 9110 defines it; raw deflate is refused.
+    inflate = zlib.decompressobj(16 + zlib.MAX_WBITS if "gzip" in encoding else zlib.MAX_WBITS)
+    # At most one byte past the limit (then the check refuses): a bomb never gets
+    # expanded in full.
+    out = _inflate(inflate, encoding, raw, lim.max_expanded + 1)
+    if len(out) <= lim.max_expanded:
+        out += _inflate(inflate, encoding, None, lim.max_expanded - len(out) + 1)
+    if len(out) > lim.max_expanded:
+        raise FetchError(f"the answer expands to more than {lim.max_expanded} bytes")
+    if not inflate.eof:
+        raise AnswerError(f"the answer labelled {encoding} is cut short (its data does not end)")
+    return out
 
 
 def _inflate(inflate: Any, encoding: str, chunk: bytes | None, most: int) -> bytes:
@@ -257,59 +372,6 @@ def _inflate(inflate: Any, encoding: str, chunk: bytes | None, most: int) -> byt
         raise AnswerError(f"the answer is labelled {encoding} but is not ({reason})") from None
 
 
-@dataclass(frozen=True)
-class Answer:
-    """One HTTP answer: status, the Retry-After header (raw, or ""), and the bounded body."""
-
-    status: int
-    retry_after: str
-    body: bytes
-
-
-def _request_once(
-    method: str, url: str, headers: dict[str, str], body: bytes | None, dl: _Deadline, lim: Limits
-) -> Answer:
-    conn, path = _connection(url, dl)
-    try:
-        sent = {"Accept-Encoding": "gzip", "User-Agent": USER_AGENT, **headers}
-        conn.request(method, path, body=body, headers=sent)
-        resp = conn.getresponse()
-        declared = resp.getheader("Content-Length")
-        if declared and declared.strip().isdigit() and int(declared) > lim.max_body:
-            raise FetchError(f"the answer is larger than {lim.max_body} bytes")
-        retry_after = (resp.getheader("Retry-After") or "").strip()[:64]
-        return Answer(resp.status, retry_after, _read_body(resp, dl, lim))
-    except TimeoutError:
-        raise FetchError(f"no complete answer within {dl.seconds:g} s") from None
-    finally:
-        conn.close()
-
-
-def retry_after_seconds(value: str) -> float | None:
-    """A Retry-After header (seconds or an HTTP date) as seconds from now; None if unreadable."""
-    if value.isdigit():
-        return float(min(int(value), 86400))
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when is None or when.tzinfo is None:
-        return None
-    return max(0.0, when.timestamp() - time.time())
-
-
-def _wait_before_retry(answer: Answer | None, dl: _Deadline, lim: Limits) -> bool:
-    """Sleep before the next try; False when the wait would pass the deadline."""
-    wait = lim.delay
-    if answer is not None and answer.status == 429:
-        asked = retry_after_seconds(answer.retry_after)
-        wait = max(wait, asked if asked is not None else lim.delay)
-    if dl.left() <= wait:
-        return False
-    time.sleep(wait)
-    return True
-
-
 def http_request(
     url: str,
     limits: Limits | None = None,
@@ -319,34 +381,29 @@ def http_request(
     body: bytes | None = None,
 ) -> bytes:
     """The body of a 200 answer to ``method url``, within the limits: 5xx, 429 and dropped
-    connections are retried (see the module); :class:`StatusError` for other statuses,
-    :class:`FetchError` for everything else, each with a one-line reason."""
+    connections are retried (see the module); :class:`StatusError` for other statuses (a
+    redirect among them), :class:`FetchError` for everything else, each with a one-line
+    reason."""
     lim = limits or Limits()
     dl = _Deadline(lim.deadline)
-    last: FetchError | None = None
-    answer: Answer | None = None
-    for attempt in range(lim.attempts):
-        if attempt and not _wait_before_retry(answer, dl, lim):
-            break
-        answer = None
-        try:
-            answer = _request_once(method, url, headers or {}, body, dl, lim)
-        except (ConnectionResetError, http.client.HTTPException) as err:
-            last = FetchError(f"the connection dropped ({_os_reason(err)})")
-            continue
-        except SourceError:
-            raise
-        except (OSError, UnicodeError) as err:  # UnicodeError: a host name idna refuses
-            raise FetchError(_os_reason(err)) from None
-        if answer.status == 200:
-            return answer.body
-        last = StatusError(f"HTTP {answer.status}", answer.status)
-        if answer.status != 429 and not 500 <= answer.status < 600:
-            break
-    raise last or FetchError(f"no complete answer within {lim.deadline:g} s")
+    pool, path = _pool(url, dl, lim)
+    sent = {"Accept-Encoding": "gzip", "User-Agent": USER_AGENT, **(headers or {})}
+    try:
+        answer = pool.urlopen(
+            method, path, body=body, headers=sent, redirect=False, decode_content=False
+        )
+    except MaxRetryError as err:
+        raise _failure(err.reason or err, dl) from None
+    except HTTPError as err:  # a host name idna refuses, among others
+        raise _failure(err, dl) from None
+    finally:
+        pool.close()
+    if answer.status != 200:
+        raise StatusError(f"HTTP {answer.status}", answer.status)
+    return _decoded(answer.data, answer.headers.get("Content-Encoding", ""), lim)
 
 
-def _os_reason(err: Exception) -> str:
+def _os_reason(err: BaseException) -> str:
     text = getattr(err, "strerror", None) or str(err) or type(err).__name__
     return text.strip().lower()[:120]
 
@@ -413,38 +470,21 @@ class Client:
         return parse_json(raw, self.name)
 
 
-def _refuse_constant(name: str) -> object:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _depth(value: object, limit: int) -> int:
-    """Nesting depth, stopping once past ``limit`` (iterative: no recursion to blow)."""
-    deepest, stack = 0, [(value, 1)]
-    while stack and deepest <= limit:
-        item, depth = stack.pop()
-        deepest = max(deepest, depth)
-        if isinstance(item, dict | list):
-            stack.extend(
-                (v, depth + 1) for v in (item.values() if isinstance(item, dict) else item)
-            )
-    return deepest
-
-
 def parse_json(raw: bytes, name: str) -> object:
-    """The JSON value of an answer body; :class:`SourceError` with one line otherwise."""
+    """The JSON value of an answer body, by the package's strict parser (no repeated key,
+    NaN or Infinity, at most :data:`MAX_DEPTH` levels); :class:`SourceError` with one line
+    otherwise."""
     too_deep = f"{name}: the answer nests deeper than {MAX_DEPTH} levels"
     try:
-        value = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
         raise SourceError(f"{name}: the answer is not UTF-8 (byte {err.start})") from None
-    except RecursionError:
+    try:
+        return strict_json.parse_json(text, max_depth=MAX_DEPTH)
+    except (RecursionError, strict_json.TooDeepError):
         raise SourceError(too_deep) from None
     except ValueError as err:
-        reason = str(err).splitlines()[0][:120]
-        raise SourceError(f"{name}: the answer is not valid JSON ({reason})") from None
-    if _depth(value, MAX_DEPTH) > MAX_DEPTH:
-        raise SourceError(too_deep)
-    return value
+        raise SourceError(f"{name}: the answer is {strict_json.json_error(err)}") from None
 
 
 def env_value(name: str, pattern: str, service: str, what: str) -> str:

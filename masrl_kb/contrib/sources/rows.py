@@ -15,9 +15,9 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from masrl_kb.contrib.arxiv_import import family_given
 from masrl_kb.contrib.export.csv_io import csv_text
 from masrl_kb.contrib.outside_text import MAX_ABSTRACT, MAX_TITLE, MAX_URL, clean_names, clean_text
+from masrl_kb.contrib.record_keys import family_given
 from masrl_kb.contrib.screen.entries import known_id, or_empty, parse_doi, parse_openreview
 from masrl_kb.contrib.screen.import_files import COLUMNS
 from masrl_kb.contrib.sources.arxiv import parse_arxiv_id
