@@ -82,8 +82,9 @@ def cmd_exclude(args: argparse.Namespace) -> int:
 def _selected(args: argparse.Namespace) -> pd.DataFrame | None:
     """The papers ``--where`` selects, or None once a bad query is reported (in full: the
     allowed names can be more than the main error line holds)."""
-    from masrl_kb.query.frames import load_papers, select
+    from masrl_kb.query.axes import select
     from masrl_kb.query.lang import QueryError
+    from masrl_kb.query.pool import load_papers
 
     papers = load_papers(args.root)
     try:

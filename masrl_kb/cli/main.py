@@ -88,7 +88,8 @@ def _print_drafts(drafts) -> None:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from masrl_kb.query.frames import crosstab, load_drafts, load_pool
+    from masrl_kb.query.axes import crosstab
+    from masrl_kb.query.pool import load_drafts, load_pool
     from masrl_kb.query.views import pool_coverage, pool_searched, survey_baseline
 
     papers, exclusions = load_pool(args.root, as_of=args.as_of, drafts="exclude")
@@ -131,7 +132,7 @@ def _print_claim(view, width: int) -> None:
 
 
 def cmd_claims(args: argparse.Namespace) -> int:
-    from masrl_kb.query.frames import load_drafts, load_pool
+    from masrl_kb.query.pool import load_drafts, load_pool
     from masrl_kb.query.views import claim_views, pool_coverage, survey_baseline
 
     papers, exclusions = load_pool(args.root, drafts="exclude")
@@ -160,7 +161,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     from masrl_kb.site import build_site
 
     if args.preview:
-        from masrl_kb.query.frames import load_drafts, load_pool
+        from masrl_kb.query.pool import load_drafts, load_pool
 
         load_pool(args.root, drafts="exclude")  # the finished records must be valid
         drafts = load_drafts(args.root)

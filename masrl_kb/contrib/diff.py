@@ -28,6 +28,7 @@ from masrl_kb.kb.record_checks import validate_records
 from masrl_kb.kb.records import EXCLUSIONS_DIR, PAPERS_DIR, RecordFile, read_records
 from masrl_kb.kb.rules import crosstab_list, decision_statuses
 from masrl_kb.kb.taxonomy import TAXONOMY_FILE, load_taxonomy
+from masrl_kb.query.axes import crosstab
 from masrl_kb.query.claims import (
     CLAIMS_FILE,
     ClaimResult,
@@ -35,7 +36,7 @@ from masrl_kb.query.claims import (
     evaluate_claims,
     load_claims,
 )
-from masrl_kb.query.frames import crosstab, load_pool
+from masrl_kb.query.pool import load_pool
 
 DATA_PATHS = (PAPERS_DIR, EXCLUSIONS_DIR, TAXONOMY_FILE, CLAIMS_FILE, BENCHMARKS_FILE)
 # (rows, columns, strict): the survey's cross-tabs, as the site shows them.

@@ -15,7 +15,7 @@ from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.readings import KB_READER, READING_AXES, Reader, load_readers
 from masrl_kb.kb.yamlio import UnsafeFileError, read_regular_file
 from masrl_kb.query.args import checked
-from masrl_kb.query.frames import PathLike, load_papers
+from masrl_kb.query.pool import PathLike, load_papers
 
 CODEBOOK = "docs/codebook.md"  # the rules whose worked examples name papers
 AGREEMENT_COLUMNS = ["readers", "axis", "n", "agreement", "kappa", "alpha"]

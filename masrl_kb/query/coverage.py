@@ -27,7 +27,7 @@ import pandas as pd
 
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.rounds import Round, load_rounds, round_duplicates
-from masrl_kb.query.frames import PathLike
+from masrl_kb.query.pool import PathLike
 
 _IN_ROUND = re.compile(r"^screening/(?P<rid>[^/]+)/[^ ]+ \((?P<cid>[^)]+)\)$")
 _PAPER = re.compile(r"^papers/[^/]+\.yaml$")

@@ -25,10 +25,11 @@ from masrl_kb.kb.protocol import PROTOCOL_FILE, load_protocol
 from masrl_kb.kb.rounds import load_rounds
 from masrl_kb.kb.rules import crosstab_list
 from masrl_kb.query.args import checked
+from masrl_kb.query.axes import axis_mask, crosstab
 from masrl_kb.query.claim_model import Claim
 from masrl_kb.query.claims import ClaimResult, evaluate_claims, load_claims
-from masrl_kb.query.frames import Frames, PathLike, axis_mask, crosstab, load_pool, pool_as_of
 from masrl_kb.query.lang import select_rows
+from masrl_kb.query.pool import Frames, PathLike, load_pool, pool_as_of
 
 NEW_PAPER_COLUMNS = ["title", "added", "round", "url"]
 MOVED_CELL_COLUMNS = "rows row_value cols col_value strict survey today change papers".split()

@@ -21,7 +21,7 @@ from masrl_kb.kb.protocol import PROTOCOL_FILE, Protocol, load_protocol
 from masrl_kb.kb.rounds import load_rounds
 from masrl_kb.kb.rules import CROSSTAB_PAIRS
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
-from masrl_kb.query import agreement, frames, values, views
+from masrl_kb.query import agreement, axes, evaluation_table, pool, values, views
 from masrl_kb.query.authors import authors as author_rows
 from masrl_kb.query.claims import CLAIMS_FILE, ClaimResult, evaluate_claims
 
@@ -87,7 +87,7 @@ class Context:
     spots: dict[tuple[Cross, str], dict[str, list[int]]] = field(default_factory=dict)
     repo_url: str = ""
     # Records left out of a preview build (masrl-kb build --preview); empty otherwise.
-    drafts: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=frames.DRAFT_COLUMNS))
+    drafts: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=pool.DRAFT_COLUMNS))
     preview: bool = False
     # Values several pages share (a cell's label and count), computed on first use.
     memo: dict[tuple[object, ...], dict] = field(default_factory=dict)
@@ -113,12 +113,12 @@ class Context:
     @cached_property
     def evaluations(self) -> pd.DataFrame:
         """One row per (paper, benchmark), computed once per build."""
-        return frames.evaluations(self.papers, self.root)
+        return evaluation_table.evaluations(self.papers, self.root)
 
     @cached_property
     def results(self) -> pd.DataFrame:
-        """One row per reported value (:func:`masrl_kb.query.frames.results`)."""
-        return frames.results(self.papers, self.root)
+        """One row per reported value (:func:`masrl_kb.query.evaluation_table.results`)."""
+        return evaluation_table.results(self.papers, self.root)
 
     @cached_property
     def boards(self) -> pd.DataFrame:
@@ -211,13 +211,13 @@ def load_context(
     """Load records, taxonomy and claims once and compute every cross-tab. ``drafts=
     "exclude"`` (preview) lists records with ``TODO`` fields in ``ctx.drafts``."""
     root_path = find_root(root)
-    papers, exclusions = frames.load_pool(root_path, drafts=drafts)
+    papers, exclusions = pool.load_pool(root_path, drafts=drafts)
     claims = None
     if (root_path / CLAIMS_FILE).is_file():  # a bare data root may carry no claims
         claims = evaluate_claims(papers=papers, exclusions=exclusions, root=root_path)
     ctx = Context(root_path, load_taxonomy(root_path), papers, exclusions, claims, site_url)
     if drafts == "exclude":
-        ctx.preview, ctx.drafts = True, frames.load_drafts(root_path)
+        ctx.preview, ctx.drafts = True, pool.load_drafts(root_path)
     ctx.rows = {str(key): row for key, row in papers.to_dict("index").items()}
     _fill_cells(ctx)
     return ctx
@@ -235,13 +235,13 @@ def _fill_cells(ctx: Context) -> None:
     keys = ctx.papers.index.to_numpy()
     strict = ctx.papers["credit_strict"].to_numpy(dtype=bool)
     for cross in ALL_CROSSES:
-        table = frames.crosstab(cross.rows, cross.cols, strict=cross.strict, papers=ctx.papers)
+        table = axes.crosstab(cross.rows, cross.cols, strict=cross.strict, papers=ctx.papers)
         ctx.tables[cross] = table
         masks = {}
         for side, axis in (("rows", cross.rows), ("cols", cross.cols)):
-            values = frames.axis_values(axis, ctx.papers)
+            values = axes.axis_values(axis, ctx.papers)
             masks[side] = [
-                frames.axis_mask(ctx.papers, axis, v).to_numpy(dtype=bool) for v in values
+                axes.axis_mask(ctx.papers, axis, v).to_numpy(dtype=bool) for v in values
             ]
             if cross.strict:
                 masks[side] = [m & strict for m in masks[side]]

@@ -1,5 +1,5 @@
 """Pages about the judgements themselves: readers' agreement, evaluations, releases
-(:mod:`masrl_kb.query.agreement`, :func:`masrl_kb.query.frames.evaluations`)."""
+(:mod:`masrl_kb.query.agreement`, :func:`masrl_kb.query.evaluation_table.evaluations`)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pandas as pd
 
 from masrl_kb.contrib.export import tables
+from masrl_kb.kb.fields import ARTIFACT_KINDS
 from masrl_kb.kb.model.paper import EVALUATED_CATEGORIES
 from masrl_kb.query.agreement import (
     agreement,
@@ -18,7 +19,6 @@ from masrl_kb.query.agreement import (
     reader_list,
     without_papers,
 )
-from masrl_kb.query.frames import ARTIFACT_KINDS
 from masrl_kb.query.values import best_over_time, metric_group
 from masrl_kb.site import urls
 from masrl_kb.site.charts import best_chart

@@ -8,12 +8,13 @@ from urllib.parse import urlencode
 
 from markupsafe import Markup, escape
 
+from masrl_kb.kb.fields import ARTIFACT_KINDS
 from masrl_kb.kb.model.paper import EVALUATED_CATEGORIES
 from masrl_kb.kb.provenance import provisional_notes
 from masrl_kb.kb.readings import KB_READER, READING_AXES
 from masrl_kb.query.agreement import paper_readings
 from masrl_kb.query.authors import fold
-from masrl_kb.query.frames import ARTIFACT_KINDS, value_counts
+from masrl_kb.query.axes import value_counts
 from masrl_kb.site import urls
 from masrl_kb.site.author_pages import person_anchors
 from masrl_kb.site.components import Page

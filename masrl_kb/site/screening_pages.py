@@ -10,8 +10,8 @@ import pandas as pd
 
 from masrl_kb.kb.model.rounds_model import source_kind
 from masrl_kb.kb.rounds import SOURCE_COUNTS, Round, load_rounds
+from masrl_kb.query.axes import crosstab, value_counts
 from masrl_kb.query.coverage import batch_reach, recall_estimates, round_reach
-from masrl_kb.query.frames import crosstab, value_counts
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import Context, count_at
