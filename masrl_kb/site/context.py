@@ -240,9 +240,7 @@ def _fill_cells(ctx: Context) -> None:
         masks = {}
         for side, axis in (("rows", cross.rows), ("cols", cross.cols)):
             values = axes.axis_values(axis, ctx.papers)
-            masks[side] = [
-                axes.axis_mask(ctx.papers, axis, v).to_numpy(dtype=bool) for v in values
-            ]
+            masks[side] = [axes.axis_mask(ctx.papers, axis, v).to_numpy(dtype=bool) for v in values]
             if cross.strict:
                 masks[side] = [m & strict for m in masks[side]]
             spots: dict[str, list[int]] = defaultdict(list)
