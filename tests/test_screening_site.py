@@ -19,11 +19,12 @@ from masrl_kb.kb.editor_schema import schema_comment
 from masrl_kb.kb.fields import PLACEHOLDER
 from masrl_kb.kb.protocol import load_protocol
 from masrl_kb.kb.rounds import RoundError, load_round
-from masrl_kb.kb.synthetic import dump_record
+from masrl_kb.kb.synthetic import dump_record, write_synthetic_root
 from masrl_kb.query.claims import evaluate_claims
 from masrl_kb.query.frames import crosstab, load_pool, pool_as_of
 from masrl_kb.query.views import survey_view
-from masrl_kb.site.pages import site_files
+from masrl_kb.site.context import load_context
+from masrl_kb.site.pages import render_page, site_files
 from masrl_kb.site.prisma import Flow, flow_svg
 from tests.screening_stub import ScreeningStub, copy_kb
 
@@ -122,6 +123,18 @@ def test_round_flow_shows_the_round_counts(screened: Path, files: dict[str, str]
     assert "mermaid" not in page and "<script" not in page
 
 
+def test_one_page_is_rendered_as_the_whole_site_renders_it(
+    screened: Path, files: dict[str, str], tmp_path: Path
+) -> None:
+    """render_page() (what the tests of one page use) gives site_files()'s text."""
+    ctx = load_context(screened)
+    for name in ("index.md", "protocol/index.md", "rounds/index.md", "new/index.md"):
+        assert render_page(ctx, name) == files[name], name
+    small = write_synthetic_root(tmp_path / "kb", papers=3)
+    with pytest.raises(KeyError):
+        render_page(load_context(small), "no-such-page/index.md")
+
+
 def test_round_lists_what_it_added(screened: Path, files: dict[str, str]) -> None:
     page = files["rounds/index.md"]
     rnd = load_round(screened, ROUND)
@@ -198,7 +211,7 @@ def test_flow_svg_escapes_text() -> None:
 
 def test_no_round_yet(tmp_path: Path) -> None:
     kb = copy_kb(tmp_path / "kb")
-    page = site_files(kb)["rounds/index.md"]
+    page = render_page(load_context(kb), "rounds/index.md")
     assert "No screening round has been recorded yet." in page
     # no paper added since: what moved a cell is the recoding of the survey's own papers
     from masrl_kb.query.views import moved_cells, new_papers
@@ -249,7 +262,7 @@ def test_whats_new_groups_papers_by_round(screened: Path, files: dict[str, str])
 
 def test_whats_new_goes_by_day_without_rounds(tmp_path: Path) -> None:
     kb = copy_kb(tmp_path / "kb")
-    page = site_files(kb)["new/index.md"]
+    page = render_page(load_context(kb), "new/index.md")
     papers, _ = load_pool(kb)
     days = sorted({d.date().isoformat() for d in papers["added"]}, reverse=True)
     assert re.findall(r"^## (\S+) \{#d-", page, flags=re.M) == days
@@ -266,8 +279,10 @@ def test_hostile_protocol_text_is_escaped(tmp_path: Path) -> None:
     data["query_families"][0]["terms"][0] = payload
     data["inclusion_rules"][0]["rule"] = payload
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
-    files = site_files(kb)
-    for name in ("protocol/index.md", "rounds/index.md", "since-survey/index.md"):
+    ctx = load_context(kb)
+    names = ("protocol/index.md", "rounds/index.md", "since-survey/index.md")
+    files = {name: render_page(ctx, name) for name in names}
+    for name in names:
         assert "<script>" not in files[name]
     assert files["protocol/index.md"].count("&lt;script&gt;alert(1)&lt;/script&gt;") == 4
 
@@ -309,7 +324,7 @@ def _source_row(page: str, source: str, nth: int = 0) -> dict[str, int]:
 
 
 def test_flow_by_source_per_round_and_cumulative(two_sources: Path) -> None:
-    page = site_files(two_sources)["rounds/index.md"]
+    page = render_page(load_context(two_sources), "rounds/index.md")
     first = load_round(two_sources, ROUND)
     arxiv = first.sources[0]
     assert [b["name"] for b in first.sources] == ["arxiv", "openalex"]

@@ -106,6 +106,17 @@ class Context:
         return frozenset(self.readings["key"])
 
     @cached_property
+    def codings(self) -> dict[str, dict[str, dict[str, object]]]:
+        """Each paper's codings, reader -> axis -> value (the kb's included), from
+        :attr:`readings` in one pass: a paper page reads its own without a pandas pivot."""
+        by_key: dict[str, dict[str, dict[str, object]]] = defaultdict(dict)
+        table = self.readings
+        columns = (table[c] for c in ("reader", "key", "axis", "value"))
+        for reader, key, axis, value in zip(*columns, strict=True):
+            by_key[key].setdefault(reader, {})[axis] = value
+        return dict(by_key)
+
+    @cached_property
     def authors(self) -> pd.DataFrame:
         """One row per (author, paper), spellings joined into people (C-AUT-2), once."""
         return author_rows(self.papers)

@@ -77,6 +77,18 @@ def render_files(ctx: Context) -> dict[str, str]:
     return files
 
 
+def render_page(ctx: Context, name: str) -> str:
+    """One generated page of :func:`render_files` (``name``: its docs path, such as
+    ``rounds/index.md``), the same text, rendering only the pages listed before it in
+    :func:`all_pages`: what a test of one page needs. ``KeyError`` for no such page."""
+    wanted = name.removesuffix("index.md")
+    downloads = about.download_files(ctx) if wanted == urls.DOWNLOADS else {}
+    for page in all_pages(ctx, downloads):
+        if page.url == wanted:
+            return view_pages.with_view_notes(ctx, page).render()
+    raise KeyError(name)
+
+
 def edit_path(path: str) -> str | None:
     """The repository file a generated page is edited through (paper pages: the record)."""
     parts = path.split("/")
