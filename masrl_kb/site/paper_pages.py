@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator
+from typing import Any, cast
 from urllib.parse import urlencode
 
 import pandas as pd
@@ -345,7 +346,7 @@ def other_readings(ctx: Context, key: str) -> dict:
     if KB_READER not in coded:
         return {}
     others = {reader: coded[reader] for reader in sorted(coded) if reader != KB_READER}
-    axes = [a for a in READING_AXES if any(pd.notna(v.get(a)) for v in others.values())]
+    axes = [a for a in READING_AXES if any(pd.notna(cast(Any, v.get(a))) for v in others.values())]
     record = {a: coded[KB_READER].get(a, math.nan) for a in axes}
     rows = {
         reader: {
