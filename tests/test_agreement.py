@@ -224,6 +224,21 @@ def test_cli_declared_and_not_cited(capsys) -> None:
     assert len(every) > len(rows)
 
 
+def test_cli_declared_reads_each_reader_file_once(capsys, monkeypatch) -> None:
+    from masrl_kb.kb import readings
+
+    load_papers()  # the pool kept: its validation reads the readers too, on its own
+    real, read = readings.validate_file, []
+    monkeypatch.setattr(
+        readings,
+        "validate_file",
+        lambda model, path, *a: read.append(path) or real(model, path, *a),
+    )
+    assert run_cli("agreement", "--json", "--declared") == 0
+    assert json.loads(capsys.readouterr().out)
+    assert sorted(read) == sorted((REPO / "readings").glob("*.yaml"))
+
+
 def test_a_codebook_that_is_a_link_or_missing_cites_no_paper(tmp_path: Path) -> None:
     from masrl_kb.query.agreement import CODEBOOK, codebook_examples
 

@@ -29,9 +29,15 @@ def readings(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.Da
     if papers is None:
         root = find_root(root)  # once, for both reads
         papers = load_papers(root)
+    return readers_table(papers, reader_list(root))
+
+
+def readers_table(papers: pd.DataFrame, readers: list[Reader]) -> pd.DataFrame:
+    """:func:`readings` of readers already loaded (:func:`reader_list`), for a caller that
+    needs them too (their declared pairs): each reader file is read and checked once."""
     rows = [
         (r.id, key, axis, value)
-        for r in reader_list(root)
+        for r in readers
         for key, coded in r.readings.items()
         if key in papers.index  # a dated pool leaves out papers a reader read later
         for axis, value in coded.items()

@@ -18,6 +18,7 @@ from masrl_kb.contrib.export.bibtex import to_bibtex
 from masrl_kb.kb import cache
 from masrl_kb.kb.paths import CLONE, find_root
 from masrl_kb.kb.protocol import PROTOCOL_FILE, Protocol, load_protocol
+from masrl_kb.kb.readings import Reader
 from masrl_kb.kb.rounds import load_rounds
 from masrl_kb.kb.rules import CROSSTAB_PAIRS
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
@@ -96,9 +97,14 @@ class Context:
     lists: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @cached_property
+    def readers(self) -> list[Reader]:
+        """The readers under readings/, read and checked once per build."""
+        return agreement.reader_list(self.root)
+
+    @cached_property
     def readings(self) -> pd.DataFrame:
         """Every independent reading (reader, key, axis, value), loaded once per build."""
-        return agreement.readings(self.papers, self.root)
+        return agreement.readers_table(self.papers, self.readers)
 
     @cached_property
     def reading_keys(self) -> frozenset[str]:

@@ -16,7 +16,6 @@ from masrl_kb.query.agreement import (
     codebook_examples,
     declared_pairs,
     disagreements,
-    reader_list,
     without_papers,
 )
 from masrl_kb.query.values import best_over_time, metric_group
@@ -64,7 +63,7 @@ def _headline(ctx: Context, pairs: set[frozenset[str]]) -> list[dict]:
 
 def agreement_page(ctx: Context) -> Page:
     page = Page(urls.AGREEMENT, "Agreement", meta={"search": {"exclude": True}})
-    readers = reader_list(ctx.root)
+    readers = ctx.readers
     pairs = declared_pairs(readers)
     return page.show(
         "agreement.md",
