@@ -135,6 +135,25 @@ def test_one_page_is_rendered_as_the_whole_site_renders_it(
         render_page(load_context(small), "no-such-page/index.md")
 
 
+def test_a_build_reads_each_round_once(screened: Path, monkeypatch) -> None:
+    """The rounds page, What's new, the coverage date on every page and the candidates
+    awaiting share one read of the rounds (Context.rounds)."""
+    from masrl_kb.kb import rounds
+    from masrl_kb.site.pages import render_files
+
+    real, read = rounds.validate_file, []
+    monkeypatch.setattr(
+        rounds,
+        "validate_file",
+        lambda model, path, *a, **k: read.append(path) or real(model, path, *a, **k),
+    )
+    files = render_files(load_context(screened))
+    assert (
+        f"## Round {ROUND}" in files["rounds/index.md"] and "data-kb-coverage" in files["index.md"]
+    )
+    assert read == [screened / "screening" / ROUND / "round.yaml"]
+
+
 def test_round_lists_what_it_added(screened: Path, files: dict[str, str]) -> None:
     page = files["rounds/index.md"]
     rnd = load_round(screened, ROUND)

@@ -22,7 +22,7 @@ import pandas as pd
 
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.protocol import PROTOCOL_FILE, load_protocol
-from masrl_kb.kb.rounds import load_rounds
+from masrl_kb.kb.rounds import Round, load_rounds
 from masrl_kb.kb.rules import crosstab_list
 from masrl_kb.query.args import checked
 from masrl_kb.query.axes import axis_mask, crosstab
@@ -134,18 +134,25 @@ def new_papers(
     in (None: added by hand). Empty without a baseline."""
     base = find_root(root)
     papers = load_pool(base)[0] if papers is None else papers
-    day = _baseline(base, baseline)
+    return papers_added_since(papers, load_rounds(base), _baseline(base, baseline))
+
+
+def papers_added_since(
+    papers: pd.DataFrame, rounds: list[Round], day: dt.date | None
+) -> pd.DataFrame:
+    """:func:`new_papers` of rounds already loaded (a site build loads them once) and the
+    baseline ``day``."""
     later = papers.iloc[:0] if day is None else papers[papers["added"] > pd.Timestamp(day)]
-    rounds = {  # paper key -> the round whose decisions brought it in (the first one)
+    brought = {  # paper key -> the round whose decisions brought it in (the first one)
         PurePosixPath(d["record"]).stem: rnd.id
-        for rnd in reversed(load_rounds(base))
+        for rnd in reversed(rounds)
         for d in rnd.decided.values()
         if d["decision"] == "include"
     }
     frame = later[["title", "added", "url"]].copy()
     # object dtype: a paper added by hand has None, not a missing-string NaN
     frame["round"] = pd.Series(
-        [rounds.get(k) for k in frame.index], index=frame.index, dtype=object
+        [brought.get(k) for k in frame.index], index=frame.index, dtype=object
     )
     newest = frame.sort_index().sort_values("added", ascending=False, kind="stable")
     return newest[NEW_PAPER_COLUMNS]

@@ -19,12 +19,13 @@ from masrl_kb.kb import cache
 from masrl_kb.kb.paths import CLONE, find_root
 from masrl_kb.kb.protocol import PROTOCOL_FILE, Protocol, load_protocol
 from masrl_kb.kb.readings import Reader
-from masrl_kb.kb.rounds import load_rounds
+from masrl_kb.kb.rounds import Round, load_rounds
 from masrl_kb.kb.rules import CROSSTAB_PAIRS
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
 from masrl_kb.query import agreement, axes, evaluation_table, pool, values, views
 from masrl_kb.query.authors import authors as author_rows
 from masrl_kb.query.claims import CLAIMS_FILE, ClaimResult, evaluate_claims
+from masrl_kb.query.coverage import covered_until
 
 # The survey this knowledge base curates (facts about the source, not counts).
 SURVEY = {
@@ -193,18 +194,24 @@ class Context:
     def coverage(self) -> dt.date:
         """The date the live pool covers (:func:`masrl_kb.query.views.pool_coverage`)."""
         baseline = self.protocol.baseline  # the survey's cut-off
-        return views.pool_coverage(self.root, baseline) or baseline  # never None here
+        return covered_until(self.rounds, baseline, decided=True) or baseline  # never None
 
     @cached_property
     def searched(self) -> dt.date:
         """The day the searches reached, decided or not (on or after ``coverage``)."""
-        baseline = self.protocol.baseline
-        return views.pool_searched(self.root, baseline) or baseline
+        baseline = self.protocol.baseline  # pool_searched(), of the rounds read once
+        return covered_until(self.rounds, baseline, decided=False) or baseline
 
     @cached_property
     def awaiting(self) -> int:
         """Candidates of every round still awaiting a decision."""
-        return sum(r.awaiting for r in load_rounds(self.root))
+        return sum(r.awaiting for r in self.rounds)
+
+    @cached_property
+    def rounds(self) -> list[Round]:
+        """Every screening round, read once per build (the rounds page, What's new, the
+        coverage date and the candidates awaiting all use them)."""
+        return load_rounds(self.root)
 
     @cached_property
     def survey(self) -> tuple[pd.DataFrame, pd.DataFrame]:
