@@ -266,7 +266,7 @@ def test_kappa_is_scikit_learns_to_the_last_bit() -> None:
 
     rng = random.Random(31)
     compared = 0
-    for _ in range(500):
+    for _ in range(200):
         labels = [f"v{i}" for i in range(rng.randint(2, 6))]
         x = [rng.choice(labels[: rng.randint(1, len(labels))]) for _ in range(rng.randint(1, 40))]
         y = [rng.choice(labels) if rng.random() < 0.4 else v for v in x]
@@ -279,7 +279,7 @@ def test_kappa_is_scikit_learns_to_the_last_bit() -> None:
             theirs = float(cohen_kappa_score(x, y, labels=used))
         assert ours == theirs or (math.isnan(ours) and math.isnan(theirs)), (x, y)
         compared += 1
-    assert compared > 400
+    assert compared > 150
 
 
 def test_agreement_figures_load_neither_scikit_learn_nor_scipy() -> None:

@@ -74,8 +74,24 @@ def screened(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def files(screened: Path) -> dict[str, str]:
-    return site_files(screened)
+def rendered(screened: Path) -> tuple[dict[str, str], list[Path]]:
+    """Every file of the screened copy's site, and the round files read to render it."""
+    from masrl_kb.kb import rounds
+
+    real, read = rounds.validate_file, []
+
+    def counted(model, path, *args, **kwargs):
+        read.append(path)
+        return real(model, path, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rounds, "validate_file", counted)
+        return site_files(screened), read
+
+
+@pytest.fixture(scope="module")
+def files(rendered: tuple[dict[str, str], list[Path]]) -> dict[str, str]:
+    return rendered[0]
 
 
 def _flow_numbers(table: str) -> dict[str, int]:
@@ -128,29 +144,19 @@ def test_one_page_is_rendered_as_the_whole_site_renders_it(
 ) -> None:
     """render_page() (what the tests of one page use) gives site_files()'s text."""
     ctx = load_context(screened)
-    for name in ("index.md", "protocol/index.md", "rounds/index.md", "new/index.md"):
+    for name in ("index.md", "rounds/index.md", "new/index.md"):
         assert render_page(ctx, name) == files[name], name
     small = write_synthetic_root(tmp_path / "kb", papers=3)
     with pytest.raises(KeyError):
         render_page(load_context(small), "no-such-page/index.md")
 
 
-def test_a_build_reads_each_round_once(screened: Path, monkeypatch) -> None:
+def test_a_build_reads_each_round_once(screened: Path, rendered) -> None:
     """The rounds page, What's new, the coverage date on every page and the candidates
     awaiting share one read of the rounds (Context.rounds)."""
-    from masrl_kb.kb import rounds
-    from masrl_kb.site.pages import render_files
-
-    real, read = rounds.validate_file, []
-    monkeypatch.setattr(
-        rounds,
-        "validate_file",
-        lambda model, path, *a, **k: read.append(path) or real(model, path, *a, **k),
-    )
-    files = render_files(load_context(screened))
-    assert (
-        f"## Round {ROUND}" in files["rounds/index.md"] and "data-kb-coverage" in files["index.md"]
-    )
+    files, read = rendered
+    assert f"## Round {ROUND}" in files["rounds/index.md"]
+    assert "data-kb-coverage" in files["index.md"]
     assert read == [screened / "screening" / ROUND / "round.yaml"]
 
 
