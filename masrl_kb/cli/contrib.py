@@ -33,6 +33,12 @@ def _default_axis_ids() -> dict[str, list[str]]:
         return {}
 
 
+def help_key() -> str:
+    """What this group's help texts read from the data root (the default taxonomy's ids):
+    the command line builds its parser again only when it changes."""
+    return repr(sorted(_default_axis_ids().items()))
+
+
 def _axis_help(axis: str, what: str) -> str:
     """Help text listing an axis's ids from the default taxonomy, when readable."""
     ids = _default_axis_ids().get(axis)

@@ -6,6 +6,7 @@ check that found something. Commands import what they need when they run."""
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import re
 import sys
@@ -307,9 +308,19 @@ def _one_line(err: BaseException) -> str:
     return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "..."
 
 
+@functools.lru_cache(maxsize=4)
+def _parser_for(help_key: str) -> argparse.ArgumentParser:
+    """:func:`build_parser` once a process for the help texts ``help_key`` stands for: a
+    process running many commands (a test session, a script) spent more building the forty
+    sub-parsers than running most commands. Parsing leaves the parser as it was."""
+    return build_parser()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one command; every failure ends as one line on standard error and an exit code."""
-    args = build_parser().parse_args(argv)
+    from masrl_kb.cli.contrib import help_key
+
+    args = _parser_for(help_key()).parse_args(argv)
     try:
         _check_root(args)
         return args.func(args)
