@@ -24,7 +24,7 @@ from masrl_kb.query.claims import evaluate_claims
 from masrl_kb.query.frames import crosstab, load_pool, pool_as_of
 from masrl_kb.query.views import survey_view
 from masrl_kb.site.context import load_context
-from masrl_kb.site.pages import render_page, site_files
+from masrl_kb.site.pages import render_page, render_pages, site_files
 from masrl_kb.site.prisma import Flow, flow_svg
 from tests.screening_stub import ScreeningStub, copy_kb
 
@@ -144,8 +144,9 @@ def test_one_page_is_rendered_as_the_whole_site_renders_it(
 ) -> None:
     """render_page() (what the tests of one page use) gives site_files()'s text."""
     ctx = load_context(screened)
-    for name in ("index.md", "rounds/index.md", "new/index.md"):
-        assert render_page(ctx, name) == files[name], name
+    names = ["index.md", "rounds/index.md", "new/index.md"]
+    assert render_pages(ctx, names) == {name: files[name] for name in names}
+    assert render_page(ctx, "protocol/index.md") == files["protocol/index.md"]
     small = write_synthetic_root(tmp_path / "kb", papers=3)
     with pytest.raises(KeyError):
         render_page(load_context(small), "no-such-page/index.md")
@@ -306,7 +307,7 @@ def test_hostile_protocol_text_is_escaped(tmp_path: Path) -> None:
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
     ctx = load_context(kb)
     names = ("protocol/index.md", "rounds/index.md", "since-survey/index.md")
-    files = {name: render_page(ctx, name) for name in names}
+    files = render_pages(ctx, list(names))
     for name in names:
         assert "<script>" not in files[name]
     assert files["protocol/index.md"].count("&lt;script&gt;alert(1)&lt;/script&gt;") == 4

@@ -10,7 +10,7 @@ import pytest
 from masrl_kb.kb.synthetic import write_synthetic_root
 from masrl_kb.query.frames import load_papers, value_counts
 from masrl_kb.site.context import load_context
-from masrl_kb.site.pages import render_page
+from masrl_kb.site.pages import render_pages
 from masrl_kb.site.taxonomy_pages import LISTED_PER_VALUE
 
 AXES = ("category", "topology", "scenario")
@@ -21,7 +21,7 @@ def big(tmp_path_factory) -> tuple[pd.DataFrame, dict[str, str]]:
     root = write_synthetic_root(tmp_path_factory.mktemp("kb") / "kb", 8 * LISTED_PER_VALUE, 5)
     ctx = load_context(root)  # the axis pages alone, not the paper and cell pages after them
     names = [f"taxonomy/{axis}/index.md" for axis in AXES]
-    return load_papers(root), {name: render_page(ctx, name) for name in names}
+    return load_papers(root), render_pages(ctx, names)
 
 
 def _sections(text: str) -> dict[str, str]:
