@@ -108,11 +108,6 @@ class Context:
         return agreement.readers_table(self.papers, self.readers)
 
     @cached_property
-    def reading_keys(self) -> frozenset[str]:
-        """The papers some reader coded (most have no reading to show)."""
-        return frozenset(self.readings["key"])
-
-    @cached_property
     def codings(self) -> dict[str, dict[str, dict[str, object]]]:
         """Each paper's codings, reader -> axis -> value (the kb's included), from
         :attr:`readings` in one pass: a paper page reads its own without a pandas pivot."""
