@@ -132,9 +132,9 @@ def test_the_same_bytes_parse_once_and_each_caller_gets_its_own_copy(monkeypatch
 
     raw = b"a:\n  b: [1, 2]\n  c: &x {d: 2026-01-01}\n  e: *x\nf: g\nf: h\n"
     parsed: list[bytes] = []
-    real = yamlio._decoded
+    real = yamlio.parse_yaml_bytes
     monkeypatch.setattr(yamlio, "_PARSED", yamlio.OrderedDict())
-    monkeypatch.setattr(yamlio, "_decoded", lambda r: parsed.append(r) or real(r))
+    monkeypatch.setattr(yamlio, "parse_yaml_bytes", lambda r: parsed.append(r) or real(r))
     first, second = yamlio.decode_yaml_bytes(raw), yamlio.decode_yaml_bytes(bytearray(raw))
     assert parsed == [raw]
     assert first.data == second.data == yaml.safe_load(raw.replace(b"f: g\n", b""))

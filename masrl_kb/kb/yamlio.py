@@ -253,7 +253,7 @@ def decode_yaml_bytes(raw: bytes) -> LoadedYaml:
     if kept is not None:
         _PARSED.move_to_end(raw)
         return _copy_of(kept)
-    loaded = _decoded(raw)
+    loaded = parse_yaml_bytes(raw)
     if len(raw) <= _PARSED_ONE:
         _PARSED[raw] = _copy_of(loaded)
         _parsed_size += len(raw)
@@ -262,7 +262,9 @@ def decode_yaml_bytes(raw: bytes) -> LoadedYaml:
     return loaded
 
 
-def _decoded(raw: bytes) -> LoadedYaml:
+def parse_yaml_bytes(raw: bytes) -> LoadedYaml:
+    """:func:`decode_yaml_bytes` without keeping the result, for a worker process that
+    parses each file of a large pool once."""
     if b"\x00" in raw:
         problem = YamlProblem(1, "file", "binary content (NUL byte): records must be UTF-8 text")
         return LoadedYaml(None, [problem])
