@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import gc
 import importlib.util
 import os
 from pathlib import Path
@@ -31,6 +32,23 @@ def pytest_configure(config: pytest.Config) -> None:
     # couple of minutes; an explicit -m (say -m slow) or --all decides otherwise.
     if not config.option.markexpr and not config.getoption("--all"):
         config.option.markexpr = "not slow"
+
+
+_MODULE: list[object] = [None]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """At each test module's first test, what is still alive (the session's sites, their
+    parsed pages, the caches) moves out of the garbage collector's view: a full collection
+    walked those millions of objects again and again, seconds a session. Garbage is
+    collected first, so what is frozen is alive; what dies later without a cycle is still
+    freed."""
+    module = getattr(item, "module", None)
+    if module is not _MODULE[0]:
+        _MODULE[0] = module
+        gc.collect()
+        gc.freeze()
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:

@@ -14,9 +14,8 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-import yaml
-
 from masrl_kb.kb.protocol import load_protocol
+from masrl_kb.kb.yamlio import load_yaml_file
 from tests.loopback import Stub, send_atom
 
 REPO = Path(__file__).resolve().parent.parent
@@ -69,7 +68,7 @@ def _survey_readings() -> tuple[str, ...]:
     reader file (each codes the whole pool) took most of a copy's time."""
     chosen = []
     for path in sorted((REPO / "readings").glob("*.yaml")):
-        if yaml.safe_load(path.read_text(encoding="utf-8")).get("view") == "survey":
+        if load_yaml_file(path).data.get("view") == "survey":
             chosen.append(f"readings/{path.name}")
     return tuple(chosen)
 
@@ -77,14 +76,13 @@ def _survey_readings() -> tuple[str, ...]:
 @functools.cache
 def _record_files(survey_only: bool) -> tuple[str, ...]:
     """The record files ``copy_kb`` copies, chosen once a session: reading every record
-    took a second a copy, and the tests never change the real records."""
-    import yaml
-
-    baseline = yaml.safe_load((REPO / "protocol.yaml").read_text())["survey"]["baseline"]
+    took a second a copy, and the tests never change the real records. Read with the
+    package's C-parser reader: PyYAML's pure-Python ``safe_load`` took seconds a session."""
+    baseline = load_protocol(REPO).baseline
     chosen = []
     for folder, field in (("papers", "added"), ("exclusions", "screened")):
         for path in sorted((REPO / folder).glob("*.yaml")):
-            day = yaml.safe_load(path.read_text(encoding="utf-8")).get(field)
+            day = load_yaml_file(path).data.get(field)
             if not survey_only or day <= baseline:
                 chosen.append(f"{folder}/{path.name}")
     return tuple(chosen)

@@ -224,6 +224,21 @@ def test_cli_declared_and_not_cited(capsys) -> None:
     assert len(every) > len(rows)
 
 
+def test_cli_declared_reads_each_reader_file_once(capsys, monkeypatch) -> None:
+    from masrl_kb.kb import readings
+
+    load_papers()  # the pool kept: its validation reads the readers too, on its own
+    real, read = readings.validate_file, []
+    monkeypatch.setattr(
+        readings,
+        "validate_file",
+        lambda model, path, *a: read.append(path) or real(model, path, *a),
+    )
+    assert run_cli("agreement", "--json", "--declared") == 0
+    assert json.loads(capsys.readouterr().out)
+    assert sorted(read) == sorted((REPO / "readings").glob("*.yaml"))
+
+
 def test_a_codebook_that_is_a_link_or_missing_cites_no_paper(tmp_path: Path) -> None:
     from masrl_kb.query.agreement import CODEBOOK, codebook_examples
 
@@ -237,3 +252,46 @@ def test_a_codebook_that_is_a_link_or_missing_cites_no_paper(tmp_path: Path) -> 
     (root / CODEBOOK).unlink()
     (root / CODEBOOK).write_text("**Example** (`tracer-2026`): read\n", encoding="utf-8")
     assert codebook_examples(root) == {"tracer-2026"}
+
+
+def test_kappa_is_scikit_learns_to_the_last_bit() -> None:
+    """cohen_kappa() repeats scikit-learn's operations (the site build need not import it):
+    the same float on random codings of two to six labels, one-sided ones included."""
+    import random
+
+    import numpy as np
+    from sklearn.metrics import cohen_kappa_score
+
+    from masrl_kb.query.agreement import cohen_kappa
+
+    rng = random.Random(31)
+    compared = 0
+    for _ in range(200):
+        labels = [f"v{i}" for i in range(rng.randint(2, 6))]
+        x = [rng.choice(labels[: rng.randint(1, len(labels))]) for _ in range(rng.randint(1, 40))]
+        y = [rng.choice(labels) if rng.random() < 0.4 else v for v in x]
+        used = sorted(set(x) | set(y))
+        if len(used) < 2:
+            continue
+        code = {label: i for i, label in enumerate(used)}
+        ours = cohen_kappa([code[v] for v in x], [code[v] for v in y], len(used))
+        with np.errstate(all="ignore"):
+            theirs = float(cohen_kappa_score(x, y, labels=used))
+        assert ours == theirs or (math.isnan(ours) and math.isnan(theirs)), (x, y)
+        compared += 1
+    assert compared > 150
+
+
+def test_agreement_figures_load_neither_scikit_learn_nor_scipy() -> None:
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "from masrl_kb.query.agreement import _kappa_alpha\n"
+        "print(_kappa_alpha(['a', 'b', 'a', 'a'], ['a', 'b', 'b', 'a'], ['a', 'b']))\n"
+        "print(sorted(m for m in ('sklearn', 'scipy') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    kappa_alpha, loaded = done.stdout.strip().splitlines()
+    assert kappa_alpha.startswith("(0.5, ") and loaded == "[]"

@@ -227,3 +227,13 @@ def test_the_import_checks_can_fail() -> None:
     cyclic = {"a": {"b"}, "b": {"a"}}
     with pytest.raises(graphlib.CycleError):
         list(graphlib.TopologicalSorter(cyclic).static_order())
+
+
+def test_every_module_name_is_distinct() -> None:
+    """A module's file name says which module it is: no two share one (``__init__`` and
+    ``__main__`` aside), so a traceback or a grep names one file."""
+    seen: dict[str, list[str]] = {}
+    for name, path in modules().items():
+        if path.stem not in ("__init__", "__main__"):
+            seen.setdefault(path.stem, []).append(name)
+    assert {stem: names for stem, names in seen.items() if len(names) > 1} == {}

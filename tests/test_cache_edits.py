@@ -18,7 +18,7 @@ import pytest
 import masrl_kb
 from masrl_kb.kb import cache
 from masrl_kb.kb.synthetic import write_synthetic_root
-from masrl_kb.query import datafiles, frames
+from masrl_kb.query import datafiles, pool
 from tests.conftest import run_cli
 
 
@@ -107,16 +107,16 @@ def test_frames_of_a_record_edited_while_loading_are_not_kept(
     root: Path, folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _set_year(root, "not-a-year")
-    real = frames.read_records
+    real = pool.read_records
 
     def fixed_before_reading(base, *args, **kwargs):
         _set_year(root, "2025")
         return real(base, *args, **kwargs)
 
-    monkeypatch.setattr(frames, "read_records", fixed_before_reading)
+    monkeypatch.setattr(pool, "read_records", fixed_before_reading)
     assert len(masrl_kb.load_papers(root)) == 3
     assert _entries(folder, "frames") == []
-    monkeypatch.setattr(frames, "read_records", real)
+    monkeypatch.setattr(pool, "read_records", real)
     _set_year(root, "not-a-year")
     with pytest.raises(masrl_kb.InvalidRecordsError, match="year"):
         masrl_kb.load_papers(root)
@@ -139,7 +139,7 @@ def _plant(entries: Path, root: Path, marker: Path) -> list[Path]:
     """A pickle under the exact keys validate and the frames look up, in ``entries``."""
     entries.mkdir(parents=True, mode=0o700, exist_ok=True)
     os.chmod(entries, 0o700)  # private and this user's: every other check of the folder passes
-    salt = f"frames {frames.pd.__version__} {frames.np.__version__}"
+    salt = f"frames {pool.pd.__version__} {pool.np.__version__}"
     keys = [
         f"validate-{cache.data_fingerprint(root, 'validate')}",
         f"frames-{cache.pool_fingerprint(root, salt)}",

@@ -73,3 +73,30 @@ def test_console_script_is_installed() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("ok: ")
+
+
+def test_one_parser_serves_every_command_of_a_process(monkeypatch, capsys) -> None:
+    """main() builds the parser once (a new one only when the help texts' taxonomy ids
+    change), and a parse, a refused one too, leaves it as it was."""
+    import importlib
+
+    from masrl_kb.cli.contrib import help_key
+
+    cli_main = importlib.import_module("masrl_kb.cli.main")
+    cli_main._parser_for.cache_clear()
+    built: list[int] = []
+    real = cli_main.build_parser
+    monkeypatch.setattr(cli_main, "build_parser", lambda: built.append(1) or real())
+    argv = ["export", "csv", "--where", 'credit_unit == "agent"']
+    for _ in range(2):
+        assert cli_main.main(argv) == 0
+        with pytest.raises(SystemExit):
+            cli_main.main(["stats", "--as-of", "not-a-day"])
+    assert built == [1]
+    fresh, again = (
+        vars(real().parse_args(argv)),
+        vars(cli_main._parser_for(help_key()).parse_args(argv)),
+    )
+    assert again.pop("func").__qualname__ == fresh.pop("func").__qualname__
+    assert again == fresh
+    capsys.readouterr()

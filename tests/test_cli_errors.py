@@ -110,8 +110,15 @@ def _explode(args) -> int:
     raise KeyError("boom")
 
 
+@pytest.fixture
+def fresh_parser(monkeypatch: pytest.MonkeyPatch) -> None:
+    """main() builds its parser once a process; a test replacing a command's function needs
+    one built after the replacement."""
+    monkeypatch.setattr(CLI_MAIN, "_parser_for", lambda key: CLI_MAIN.build_parser())
+
+
 def test_unexpected_error_is_one_line_exit_70(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fresh_parser
 ) -> None:
     monkeypatch.setattr(CLI_MAIN, "cmd_validate", _explode)
     assert main(["validate"]) == EXIT_BUG
@@ -121,7 +128,7 @@ def test_unexpected_error_is_one_line_exit_70(
 
 
 def test_debug_shows_the_traceback(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fresh_parser
 ) -> None:
     monkeypatch.setattr(CLI_MAIN, "cmd_validate", _explode)
     assert main(["--debug", "validate"]) == EXIT_BUG
@@ -134,7 +141,7 @@ def _interrupt(args) -> int:
 
 
 def test_interrupt_is_one_line(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fresh_parser
 ) -> None:
     monkeypatch.setattr(CLI_MAIN, "cmd_stats", _interrupt)
     assert main(["stats"]) == EXIT_INTERRUPTED

@@ -228,7 +228,8 @@ def test_no_estimate_when_a_strategy_found_nothing_in_scope(tmp_path) -> None:
 def test_the_rounds_page_shows_each_batchs_reach_and_the_estimate(tmp_path) -> None:
     """The page names the sources searched, each batch's reach, the round's reach, and
     says why a round of two strategies has no estimate yet."""
-    from masrl_kb.site.pages import site_files
+    from masrl_kb.site.context import load_context
+    from masrl_kb.site.pages import render_page
     from tests.screening_stub import copy_kb
 
     kb = copy_kb(tmp_path / "kb")
@@ -238,7 +239,7 @@ def test_the_rounds_page_shows_each_batchs_reach_and_the_estimate(tmp_path) -> N
     args = ("--strategy", "B", "--reached", "2026-06-20")
     assert _import(kb, tmp_path / "b.csv", "huggingface_papers", *args) == 0
     rid = "2026-06-01_2026-06-30"
-    page = site_files(kb)["rounds/index.md"]
+    page = render_page(load_context(kb), "rounds/index.md")
     assert f'data-kb-reach="{rid}">2026-06-20<' in page
     assert "GitHub list: someone/list" in page and "Hugging Face papers" in page
     # two strategies, nothing decided in scope yet: the row says why there is no estimate

@@ -22,7 +22,7 @@ import pytest
 
 from masrl_kb.kb import cache
 from masrl_kb.kb.synthetic import write_synthetic_root
-from masrl_kb.query import datafiles, frames
+from masrl_kb.query import datafiles, pool
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -58,26 +58,26 @@ def _assert_same(kept: pd.DataFrame, built: pd.DataFrame) -> None:
         assert [_types(v) for v in kept[column]] == [_types(v) for v in built[column]], column
 
 
-def _reads(monkeypatch: pytest.MonkeyPatch, module=frames) -> list[Path]:
+def _reads(monkeypatch: pytest.MonkeyPatch, module=pool) -> list[Path]:
     """Count the record reads of ``module`` from now on."""
     calls: list[Path] = []
-    real = module.read_records if module is frames else module.compute_report
-    name = "read_records" if module is frames else "compute_report"
+    real = module.read_records if module is pool else module.compute_report
+    name = "read_records" if module is pool else "compute_report"
     monkeypatch.setattr(module, name, lambda r: calls.append(r) or real(r))
     return calls
 
 
 def _check_kept_equals_built(root: Path, folder: Path, monkeypatch) -> None:
-    built = frames.load_pool(root)
+    built = pool.load_pool(root)
     assert len(_entries(folder)) == 1
     reads = _reads(monkeypatch)
-    kept = frames.load_pool(root)
+    kept = pool.load_pool(root)
     for a, b in zip(kept, built, strict=True):
         _assert_same(a, b)
     day = built[0]["added"].median()
-    for a, b in zip(frames.load_pool(root, as_of=day), frames.pool_as_of(*built, day), strict=True):
+    for a, b in zip(pool.load_pool(root, as_of=day), pool.pool_as_of(*built, day), strict=True):
         _assert_same(a, b)
-    assert frames.load_papers(root, drafts="exclude").equals(built[0])
+    assert pool.load_papers(root, drafts="exclude").equals(built[0])
     assert reads == []
 
 
@@ -98,29 +98,29 @@ def _edit(root: Path, old: str, new: str, index: int = 1) -> None:
 
 
 def test_a_changed_record_is_read_again(root: Path) -> None:
-    frames.load_papers(root)
+    pool.load_papers(root)
     _edit(root, "Synthetic University", "Changed University")
-    papers = frames.load_papers(root)
+    papers = pool.load_papers(root)
     assert (papers["affiliation"] == "Changed University").sum() == 1
     (root / "papers" / "extra.txt").write_text("a stray file")
-    with pytest.raises(frames.InvalidRecordsError):
-        frames.load_papers(root)
+    with pytest.raises(pool.InvalidRecordsError):
+        pool.load_papers(root)
 
 
 def test_an_invalid_pool_is_never_kept(root: Path, folder: Path) -> None:
-    frames.load_papers(root)
+    pool.load_papers(root)
     _edit(root, "year: ", "year: 0x")
     for _ in range(2):
-        with pytest.raises(frames.InvalidRecordsError):
-            frames.load_papers(root)
+        with pytest.raises(pool.InvalidRecordsError):
+            pool.load_papers(root)
     assert len(_entries(folder)) == 1  # the valid pool's, from before
 
 
 def test_a_pool_with_drafts_is_not_kept(root: Path, folder: Path) -> None:
     _edit(root, "summary: ", "summary: TODO\nx_summary: ", 0)
-    with pytest.raises(frames.InvalidRecordsError):
-        frames.load_papers(root)
-    assert len(frames.load_papers(root, drafts="exclude")) == 4
+    with pytest.raises(pool.InvalidRecordsError):
+        pool.load_papers(root)
+    assert len(pool.load_papers(root, drafts="exclude")) == 4
     assert _entries(folder) == []
 
 
@@ -165,11 +165,11 @@ KINDS = [
 def test_a_corrupt_or_unsafe_entry_is_a_miss(
     kind: str, root: Path, folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    built = frames.load_pool(root)
+    built = pool.load_pool(root)
     (entry,) = _entries(folder)
     _corrupt(kind, entry, monkeypatch)
     reads = _reads(monkeypatch)
-    for a, b in zip(frames.load_pool(root), built, strict=True):
+    for a, b in zip(pool.load_pool(root), built, strict=True):
         _assert_same(a, b)
     assert len(reads) == 1
     if kind not in ("fifo", "folder", "big"):  # those stay in the way: never replaced
@@ -223,7 +223,7 @@ def test_the_version_the_code_and_the_day_are_in_the_fingerprint(
     monkeypatch.setattr(cache, "PACKAGE", code)
     cache.code_fingerprint.cache_clear()
     assert cache.pool_fingerprint(root) == key
-    (code / "query" / "frames.py").write_text((code / "query" / "frames.py").read_text() + "#\n")
+    (code / "query" / "pool.py").write_text((code / "query" / "pool.py").read_text() + "#\n")
     cache.code_fingerprint.cache_clear()
     assert cache.pool_fingerprint(root) != key
     monkeypatch.undo()

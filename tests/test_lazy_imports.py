@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -27,12 +28,19 @@ print("\\n" + json.dumps({{"code": code, "heavy": heavy}}))
 
 
 def _loaded(argv: list[str]) -> tuple[int, set[str]]:
+    code, heavy = _probe(tuple(argv))
+    return code, set(heavy)
+
+
+@functools.cache
+def _probe(argv: tuple[str, ...]) -> tuple[int, frozenset[str]]:
+    """One fresh interpreter per command line a session (two tests probe ``stats``)."""
     script = PROBE.format(heavy=HEAVY)
     result = subprocess.run(
         [sys.executable, "-c", script, *argv], capture_output=True, text=True, check=False
     )
     report = json.loads(result.stdout.strip().splitlines()[-1])
-    return report["code"], set(report["heavy"])
+    return report["code"], frozenset(report["heavy"])
 
 
 @pytest.mark.parametrize(

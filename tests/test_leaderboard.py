@@ -148,8 +148,8 @@ def test_bibtex_names_the_version_and_the_pool_state() -> None:
     assert "doi" not in cff_bibtex({**CFF, "doi": "not a doi}"}, None, 1)[0]
 
 
-def test_the_cite_page_names_version_and_coverage() -> None:
-    page = site_files()["cite/index.md"]  # the repository's pool and CITATION.cff
+def test_the_cite_page_names_version_and_coverage(real_site_files: dict[str, str]) -> None:
+    page = real_site_files["cite/index.md"]  # the repository's pool and CITATION.cff
     cff = yaml.safe_load((Path(__file__).parents[1] / "CITATION.cff").read_text())
     version, covers = cff["version"], pool_coverage().isoformat()
     assert f'data-kb-version="{version}" data-kb-covers="{covers}"' in page

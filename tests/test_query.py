@@ -244,3 +244,32 @@ def test_evaluations_join_the_papers_on_key(papers: pd.DataFrame) -> None:
     assert len(joined) == len(table) and joined["title"].notna().all()
     matrix = masrl_kb.benchmark_matrix(papers, table=table)
     assert matrix.index.name == "key" and set(matrix.index) <= set(papers.index)
+
+
+def test_frames_re_exports_the_pandas_api_it_was_split_into() -> None:
+    """``masrl_kb.query.frames`` defines nothing and names every public object of the
+    modules it was split into (notebooks import it); ``masrl_kb``'s names are the same
+    objects."""
+    import ast
+    import importlib
+
+    from masrl_kb.query import frames
+
+    tree = ast.parse(Path(frames.__file__).read_text(encoding="utf-8"))
+    assert not [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)]
+    for part in ("pool", "axes", "evaluation_table"):
+        module = importlib.import_module(f"masrl_kb.query.{part}")
+        public = [
+            name
+            for name, value in vars(module).items()
+            if not name.startswith("_")
+            and getattr(value, "__module__", None) == module.__name__
+            and callable(value)
+        ]
+        assert public, part
+        for name in public:
+            assert getattr(frames, name) is getattr(module, name), name
+    assert set(frames.__all__) <= set(dir(frames))
+    for name, where in masrl_kb._EXPORTS.items():
+        if hasattr(frames, name):
+            assert getattr(masrl_kb, name) is getattr(frames, name), (name, where)

@@ -69,6 +69,21 @@ def _write(tmp_path: Path, name: str, text: str) -> Path:
     return path
 
 
+def test_an_import_reads_the_records_once(kb: Path, tmp_path: Path, monkeypatch) -> None:
+    """The duplicates check and the ranking share one read of papers/ and exclusions/."""
+    from masrl_kb.kb import records
+
+    real, folders = records._read_dir, []
+
+    def counted(root, folder, *args):
+        folders.append(folder)
+        return real(root, folder, *args)
+
+    monkeypatch.setattr(records, "_read_dir", counted)
+    assert _import(kb, _write(tmp_path, "openalex.csv", CSV_TEXT)) == 0
+    assert sorted(folders) == ["exclusions", "papers"]
+
+
 # ---------------------------------------------------------------- CSV
 
 

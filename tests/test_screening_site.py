@@ -19,11 +19,12 @@ from masrl_kb.kb.editor_schema import schema_comment
 from masrl_kb.kb.fields import PLACEHOLDER
 from masrl_kb.kb.protocol import load_protocol
 from masrl_kb.kb.rounds import RoundError, load_round
-from masrl_kb.kb.synthetic import dump_record
+from masrl_kb.kb.synthetic import dump_record, write_synthetic_root
 from masrl_kb.query.claims import evaluate_claims
 from masrl_kb.query.frames import crosstab, load_pool, pool_as_of
 from masrl_kb.query.views import survey_view
-from masrl_kb.site.pages import site_files
+from masrl_kb.site.context import load_context
+from masrl_kb.site.pages import render_page, render_pages, site_files
 from masrl_kb.site.prisma import Flow, flow_svg
 from tests.screening_stub import ScreeningStub, copy_kb
 
@@ -73,8 +74,24 @@ def screened(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def files(screened: Path) -> dict[str, str]:
-    return site_files(screened)
+def rendered(screened: Path) -> tuple[dict[str, str], list[Path]]:
+    """Every file of the screened copy's site, and the round files read to render it."""
+    from masrl_kb.kb import rounds
+
+    real, read = rounds.validate_file, []
+
+    def counted(model, path, *args, **kwargs):
+        read.append(path)
+        return real(model, path, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rounds, "validate_file", counted)
+        return site_files(screened), read
+
+
+@pytest.fixture(scope="module")
+def files(rendered: tuple[dict[str, str], list[Path]]) -> dict[str, str]:
+    return rendered[0]
 
 
 def _flow_numbers(table: str) -> dict[str, int]:
@@ -120,6 +137,28 @@ def test_round_flow_shows_the_round_counts(screened: Path, files: dict[str, str]
             "total": baseline + rnd.included,
         }
     assert "mermaid" not in page and "<script" not in page
+
+
+def test_one_page_is_rendered_as_the_whole_site_renders_it(
+    screened: Path, files: dict[str, str], tmp_path: Path
+) -> None:
+    """render_page() (what the tests of one page use) gives site_files()'s text."""
+    ctx = load_context(screened)
+    names = ["index.md", "rounds/index.md", "new/index.md"]
+    assert render_pages(ctx, names) == {name: files[name] for name in names}
+    assert render_page(ctx, "protocol/index.md") == files["protocol/index.md"]
+    small = write_synthetic_root(tmp_path / "kb", papers=3)
+    with pytest.raises(KeyError):
+        render_page(load_context(small), "no-such-page/index.md")
+
+
+def test_a_build_reads_each_round_once(screened: Path, rendered) -> None:
+    """The rounds page, What's new, the coverage date on every page and the candidates
+    awaiting share one read of the rounds (Context.rounds)."""
+    files, read = rendered
+    assert f"## Round {ROUND}" in files["rounds/index.md"]
+    assert "data-kb-coverage" in files["index.md"]
+    assert read == [screened / "screening" / ROUND / "round.yaml"]
 
 
 def test_round_lists_what_it_added(screened: Path, files: dict[str, str]) -> None:
@@ -198,7 +237,7 @@ def test_flow_svg_escapes_text() -> None:
 
 def test_no_round_yet(tmp_path: Path) -> None:
     kb = copy_kb(tmp_path / "kb")
-    page = site_files(kb)["rounds/index.md"]
+    page = render_page(load_context(kb), "rounds/index.md")
     assert "No screening round has been recorded yet." in page
     # no paper added since: what moved a cell is the recoding of the survey's own papers
     from masrl_kb.query.views import moved_cells, new_papers
@@ -249,7 +288,7 @@ def test_whats_new_groups_papers_by_round(screened: Path, files: dict[str, str])
 
 def test_whats_new_goes_by_day_without_rounds(tmp_path: Path) -> None:
     kb = copy_kb(tmp_path / "kb")
-    page = site_files(kb)["new/index.md"]
+    page = render_page(load_context(kb), "new/index.md")
     papers, _ = load_pool(kb)
     days = sorted({d.date().isoformat() for d in papers["added"]}, reverse=True)
     assert re.findall(r"^## (\S+) \{#d-", page, flags=re.M) == days
@@ -266,8 +305,10 @@ def test_hostile_protocol_text_is_escaped(tmp_path: Path) -> None:
     data["query_families"][0]["terms"][0] = payload
     data["inclusion_rules"][0]["rule"] = payload
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
-    files = site_files(kb)
-    for name in ("protocol/index.md", "rounds/index.md", "since-survey/index.md"):
+    ctx = load_context(kb)
+    names = ("protocol/index.md", "rounds/index.md", "since-survey/index.md")
+    files = render_pages(ctx, list(names))
+    for name in names:
         assert "<script>" not in files[name]
     assert files["protocol/index.md"].count("&lt;script&gt;alert(1)&lt;/script&gt;") == 4
 
@@ -309,7 +350,7 @@ def _source_row(page: str, source: str, nth: int = 0) -> dict[str, int]:
 
 
 def test_flow_by_source_per_round_and_cumulative(two_sources: Path) -> None:
-    page = site_files(two_sources)["rounds/index.md"]
+    page = render_page(load_context(two_sources), "rounds/index.md")
     first = load_round(two_sources, ROUND)
     arxiv = first.sources[0]
     assert [b["name"] for b in first.sources] == ["arxiv", "openalex"]

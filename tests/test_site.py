@@ -772,3 +772,28 @@ def test_spacing_for_search_leaves_preformatted_text_alone() -> None:
     spaced = spaced_for_search("<ul><li>x</li><li>y</li></ul>" + pre + "<p>a<br>b</p>")
     assert pre in spaced
     assert re.sub(r"<[^>]+>", "", spaced.replace(pre, "")).split() == ["x", "y", "a", "b"]
+
+
+def test_each_paper_page_tables_the_other_readings_of_the_api(real_site_files) -> None:
+    """A paper page's "Other readings" has one row per reader of ``paper_readings()`` and
+    marks exactly the codings that differ from the record's."""
+    from masrl_kb.kb.readings import KB_READER, READING_AXES
+    from masrl_kb.query.agreement import paper_readings, readings
+
+    table = readings()
+    shown = 0
+    for key in sorted(set(table["key"])):
+        frame = paper_readings(key, table=table)
+        text = real_site_files[f"papers/{key}/index.md"]
+        rows = re.findall(r'<tr data-reader="([^"]+)">(.*?)</tr>', text)
+        assert [r for r, _ in rows] == [KB_READER, *sorted(set(frame.index) - {KB_READER})]
+        others = frame.drop(index=KB_READER)
+        axes = [a for a in READING_AXES if a in others and others[a].notna().any()]
+        differ = sum(
+            isinstance(v, str | bool) and v != frame.at[KB_READER, a]
+            for a in axes
+            for v in others[a]
+        )
+        assert sum(cells.count('class="kb-differs"') for _, cells in rows) == differ, key
+        shown += bool(differ)
+    assert shown > 10  # the real readings disagree on many papers

@@ -18,7 +18,6 @@ def _break(root: Path, old: str, new: str) -> None:
     path = root / "taxonomy.yaml"
     text = path.read_text(encoding="utf-8")
     assert old in text
-    path.unlink()  # a new file: the loader's cache keys on modification time and size
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
@@ -101,3 +100,22 @@ def test_only_reward_types_name_a_family(root: Path) -> None:
     assert str(problem).endswith(
         "axes.category.values[0].family: unknown key; only reward_type values have family"
     )
+
+
+def test_one_model_per_content_whatever_the_root_or_the_file_times(tmp_path: Path) -> None:
+    """Roots holding the same taxonomy.yaml share one checked model; an edit that keeps the
+    file's size and modification time is still read (the cache keys on the bytes)."""
+    import os
+
+    first = write_synthetic_root(tmp_path / "a", papers=1)
+    second = write_synthetic_root(tmp_path / "b", papers=1)
+    assert load_taxonomy(first) is load_taxonomy(second)
+    path = second / "taxonomy.yaml"
+    before = os.stat(path)
+    text = path.read_text(encoding="utf-8")
+    label = load_taxonomy(second)["topology"].label_of("centralized")
+    path.write_text(text.replace(label, label.swapcase(), 1), encoding="utf-8")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert os.stat(path).st_size == before.st_size
+    assert load_taxonomy(second)["topology"].label_of("centralized") == label.swapcase()
+    assert load_taxonomy(first)["topology"].label_of("centralized") == label

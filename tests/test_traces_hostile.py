@@ -133,23 +133,23 @@ def test_trace_commands_refuse_a_hostile_input_cleanly(case: TraceCase, tmp_path
 
 def test_validate_reads_a_file_without_reserving_the_largest_allowed_size() -> None:
     """Under a 1 GiB address-space cap (asking for 4 GiB + 1 failed there)."""
-    import resource
     import subprocess
     import sys
 
-    def cap() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (1024**3, 1024**3))
+    from tests.hostile.trace_cases import capped
 
     example = Path(__file__).parents[1] / "traces" / "examples" / "centralized.json"
     root = str(Path(__file__).parents[1])
+    command = [sys.executable, "-m", "masrl_kb.traces", "trace", "validate", str(example)]
+    command, limit = capped(command, 1024**3)
     done = subprocess.run(
-        [sys.executable, "-m", "masrl_kb.traces", "trace", "validate", str(example)],
+        command,
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": root},
-        preexec_fn=cap,  # noqa: PLW1509 - only sets a limit
         check=False,
         timeout=120,
+        **limit,
     )
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout.startswith(f"{example}: ok (")

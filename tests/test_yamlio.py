@@ -122,3 +122,53 @@ def test_unsafe_files_are_problems_not_reads(tmp_path, make, message: str) -> No
     (problem,) = loaded.problems
     assert problem.field == "file" and message in problem.message
     assert "root:" not in problem.message
+
+
+# ---------------------------------------------------------------- bytes parsed once a process
+
+
+def test_the_same_bytes_parse_once_and_each_caller_gets_its_own_copy(monkeypatch) -> None:
+    from masrl_kb.kb import yamlio
+
+    raw = b"a:\n  b: [1, 2]\n  c: &x {d: 2026-01-01}\n  e: *x\nf: g\nf: h\n"
+    parsed: list[bytes] = []
+    real = yamlio.parse_yaml_bytes
+    monkeypatch.setattr(yamlio, "_PARSED", yamlio.OrderedDict())
+    monkeypatch.setattr(yamlio, "parse_yaml_bytes", lambda r: parsed.append(r) or real(r))
+    first, second = yamlio.decode_yaml_bytes(raw), yamlio.decode_yaml_bytes(bytearray(raw))
+    assert parsed == [raw]
+    assert first.data == second.data == yaml.safe_load(raw.replace(b"f: g\n", b""))
+    assert first.problems == second.problems and first.problems[0].line == 6
+    assert first.data is not second.data and first.problems[0] is not second.problems[0]
+    assert second.data["a"].line_of("e") == 4 and isinstance(second.data["a"]["c"], LineDict)
+    assert second.data["a"]["e"] is second.data["a"]["c"]  # an alias stays one node
+    first.data["a"]["b"].append(3)
+    first.data["a"]["c"]["d"] = "changed"
+    third = yamlio.decode_yaml_bytes(raw)
+    assert third.data == second.data and third.data["a"]["b"] == [1, 2]
+    assert parsed == [raw]
+
+
+def test_an_alias_bomb_is_copied_as_the_shared_nodes_it_is() -> None:
+    from masrl_kb.kb import yamlio
+
+    levels = [b"a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    levels += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]".encode() for i in range(1, 9)]
+    raw = b"\n".join(levels) + b"\n"  # 10**9 leaves if expanded
+    for _ in range(3):
+        data = yamlio.decode_yaml_bytes(raw).data
+        assert data["a8"][0] is data["a8"][9] is data["a7"]
+
+
+def test_what_is_kept_is_bounded(monkeypatch) -> None:
+    from masrl_kb.kb import yamlio
+
+    monkeypatch.setattr(yamlio, "_PARSED", yamlio.OrderedDict())
+    monkeypatch.setattr(yamlio, "_parsed_size", 0)
+    monkeypatch.setattr(yamlio, "_PARSED_ENTRIES", 3)
+    for i in range(5):
+        yamlio.decode_yaml_bytes(f"n: {i}\n".encode())
+    assert list(yamlio._PARSED) == [b"n: 2\n", b"n: 3\n", b"n: 4\n"]
+    big = b"a: " + b"x" * yamlio._PARSED_ONE + b"\n"
+    assert yamlio.decode_yaml_bytes(big).data == {"a": "x" * yamlio._PARSED_ONE}
+    assert big not in yamlio._PARSED and yamlio._parsed_size == 3 * len(b"n: 2\n")

@@ -33,6 +33,12 @@ def _default_axis_ids() -> dict[str, list[str]]:
         return {}
 
 
+def help_key() -> str:
+    """What this group's help texts read from the data root (the default taxonomy's ids):
+    the command line builds its parser again only when it changes."""
+    return repr(sorted(_default_axis_ids().items()))
+
+
 def _axis_help(axis: str, what: str) -> str:
     """Help text listing an axis's ids from the default taxonomy, when readable."""
     ids = _default_axis_ids().get(axis)
@@ -82,8 +88,9 @@ def cmd_exclude(args: argparse.Namespace) -> int:
 def _selected(args: argparse.Namespace) -> pd.DataFrame | None:
     """The papers ``--where`` selects, or None once a bad query is reported (in full: the
     allowed names can be more than the main error line holds)."""
-    from masrl_kb.query.frames import load_papers, select
+    from masrl_kb.query.axes import select
     from masrl_kb.query.lang import QueryError
+    from masrl_kb.query.pool import load_papers
 
     papers = load_papers(args.root)
     try:

@@ -62,12 +62,14 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
 
 def cmd_agreement(args: argparse.Namespace) -> int:
     from masrl_kb.query import agreement as q
+    from masrl_kb.query.pool import load_papers
 
     if args.snapshot:
         return cmd_snapshot(args)
 
-    coded = q.readings(root=args.root)  # loaded once for both tables
-    pairs = q.declared_pairs(q.reader_list(args.root)) if args.declared else None
+    readers = q.reader_list(args.root)  # each file read and checked once, for both uses
+    coded = q.readers_table(load_papers(args.root), readers)  # once for both tables
+    pairs = q.declared_pairs(readers) if args.declared else None
     if args.not_cited:
         coded = q.without_papers(coded, q.codebook_examples(args.root))
     table = q.agreement(table=coded, pairs=pairs).to_dict("records")

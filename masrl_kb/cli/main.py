@@ -6,6 +6,7 @@ check that found something. Commands import what they need when they run."""
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import re
 import sys
@@ -88,7 +89,8 @@ def _print_drafts(drafts) -> None:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from masrl_kb.query.frames import crosstab, load_drafts, load_pool
+    from masrl_kb.query.axes import crosstab
+    from masrl_kb.query.pool import load_drafts, load_pool
     from masrl_kb.query.views import pool_coverage, pool_searched, survey_baseline
 
     papers, exclusions = load_pool(args.root, as_of=args.as_of, drafts="exclude")
@@ -131,7 +133,7 @@ def _print_claim(view, width: int) -> None:
 
 
 def cmd_claims(args: argparse.Namespace) -> int:
-    from masrl_kb.query.frames import load_drafts, load_pool
+    from masrl_kb.query.pool import load_drafts, load_pool
     from masrl_kb.query.views import claim_views, pool_coverage, survey_baseline
 
     papers, exclusions = load_pool(args.root, drafts="exclude")
@@ -160,7 +162,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     from masrl_kb.site import build_site
 
     if args.preview:
-        from masrl_kb.query.frames import load_drafts, load_pool
+        from masrl_kb.query.pool import load_drafts, load_pool
 
         load_pool(args.root, drafts="exclude")  # the finished records must be valid
         drafts = load_drafts(args.root)
@@ -306,9 +308,19 @@ def _one_line(err: BaseException) -> str:
     return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "..."
 
 
+@functools.lru_cache(maxsize=4)
+def _parser_for(help_key: str) -> argparse.ArgumentParser:
+    """:func:`build_parser` once a process for the help texts ``help_key`` stands for: a
+    process running many commands (a test session, a script) spent more building the forty
+    sub-parsers than running most commands. Parsing leaves the parser as it was."""
+    return build_parser()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one command; every failure ends as one line on standard error and an exit code."""
-    args = build_parser().parse_args(argv)
+    from masrl_kb.cli.contrib import help_key
+
+    args = _parser_for(help_key()).parse_args(argv)
     try:
         _check_root(args)
         return args.func(args)

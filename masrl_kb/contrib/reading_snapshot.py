@@ -20,7 +20,7 @@ import yaml
 
 from masrl_kb.kb.atomic import write_atomic
 from masrl_kb.kb.readings import READING_FIELDS, READINGS_DIR
-from masrl_kb.query.frames import load_papers
+from masrl_kb.query.pool import load_papers
 
 READER_ID = r"^[a-z0-9][a-z0-9-]{0,60}$"
 

@@ -301,7 +301,7 @@ def _person(author: dict) -> str:
 
 def pool_counts(root: Path) -> dict[str, object]:
     """Papers, exclusions and the coverage date, as the release describes them."""
-    from masrl_kb.query.frames import load_pool
+    from masrl_kb.query.pool import load_pool
     from masrl_kb.query.views import pool_coverage
 
     papers, exclusions = load_pool(root)

@@ -18,6 +18,7 @@ from masrl_kb.kb.yamlio import (
     UnsafeFileError,
     YamlProblem,
     decode_yaml_bytes,
+    parse_yaml_bytes,
     read_regular_file,
 )
 
@@ -70,7 +71,7 @@ def _parse_all(raws: list[bytes]) -> list[LoadedYaml]:
         return [decode_yaml_bytes(r) for r in raws]
     chunk = max(1, len(raws) // (workers * 4))
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(decode_yaml_bytes, raws, chunksize=chunk))
+        return list(pool.map(parse_yaml_bytes, raws, chunksize=chunk))
 
 
 def _folder_problem(base: Path, folder: str, required: bool) -> str | None:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
-from pathlib import Path
 
 from masrl_kb.kb.fields import required_axes
-from masrl_kb.kb.model.base import validate_file
+from masrl_kb.kb.model.base import validate_bytes
 from masrl_kb.kb.model.taxonomy_model import Taxonomy
 from masrl_kb.kb.paths import TAXONOMY_FILE, Root, find_root
 from masrl_kb.kb.problem import DataFileError, Problem
+from masrl_kb.kb.yamlio import UnsafeFileError, read_regular_file
 
 __all__ = ["TAXONOMY_FILE", "Taxonomy", "TaxonomyError", "load_taxonomy"]
 
@@ -24,9 +24,11 @@ class TaxonomyError(DataFileError):
 
 
 @lru_cache(maxsize=8)
-def _load_cached(path: Path, mtime_ns: int, size: int) -> Taxonomy:
+def _load_cached(raw: bytes) -> Taxonomy:
+    """The taxonomy these bytes hold: one model per content, whichever root it is in (a
+    test session's many roots share one taxonomy.yaml)."""
     ctx = {"required_axes": required_axes()}
-    tax, problems = validate_file(Taxonomy, path, TAXONOMY_FILE, ctx, top="taxonomy")
+    tax, problems = validate_bytes(Taxonomy, raw, TAXONOMY_FILE, ctx, top="taxonomy")
     if tax is None:
         raise TaxonomyError(sorted(set(problems)))
     return tax
@@ -36,9 +38,11 @@ def load_taxonomy(root: Root = None) -> Taxonomy:
     """Load and check ``taxonomy.yaml`` from the data root; :class:`TaxonomyError` lists
     every problem when the file is missing, unsafe, malformed or breaks a rule."""
     path = find_root(root) / TAXONOMY_FILE
-    try:
-        info = os.lstat(path)
-    except OSError:
+    if not os.path.lexists(path):
         message = f"does not exist in the data root {path.parent}"
-        raise TaxonomyError([Problem(TAXONOMY_FILE, 1, "file", message)]) from None
-    return _load_cached(path.absolute(), info.st_mtime_ns, info.st_size)
+        raise TaxonomyError([Problem(TAXONOMY_FILE, 1, "file", message)])
+    try:  # bounded, and never through a link (as validate_file reads)
+        raw = read_regular_file(path)
+    except UnsafeFileError as err:
+        raise TaxonomyError([Problem(TAXONOMY_FILE, 1, "file", str(err))]) from None
+    return _load_cached(raw)

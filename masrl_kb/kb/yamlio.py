@@ -10,6 +10,7 @@ import errno
 import os
 import re
 import stat
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -207,8 +208,63 @@ class _Builder:
         return data
 
 
+# Documents already parsed in this process, by their bytes (parsing is a function of the
+# bytes alone): a process that reads the same files again (a site build's pages reading the
+# rounds and readers, a test session's copies of one pool) copies the result, ten times
+# faster than parsing. Bounded in entries and bytes; each caller gets its own copy.
+_PARSED: OrderedDict[bytes, LoadedYaml] = OrderedDict()
+_PARSED_ENTRIES = 4096
+_PARSED_BYTES = 32 << 20
+_PARSED_ONE = 1 << 18  # larger files are parsed each time, never kept
+_parsed_size = 0
+
+
+def _copied(value: Any, seen: dict[int, Any]) -> Any:
+    """A copy of a parsed value: new mappings (lines kept) and lists, the same immutable
+    scalars; a node reached twice (a YAML alias) is copied once, so sharing is kept."""
+    kind = type(value)
+    if kind is not LineDict and kind is not list:
+        return value  # str, int, float, bool, None, date, datetime, bytes: immutable
+    if id(value) in seen:
+        return seen[id(value)]
+    if kind is list:
+        out: list[Any] = []
+        seen[id(value)] = out
+        out.extend(_copied(v, seen) for v in value)
+        return out
+    seen[id(value)] = new = LineDict()
+    for key, item in value.items():
+        new[key] = _copied(item, seen)
+    new.line, new.key_lines = value.line, dict(value.key_lines)
+    return new
+
+
+def _copy_of(loaded: LoadedYaml) -> LoadedYaml:
+    problems = [YamlProblem(p.line, p.field, p.message) for p in loaded.problems]
+    return LoadedYaml(_copied(loaded.data, {}), problems)
+
+
 def decode_yaml_bytes(raw: bytes) -> LoadedYaml:
-    """Parse the bytes of a YAML file; never raises on bad content."""
+    """Parse the bytes of a YAML file; never raises on bad content. The same bytes parsed
+    before in this process give a copy of that result."""
+    global _parsed_size
+    raw = bytes(raw)
+    kept = _PARSED.get(raw)
+    if kept is not None:
+        _PARSED.move_to_end(raw)
+        return _copy_of(kept)
+    loaded = parse_yaml_bytes(raw)
+    if len(raw) <= _PARSED_ONE:
+        _PARSED[raw] = _copy_of(loaded)
+        _parsed_size += len(raw)
+        while len(_PARSED) > _PARSED_ENTRIES or _parsed_size > _PARSED_BYTES:
+            _parsed_size -= len(_PARSED.popitem(last=False)[0])
+    return loaded
+
+
+def parse_yaml_bytes(raw: bytes) -> LoadedYaml:
+    """:func:`decode_yaml_bytes` without keeping the result, for a worker process that
+    parses each file of a large pool once."""
     if b"\x00" in raw:
         problem = YamlProblem(1, "file", "binary content (NUL byte): records must be UTF-8 text")
         return LoadedYaml(None, [problem])

@@ -15,7 +15,7 @@ from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.readings import KB_READER, READING_AXES, Reader, load_readers
 from masrl_kb.kb.yamlio import UnsafeFileError, read_regular_file
 from masrl_kb.query.args import checked
-from masrl_kb.query.frames import PathLike, load_papers
+from masrl_kb.query.pool import PathLike, load_papers
 
 CODEBOOK = "docs/codebook.md"  # the rules whose worked examples name papers
 AGREEMENT_COLUMNS = ["readers", "axis", "n", "agreement", "kappa", "alpha"]
@@ -29,9 +29,15 @@ def readings(papers: pd.DataFrame | None = None, root: PathLike = None) -> pd.Da
     if papers is None:
         root = find_root(root)  # once, for both reads
         papers = load_papers(root)
+    return readers_table(papers, reader_list(root))
+
+
+def readers_table(papers: pd.DataFrame, readers: list[Reader]) -> pd.DataFrame:
+    """:func:`readings` of readers already loaded (:func:`reader_list`), for a caller that
+    needs them too (their declared pairs): each reader file is read and checked once."""
     rows = [
         (r.id, key, axis, value)
-        for r in reader_list(root)
+        for r in readers
         for key, coded in r.readings.items()
         if key in papers.index  # a dated pool leaves out papers a reader read later
         for axis, value in coded.items()
@@ -111,14 +117,30 @@ def _kappa_alpha_of(
     pairs several times (every pair, the declared ones, without the codebook's examples),
     and scikit-learn's checks cost more than the sums."""
     import krippendorff
-    from sklearn.metrics import cohen_kappa_score
 
     if len(labels) < 2:
         return math.nan, math.nan  # one category only: chance agreement is total, undefined
     code = {label: i for i, label in enumerate(labels)}
     data = [[code[v] for v in x], [code[v] for v in y]]
     alpha = krippendorff.alpha(reliability_data=data, level_of_measurement="nominal")
-    return float(cohen_kappa_score(list(x), list(y), labels=list(labels))), float(alpha)
+    return cohen_kappa(data[0], data[1], len(labels)), float(alpha)
+
+
+def cohen_kappa(x: list[int], y: list[int], n_labels: int) -> float:
+    """Cohen's kappa of two codings given as label numbers (``0 <= code < n_labels``), by
+    the very operations of scikit-learn's ``cohen_kappa_score`` (unweighted), so the value
+    is the same to the last bit (a test compares them): importing scikit-learn, and SciPy
+    with it, cost each site build more than a second for five lines of arithmetic."""
+    import numpy as np
+
+    confusion = np.zeros((n_labels, n_labels), dtype=np.int64)
+    np.add.at(confusion, (np.asarray(x), np.asarray(y)), 1)
+    sum0, sum1 = np.sum(confusion, axis=0), np.sum(confusion, axis=1)
+    expected = np.outer(sum0, sum1) / np.sum(sum0)
+    w_mat = np.ones([n_labels, n_labels], dtype=int)
+    w_mat.flat[:: n_labels + 1] = 0
+    k = np.sum(w_mat * confusion) / np.sum(w_mat * expected)
+    return float(1 - k)
 
 
 @checked(papers=tuple(READING_AXES), table=READING_COLUMNS)

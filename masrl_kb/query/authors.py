@@ -21,8 +21,8 @@ import pandas as pd
 
 from masrl_kb.kb.text import shorten
 from masrl_kb.query.args import checked
-from masrl_kb.query.frames import load_papers
 from masrl_kb.query.lang import unknown_name
+from masrl_kb.query.pool import load_papers
 
 AUTHOR_COLUMNS = ("authors", "year", "title", "affiliation")  # what authors() reads
 _GIVEN_SPLIT = re.compile(r"[\s.\-]+")

@@ -11,8 +11,8 @@ from masrl_kb.kb.paths import find_root
 from masrl_kb.query.args import checked
 from masrl_kb.query.claim_model import Claim
 from masrl_kb.query.claimsfile import CLAIMS_FILE, ClaimsFileError, claim_error, load_claims
-from masrl_kb.query.frames import load_pool
 from masrl_kb.query.lang import OPERATORS, QueryError, select_rows
+from masrl_kb.query.pool import load_pool
 
 # Re-exported: callers import the claims file's names from here, beside the evaluation.
 __all__ = ["CLAIMS_FILE", "ClaimResult", "ClaimsFileError", "evaluate_claims", "load_claims"]

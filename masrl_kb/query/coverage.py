@@ -22,12 +22,13 @@ import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 import pandas as pd
 
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.rounds import Round, load_rounds, round_duplicates
-from masrl_kb.query.frames import PathLike
+from masrl_kb.query.pool import PathLike
 
 _IN_ROUND = re.compile(r"^screening/(?P<rid>[^/]+)/[^ ]+ \((?P<cid>[^)]+)\)$")
 _PAPER = re.compile(r"^papers/[^/]+\.yaml$")
@@ -158,10 +159,16 @@ def recall_estimates(root: PathLike = None) -> pd.DataFrame:
     """One row per round searched by two strategies: what each found, and the estimate of
     how many in-scope papers the window holds and how many neither found."""
     base = find_root(root)
-    rounds = {r.id: r for r in load_rounds(base)}
+    return recall_table(base, load_rounds(base))
+
+
+def recall_table(base: Path, rounds: list[Round]) -> pd.DataFrame:
+    """:func:`recall_estimates` of the rounds of ``base`` already loaded (a site build
+    loads them once)."""
     rows = []
-    for rnd in rounds.values():
-        got = captures(rnd, rounds, round_duplicates(base, rnd.id))
+    by_id = {r.id: r for r in rounds}
+    for rnd in by_id.values():
+        got = captures(rnd, by_id, round_duplicates(base, rnd.id))
         if len(got.found) < 2:
             continue
         (s1, a), (s2, b) = sorted(got.found.items())[:2]

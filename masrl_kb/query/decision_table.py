@@ -14,7 +14,8 @@ from typing import Any
 import pandas as pd
 
 from masrl_kb.query.args import checked
-from masrl_kb.query.frames import PathLike, load_papers, require_columns
+from masrl_kb.query.axes import require_columns
+from masrl_kb.query.pool import PathLike, load_papers
 
 DECISION_COLUMNS = [
     "key",

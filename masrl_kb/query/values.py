@@ -88,7 +88,7 @@ BOARD_COLUMNS = ["group", "rank", "lower_better"]
 
 
 def leaderboard(values: pd.DataFrame) -> pd.DataFrame:
-    """``values`` (rows of :func:`masrl_kb.query.frames.results` on one benchmark, plus a
+    """``values`` (rows of :func:`masrl_kb.query.evaluation_table.results` on one benchmark, plus a
     boolean ``multi_agent_native``) with ``group``, ``rank`` and ``lower_better`` added.
 
     A group holds the values that can be ranked together: the same metric (as named,
@@ -136,9 +136,9 @@ BOARDS_COLUMNS = ["date", "multi_agent_native", *BOARD_COLUMNS]
 
 
 def boards(values: pd.DataFrame, evaluations: pd.DataFrame, papers: pd.DataFrame) -> pd.DataFrame:
-    """Every reported value (``values``: :func:`masrl_kb.query.frames.results`) with the
+    """Every reported value (``values``: :func:`masrl_kb.query.evaluation_table.results`) with the
     evaluating paper's ``date`` (:func:`first_month`), whether its evaluation is
-    ``multi_agent_native`` (``evaluations``: :func:`masrl_kb.query.frames.evaluations`),
+    ``multi_agent_native`` (``evaluations``: :func:`masrl_kb.query.evaluation_table.evaluations`),
     and its ``group``, ``rank`` and ``lower_better`` on its benchmark (:func:`leaderboard`);
     sorted by benchmark (as first listed), group and rank."""
     native = dict(

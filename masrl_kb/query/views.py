@@ -22,13 +22,14 @@ import pandas as pd
 
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.protocol import PROTOCOL_FILE, load_protocol
-from masrl_kb.kb.rounds import load_rounds
+from masrl_kb.kb.rounds import Round, load_rounds
 from masrl_kb.kb.rules import crosstab_list
 from masrl_kb.query.args import checked
+from masrl_kb.query.axes import axis_mask, crosstab
 from masrl_kb.query.claim_model import Claim
 from masrl_kb.query.claims import ClaimResult, evaluate_claims, load_claims
-from masrl_kb.query.frames import Frames, PathLike, axis_mask, crosstab, load_pool, pool_as_of
 from masrl_kb.query.lang import select_rows
+from masrl_kb.query.pool import Frames, PathLike, load_pool, pool_as_of
 
 NEW_PAPER_COLUMNS = ["title", "added", "round", "url"]
 MOVED_CELL_COLUMNS = "rows row_value cols col_value strict survey today change papers".split()
@@ -133,18 +134,25 @@ def new_papers(
     in (None: added by hand). Empty without a baseline."""
     base = find_root(root)
     papers = load_pool(base)[0] if papers is None else papers
-    day = _baseline(base, baseline)
+    return papers_added_since(papers, load_rounds(base), _baseline(base, baseline))
+
+
+def papers_added_since(
+    papers: pd.DataFrame, rounds: list[Round], day: dt.date | None
+) -> pd.DataFrame:
+    """:func:`new_papers` of rounds already loaded (a site build loads them once) and the
+    baseline ``day``."""
     later = papers.iloc[:0] if day is None else papers[papers["added"] > pd.Timestamp(day)]
-    rounds = {  # paper key -> the round whose decisions brought it in (the first one)
+    brought = {  # paper key -> the round whose decisions brought it in (the first one)
         PurePosixPath(d["record"]).stem: rnd.id
-        for rnd in reversed(load_rounds(base))
+        for rnd in reversed(rounds)
         for d in rnd.decided.values()
         if d["decision"] == "include"
     }
     frame = later[["title", "added", "url"]].copy()
     # object dtype: a paper added by hand has None, not a missing-string NaN
     frame["round"] = pd.Series(
-        [rounds.get(k) for k in frame.index], index=frame.index, dtype=object
+        [brought.get(k) for k in frame.index], index=frame.index, dtype=object
     )
     newest = frame.sort_index().sort_values("added", ascending=False, kind="stable")
     return newest[NEW_PAPER_COLUMNS]

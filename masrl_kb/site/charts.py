@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 from markupsafe import Markup
 
-from masrl_kb.query.frames import crosstab, value_counts
+from masrl_kb.query.axes import crosstab, value_counts
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import Context

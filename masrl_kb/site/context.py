@@ -18,12 +18,14 @@ from masrl_kb.contrib.export.bibtex import to_bibtex
 from masrl_kb.kb import cache
 from masrl_kb.kb.paths import CLONE, find_root
 from masrl_kb.kb.protocol import PROTOCOL_FILE, Protocol, load_protocol
-from masrl_kb.kb.rounds import load_rounds
+from masrl_kb.kb.readings import Reader
+from masrl_kb.kb.rounds import Round, load_rounds
 from masrl_kb.kb.rules import CROSSTAB_PAIRS
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
-from masrl_kb.query import agreement, frames, values, views
+from masrl_kb.query import agreement, axes, evaluation_table, pool, values, views
 from masrl_kb.query.authors import authors as author_rows
 from masrl_kb.query.claims import CLAIMS_FILE, ClaimResult, evaluate_claims
+from masrl_kb.query.coverage import covered_until
 
 # The survey this knowledge base curates (facts about the source, not counts).
 SURVEY = {
@@ -87,7 +89,7 @@ class Context:
     spots: dict[tuple[Cross, str], dict[str, list[int]]] = field(default_factory=dict)
     repo_url: str = ""
     # Records left out of a preview build (masrl-kb build --preview); empty otherwise.
-    drafts: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=frames.DRAFT_COLUMNS))
+    drafts: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=pool.DRAFT_COLUMNS))
     preview: bool = False
     # Values several pages share (a cell's label and count), computed on first use.
     memo: dict[tuple[object, ...], dict] = field(default_factory=dict)
@@ -96,14 +98,25 @@ class Context:
     lists: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @cached_property
-    def readings(self) -> pd.DataFrame:
-        """Every independent reading (reader, key, axis, value), loaded once per build."""
-        return agreement.readings(self.papers, self.root)
+    def readers(self) -> list[Reader]:
+        """The readers under readings/, read and checked once per build."""
+        return agreement.reader_list(self.root)
 
     @cached_property
-    def reading_keys(self) -> frozenset[str]:
-        """The papers some reader coded (most have no reading to show)."""
-        return frozenset(self.readings["key"])
+    def readings(self) -> pd.DataFrame:
+        """Every independent reading (reader, key, axis, value), loaded once per build."""
+        return agreement.readers_table(self.papers, self.readers)
+
+    @cached_property
+    def codings(self) -> dict[str, dict[str, dict[str, object]]]:
+        """Each paper's codings, reader -> axis -> value (the kb's included), from
+        :attr:`readings` in one pass: a paper page reads its own without a pandas pivot."""
+        by_key: dict[str, dict[str, dict[str, object]]] = defaultdict(dict)
+        table = self.readings
+        columns = (table[c] for c in ("reader", "key", "axis", "value"))
+        for reader, key, axis, value in zip(*columns, strict=True):
+            by_key[key].setdefault(reader, {})[axis] = value
+        return dict(by_key)
 
     @cached_property
     def authors(self) -> pd.DataFrame:
@@ -113,12 +126,12 @@ class Context:
     @cached_property
     def evaluations(self) -> pd.DataFrame:
         """One row per (paper, benchmark), computed once per build."""
-        return frames.evaluations(self.papers, self.root)
+        return evaluation_table.evaluations(self.papers, self.root)
 
     @cached_property
     def results(self) -> pd.DataFrame:
-        """One row per reported value (:func:`masrl_kb.query.frames.results`)."""
-        return frames.results(self.papers, self.root)
+        """One row per reported value (:func:`masrl_kb.query.evaluation_table.results`)."""
+        return evaluation_table.results(self.papers, self.root)
 
     @cached_property
     def boards(self) -> pd.DataFrame:
@@ -176,18 +189,24 @@ class Context:
     def coverage(self) -> dt.date:
         """The date the live pool covers (:func:`masrl_kb.query.views.pool_coverage`)."""
         baseline = self.protocol.baseline  # the survey's cut-off
-        return views.pool_coverage(self.root, baseline) or baseline  # never None here
+        return covered_until(self.rounds, baseline, decided=True) or baseline  # never None
 
     @cached_property
     def searched(self) -> dt.date:
         """The day the searches reached, decided or not (on or after ``coverage``)."""
-        baseline = self.protocol.baseline
-        return views.pool_searched(self.root, baseline) or baseline
+        baseline = self.protocol.baseline  # pool_searched(), of the rounds read once
+        return covered_until(self.rounds, baseline, decided=False) or baseline
 
     @cached_property
     def awaiting(self) -> int:
         """Candidates of every round still awaiting a decision."""
-        return sum(r.awaiting for r in load_rounds(self.root))
+        return sum(r.awaiting for r in self.rounds)
+
+    @cached_property
+    def rounds(self) -> list[Round]:
+        """Every screening round, read once per build (the rounds page, What's new, the
+        coverage date and the candidates awaiting all use them)."""
+        return load_rounds(self.root)
 
     @cached_property
     def survey(self) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -211,13 +230,13 @@ def load_context(
     """Load records, taxonomy and claims once and compute every cross-tab. ``drafts=
     "exclude"`` (preview) lists records with ``TODO`` fields in ``ctx.drafts``."""
     root_path = find_root(root)
-    papers, exclusions = frames.load_pool(root_path, drafts=drafts)
+    papers, exclusions = pool.load_pool(root_path, drafts=drafts)
     claims = None
     if (root_path / CLAIMS_FILE).is_file():  # a bare data root may carry no claims
         claims = evaluate_claims(papers=papers, exclusions=exclusions, root=root_path)
     ctx = Context(root_path, load_taxonomy(root_path), papers, exclusions, claims, site_url)
     if drafts == "exclude":
-        ctx.preview, ctx.drafts = True, frames.load_drafts(root_path)
+        ctx.preview, ctx.drafts = True, pool.load_drafts(root_path)
     ctx.rows = {str(key): row for key, row in papers.to_dict("index").items()}
     _fill_cells(ctx)
     return ctx
@@ -235,14 +254,12 @@ def _fill_cells(ctx: Context) -> None:
     keys = ctx.papers.index.to_numpy()
     strict = ctx.papers["credit_strict"].to_numpy(dtype=bool)
     for cross in ALL_CROSSES:
-        table = frames.crosstab(cross.rows, cross.cols, strict=cross.strict, papers=ctx.papers)
+        table = axes.crosstab(cross.rows, cross.cols, strict=cross.strict, papers=ctx.papers)
         ctx.tables[cross] = table
         masks = {}
         for side, axis in (("rows", cross.rows), ("cols", cross.cols)):
-            values = frames.axis_values(axis, ctx.papers)
-            masks[side] = [
-                frames.axis_mask(ctx.papers, axis, v).to_numpy(dtype=bool) for v in values
-            ]
+            values = axes.axis_values(axis, ctx.papers)
+            masks[side] = [axes.axis_mask(ctx.papers, axis, v).to_numpy(dtype=bool) for v in values]
             if cross.strict:
                 masks[side] = [m & strict for m in masks[side]]
             spots: dict[str, list[int]] = defaultdict(list)

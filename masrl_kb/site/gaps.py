@@ -11,7 +11,7 @@ import pandas as pd
 import yaml
 
 from masrl_kb.kb.rules import NA
-from masrl_kb.query.frames import select
+from masrl_kb.query.axes import select
 from masrl_kb.query.views import ClaimViews
 from masrl_kb.site import urls
 from masrl_kb.site.charts import decision_chart, year_chart

@@ -1,5 +1,5 @@
 """Pages about the judgements themselves: readers' agreement, evaluations, releases
-(:mod:`masrl_kb.query.agreement`, :func:`masrl_kb.query.frames.evaluations`)."""
+(:mod:`masrl_kb.query.agreement`, :func:`masrl_kb.query.evaluation_table.evaluations`)."""
 
 from __future__ import annotations
 
@@ -9,16 +9,15 @@ from collections.abc import Iterator
 import pandas as pd
 
 from masrl_kb.contrib.export import tables
+from masrl_kb.kb.fields import ARTIFACT_KINDS
 from masrl_kb.kb.model.paper import EVALUATED_CATEGORIES
 from masrl_kb.query.agreement import (
     agreement,
     codebook_examples,
     declared_pairs,
     disagreements,
-    reader_list,
     without_papers,
 )
-from masrl_kb.query.frames import ARTIFACT_KINDS
 from masrl_kb.query.values import best_over_time, metric_group
 from masrl_kb.site import urls
 from masrl_kb.site.charts import best_chart
@@ -64,7 +63,7 @@ def _headline(ctx: Context, pairs: set[frozenset[str]]) -> list[dict]:
 
 def agreement_page(ctx: Context) -> Page:
     page = Page(urls.AGREEMENT, "Agreement", meta={"search": {"exclude": True}})
-    readers = reader_list(ctx.root)
+    readers = ctx.readers
     pairs = declared_pairs(readers)
     return page.show(
         "agreement.md",

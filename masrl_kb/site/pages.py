@@ -77,6 +77,27 @@ def render_files(ctx: Context) -> dict[str, str]:
     return files
 
 
+def render_page(ctx: Context, name: str) -> str:
+    """One generated page of :func:`render_files` (``name``: its docs path, such as
+    ``rounds/index.md``), the same text, rendering only the pages listed before it in
+    :func:`all_pages`: what a test of one page needs. ``KeyError`` for no such page."""
+    return render_pages(ctx, [name])[name]
+
+
+def render_pages(ctx: Context, names: list[str]) -> dict[str, str]:
+    """:func:`render_page` of several pages in one walk of :func:`all_pages`, which stops
+    at the last of them."""
+    wanted = {name.removesuffix("index.md"): name for name in names}
+    downloads = about.download_files(ctx) if urls.DOWNLOADS in wanted else {}
+    found: dict[str, str] = {}
+    for page in all_pages(ctx, downloads):
+        if page.url in wanted:
+            found[wanted[page.url]] = view_pages.with_view_notes(ctx, page).render()
+            if len(found) == len(wanted):
+                return found
+    raise KeyError(sorted(set(names) - set(found))[0])
+
+
 def edit_path(path: str) -> str | None:
     """The repository file a generated page is edited through (paper pages: the record)."""
     parts = path.split("/")

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
+from typing import Any, cast
 from urllib.parse import urlencode
 
+import pandas as pd
 from markupsafe import Markup, escape
 
+from masrl_kb.kb.fields import ARTIFACT_KINDS
 from masrl_kb.kb.model.paper import EVALUATED_CATEGORIES
 from masrl_kb.kb.provenance import provisional_notes
 from masrl_kb.kb.readings import KB_READER, READING_AXES
-from masrl_kb.query.agreement import paper_readings
 from masrl_kb.query.authors import fold
-from masrl_kb.query.frames import ARTIFACT_KINDS, value_counts
+from masrl_kb.query.axes import value_counts
 from masrl_kb.site import urls
 from masrl_kb.site.author_pages import person_anchors
 from masrl_kb.site.components import Page
@@ -339,15 +342,19 @@ def releases(row: dict) -> list[tuple[str, str | None, str | None]]:
 def other_readings(ctx: Context, key: str) -> dict:
     """Other readers' codings of this paper: one row per reader, one cell per field,
     each cell saying whether it matches the record."""
-    frame = paper_readings(key, table=ctx.readings) if key in ctx.reading_keys else None
-    if frame is None or frame.empty or KB_READER not in frame.index:
+    coded = ctx.codings.get(key, {})  # what paper_readings() tables, reader by reader
+    if KB_READER not in coded:
         return {}
-    others = frame.drop(index=KB_READER)
-    axes = [a for a in READING_AXES if a in others.columns and others[a].notna().any()]
-    record = {a: frame.at[KB_READER, a] for a in axes}
+    others = {reader: coded[reader] for reader in sorted(coded) if reader != KB_READER}
+    axes = [a for a in READING_AXES if any(pd.notna(cast(Any, v.get(a))) for v in others.values())]
+    record = {a: coded[KB_READER].get(a, math.nan) for a in axes}
     rows = {
-        reader: {a: (row[a], row[a] == record[a]) for a in axes if isinstance(row[a], str | bool)}
-        for reader, row in others.iterrows()
+        reader: {
+            a: (values[a], values[a] == record[a])
+            for a in axes
+            if isinstance(values.get(a), str | bool)
+        }
+        for reader, values in others.items()
     }
     return {"axes": axes, "record": record, "rows": rows}
 

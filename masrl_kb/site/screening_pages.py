@@ -11,9 +11,9 @@ import pandas as pd
 
 from masrl_kb.kb.model.rounds_model import source_kind
 from masrl_kb.kb.model.types import ARXIV_ID_PATTERN
-from masrl_kb.kb.rounds import SOURCE_COUNTS, Round, awaiting_candidates, load_rounds
-from masrl_kb.query.coverage import batch_reach, recall_estimates, round_reach
-from masrl_kb.query.frames import crosstab, value_counts
+from masrl_kb.kb.rounds import SOURCE_COUNTS, Round, awaiting_candidates
+from masrl_kb.query.axes import crosstab, value_counts
+from masrl_kb.query.coverage import batch_reach, recall_table, round_reach
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import Context, count_at
@@ -126,9 +126,9 @@ def added_by_hand(ctx: Context, rounds: list[Round]) -> list[str]:
 
 
 def rounds_page(ctx: Context) -> Page:
-    rounds = load_rounds(ctx.root)
+    rounds = ctx.rounds
     page = Page(urls.ROUNDS, "Screening rounds")
-    recall = {r["round"]: r for r in recall_estimates(ctx.root).to_dict("records")}
+    recall = {r["round"]: r for r in recall_table(ctx.root, rounds).to_dict("records")}
     previous = len(ctx.survey[0])
     overall = round_flow(ctx, rounds, previous, "Screening flow, all rounds")
     sections = []
@@ -227,7 +227,7 @@ def _group(gid: str, title: str, papers: pd.DataFrame, rnd: Round | None = None)
 def by_round(ctx: Context) -> list[dict]:
     """Groups of the pool, newest first: each round's additions, papers added by hand
     since the baseline, then the survey baseline. Empty when no round exists."""
-    rounds = load_rounds(ctx.root)
+    rounds = ctx.rounds
     if not rounds:
         return []
     groups = [

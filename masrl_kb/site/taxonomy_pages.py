@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 
-from masrl_kb.query.frames import axis_mask, value_counts
+from masrl_kb.query.axes import axis_mask, value_counts
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import TAXONOMY_AXES, Context

@@ -3,7 +3,7 @@ the note on every page saying what date the pool covers and a preview build's ba
 
 from __future__ import annotations
 
-from masrl_kb.query.views import moved_cells, new_papers
+from masrl_kb.query.views import moved_cells, papers_added_since
 from masrl_kb.site import urls
 from masrl_kb.site.components import Page
 from masrl_kb.site.context import ALL_CROSSES, Context, Cross
@@ -21,7 +21,7 @@ NEW_LISTED = 100
 
 def since_page(ctx: Context) -> Page:
     page = Page(urls.SINCE, "Since the survey")
-    new = new_papers(ctx.papers, ctx.root, ctx.protocol.baseline)
+    new = papers_added_since(ctx.papers, ctx.rounds, ctx.protocol.baseline)
     # Every cross-tab with a cell that moved, and its moved cells (``moved_cells`` rows).
     specs = [(c.rows, c.cols, c.strict) for c in ALL_CROSSES]
     moved = moved_cells(ctx.papers, ctx.root, ctx.protocol.baseline, specs)

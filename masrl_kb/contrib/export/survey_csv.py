@@ -17,7 +17,7 @@ import pandas as pd
 from masrl_kb.contrib.export.tables import csv_text, json_value
 from masrl_kb.kb.atomic import write_atomic
 from masrl_kb.kb.taxonomy import Taxonomy, load_taxonomy
-from masrl_kb.query.frames import load_pool
+from masrl_kb.query.pool import load_pool
 
 PAPERS_FILE = "papers.csv"
 EXCLUDED_FILE = "excluded.csv"

@@ -33,6 +33,7 @@ from masrl_kb.contrib.sources.arxiv import EARLIEST, Paging, family_query, searc
 from masrl_kb.kb.model.rounds_model import SOURCE_NAME, STRATEGY, reach_problem, source_kind
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.protocol import Protocol, load_protocol
+from masrl_kb.kb.records import RecordSet, read_records
 from masrl_kb.kb.rounds import (
     SCREENING_DIR,
     Round,
@@ -156,14 +157,16 @@ def _add_batch(
     entries: list[Entry],
     known: Known,
     protocol: Protocol,
+    records: RecordSet,
     old: list[Entry] | None = None,
 ) -> RunResult:
-    """Screen one batch's entries into ``rnd`` and write the round folder
-    (``old``: the candidates of its earlier batches, when the folder exists)."""
+    """Screen one batch's entries into ``rnd`` and write the round folder (``records``: the
+    root's, read once for the duplicates and the ranking; ``old``: the candidates of its
+    earlier batches, when the folder exists)."""
     candidates, duplicates, outside = _screen_batch(
         entries, known, rnd.since, rnd.until, protocol.title_similarity
     )
-    merged = ranked((old or []) + candidates, base, protocol.family_weight)
+    merged = ranked((old or []) + candidates, records, protocol.family_weight)
     batch |= {"duplicates_removed": len(duplicates), "outside_window": outside}
     rnd = _with_batch(rnd, batch, len(merged))
     folder = round_dir(base, rnd.id)
@@ -231,10 +234,11 @@ def run_round(
     with round_lock(base, rid):
         if folder.exists():
             raise exists
-        known = known_records(base, load_rounds(base))
+        records = read_records(base)
+        known = known_records(base, load_rounds(base), records)
         batch = _batch("arxiv", query, "", today, len(entries))
         batch |= {"strategy": strategy} if strategy else {}
-        return _add_batch(base, rnd, batch, entries, known, protocol)
+        return _add_batch(base, rnd, batch, entries, known, protocol, records)
 
 
 # ---------------------------------------------------------------- screen import
@@ -285,11 +289,12 @@ def import_round(
             raise ScreeningError(
                 f"round {rid} already has a batch from {name} (source {source}); nothing written"
             )
-        known = known_records(base, [r for r in load_rounds(base) if r.id != rid])
+        records = read_records(base)
+        known = known_records(base, [r for r in load_rounds(base) if r.id != rid], records)
         old = None
         if existing:
             old = list(read_entries(base, rid).values())
             check_round_csv(base, rid)
             add_round(known, base, rid)
-        result = _add_batch(base, rnd, batch, entries, known, protocol, old)
+        result = _add_batch(base, rnd, batch, entries, known, protocol, records, old)
     return replace(result, warnings=notes)

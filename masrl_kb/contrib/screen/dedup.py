@@ -24,7 +24,7 @@ from masrl_kb.contrib.screen.entries import (
     title_key,
 )
 from masrl_kb.kb.crossrules import arxiv_ids_of
-from masrl_kb.kb.records import read_records
+from masrl_kb.kb.records import RecordSet, read_records
 from masrl_kb.kb.rounds import SCREENING_DIR, Round
 
 BLOCK_WORDS = 2
@@ -121,10 +121,13 @@ def record_ids(data: dict) -> list[str]:
     return ids
 
 
-def known_records(root: Path, rounds: Iterable[Round] = ()) -> Known:
-    """Pool, exclusions and the candidates of the given rounds."""
+def known_records(
+    root: Path, rounds: Iterable[Round] = (), records: RecordSet | None = None
+) -> Known:
+    """Pool, exclusions and the candidates of the given rounds; ``records``: the root's
+    records when the caller has read them already (an import reads them once)."""
     known = Known()
-    records = read_records(root)
+    records = read_records(root) if records is None else records
     for rec in records.papers + records.exclusions:
         if isinstance(rec.data, dict):
             known.add(rec.rel, record_ids(rec.data), rec.data.get("title"))

@@ -6,18 +6,18 @@ paper's title and summary, plus ``ranking.family_weight`` per query family it ma
 from __future__ import annotations
 
 from collections.abc import Iterable
-from pathlib import Path
 
 from masrl_kb.contrib.screen.entries import Entry
 from masrl_kb.kb.fields import PLACEHOLDER
-from masrl_kb.kb.records import read_records
+from masrl_kb.kb.records import RecordSet
 
 
-def pool_texts(root: Path) -> list[str]:
-    """Each pooled paper's title and summary, from the record files: papers a previous
-    round included are still unfinished (TODO), so the validated pool lacks them."""
+def pool_texts(records: RecordSet) -> list[str]:
+    """Each pooled paper's title and summary, from the record files (``records``, as
+    :func:`~masrl_kb.kb.records.read_records` read them): papers a previous round included
+    are still unfinished (TODO), so the validated pool lacks them."""
     texts = []
-    for rec in read_records(root).papers:
+    for rec in records.papers:
         data = rec.data if isinstance(rec.data, dict) else {}
         parts = [data.get(f) for f in ("title", "summary")]
         text = " ".join(p for p in parts if isinstance(p, str) and p != PLACEHOLDER)
@@ -44,8 +44,9 @@ def score_entries(entries: list[Entry], pool: list[str], family_weight: float) -
         entry.score = round(sim + family_weight * len(entry.families), 4)
 
 
-def ranked(entries: Iterable[Entry], root: Path, family_weight: float) -> list[Entry]:
-    """The entries scored against the pool, best score first, then by id (deterministic)."""
+def ranked(entries: Iterable[Entry], records: RecordSet, family_weight: float) -> list[Entry]:
+    """The entries scored against the pool's ``records``, best score first, then by id
+    (deterministic)."""
     entries = list(entries)
-    score_entries(entries, pool_texts(root), family_weight)
+    score_entries(entries, pool_texts(records), family_weight)
     return sorted(entries, key=lambda e: (-(e.score or 0.0), e.id))

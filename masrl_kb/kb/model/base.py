@@ -21,7 +21,7 @@ from pydantic_core import ErrorDetails, PydanticCustomError
 
 from masrl_kb.kb.problem import Problem
 from masrl_kb.kb.text import capped_list, shorten, shorten_name, suggest
-from masrl_kb.kb.yamlio import LineDict, load_yaml_file
+from masrl_kb.kb.yamlio import LineDict, LoadedYaml, decode_yaml_bytes, load_yaml_file
 
 if TYPE_CHECKING:
     from typing import Optional as Maybe
@@ -264,6 +264,27 @@ def validate_file(
     """The data file at ``path`` (named ``rel``) as a ``model``, or None and every problem
     (a document that is not a mapping: one problem on field ``top``)."""
     loaded = load_yaml_file(path)  # refuses links, FIFOs, devices and oversized files
+    return _validate_loaded(model, loaded, rel, ctx, top)
+
+
+def validate_bytes(
+    model: type[M],
+    raw: bytes,
+    rel: str,
+    ctx: Mapping[str, object] | None = None,
+    top: str = "file",
+) -> tuple[M | None, list[Problem]]:
+    """:func:`validate_file` of a file already read (by ``read_regular_file()``)."""
+    return _validate_loaded(model, decode_yaml_bytes(raw), rel, ctx, top)
+
+
+def _validate_loaded(
+    model: type[M],
+    loaded: LoadedYaml,
+    rel: str,
+    ctx: Mapping[str, object] | None,
+    top: str,
+) -> tuple[M | None, list[Problem]]:
     if loaded.problems:
         return None, [Problem(rel, p.line, p.field, p.message) for p in loaded.problems]
     if not isinstance(loaded.data, LineDict):
