@@ -117,30 +117,14 @@ def _kappa_alpha_of(
     pairs several times (every pair, the declared ones, without the codebook's examples),
     and scikit-learn's checks cost more than the sums."""
     import krippendorff
+    from sklearn.metrics import cohen_kappa_score
 
     if len(labels) < 2:
         return math.nan, math.nan  # one category only: chance agreement is total, undefined
     code = {label: i for i, label in enumerate(labels)}
     data = [[code[v] for v in x], [code[v] for v in y]]
     alpha = krippendorff.alpha(reliability_data=data, level_of_measurement="nominal")
-    return cohen_kappa(data[0], data[1], len(labels)), float(alpha)
-
-
-def cohen_kappa(x: list[int], y: list[int], n_labels: int) -> float:
-    """Cohen's kappa of two codings given as label numbers (``0 <= code < n_labels``), by
-    the very operations of scikit-learn's ``cohen_kappa_score`` (unweighted), so the value
-    is the same to the last bit (a test compares them): importing scikit-learn, and SciPy
-    with it, cost each site build more than a second for five lines of arithmetic."""
-    import numpy as np
-
-    confusion = np.zeros((n_labels, n_labels), dtype=np.int64)
-    np.add.at(confusion, (np.asarray(x), np.asarray(y)), 1)
-    sum0, sum1 = np.sum(confusion, axis=0), np.sum(confusion, axis=1)
-    expected = np.outer(sum0, sum1) / np.sum(sum0)
-    w_mat = np.ones([n_labels, n_labels], dtype=int)
-    w_mat.flat[:: n_labels + 1] = 0
-    k = np.sum(w_mat * confusion) / np.sum(w_mat * expected)
-    return float(1 - k)
+    return float(cohen_kappa_score(list(x), list(y), labels=list(labels))), float(alpha)
 
 
 @checked(papers=tuple(READING_AXES), table=READING_COLUMNS)
