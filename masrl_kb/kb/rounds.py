@@ -246,14 +246,20 @@ def awaiting_candidates(root: Root, rnd: Round) -> list[dict[str, str]]:
     ]
 
 
+def _loaded_rounds(root: Root) -> tuple[Path, list[Round]]:
+    """The data root and its rounds; none when a round does not load (the cross-file
+    checks leave that to :func:`load_rounds`'s own report)."""
+    base = find_root(root)
+    try:
+        return base, load_rounds(base)
+    except RoundError:
+        return base, []
+
+
 def waiting_problems(root: Root = None) -> list[Problem]:
     """A ``waiting`` note on a candidate that is decided or is not one of the round's
     candidates: the note would describe nothing the rounds page shows."""
-    base = find_root(root)
-    try:
-        rounds = load_rounds(base)
-    except RoundError:
-        return []
+    base, rounds = _loaded_rounds(root)
     found = []
     for rnd in rounds:
         if not rnd.waiting:
@@ -297,11 +303,7 @@ def _decided_problem(base: Path, rnd: Round, cid: str, entry: dict) -> str | Non
 def decided_record_problems(root: Root = None) -> list[Problem]:
     """A decision whose record is missing: the PRISMA flow would count a paper the pool
     does not hold. Rounds that do not load are reported by :func:`load_rounds`."""
-    base = find_root(root)
-    try:
-        rounds = load_rounds(base)
-    except RoundError:
-        return []
+    base, rounds = _loaded_rounds(root)
     found = []
     for rnd in rounds:
         rel = f"{SCREENING_DIR}/{rnd.id}/{ROUND_FILE}"
