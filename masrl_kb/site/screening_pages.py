@@ -3,14 +3,13 @@ each round added) and What's new with its Atom feed, from the records and round 
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from pathlib import PurePosixPath
 
 import pandas as pd
 
 from masrl_kb.kb.model.rounds_model import source_kind
-from masrl_kb.kb.model.types import ARXIV_ID_PATTERN
+from masrl_kb.kb.model.types import ARXIV_RE
 from masrl_kb.kb.rounds import SOURCE_COUNTS, Round, awaiting_candidates
 from masrl_kb.query.axes import crosstab, value_counts
 from masrl_kb.query.coverage import batch_reach, recall_table, round_reach
@@ -21,8 +20,6 @@ from masrl_kb.site.diagrams import flow_diagram
 from masrl_kb.site.html import safe_url
 from masrl_kb.site.prisma import Flow, flow_svg
 from masrl_kb.site.templates import render
-
-ARXIV_ID = re.compile(ARXIV_ID_PATTERN)
 
 
 def record_ids(rnd: Round, decision: str) -> list[str]:
@@ -111,7 +108,7 @@ def awaiting_rows(ctx: Context, rnd: Round) -> list[dict]:
     return [
         dict(
             c,
-            url=f"https://arxiv.org/abs/{c['id']}" if ARXIV_ID.match(c["id"]) else "",
+            url=f"https://arxiv.org/abs/{c['id']}" if ARXIV_RE.match(c["id"]) else "",
             found_in=source_label(ctx, c["source"]) if c["source"] else "",
         )
         for c in awaiting_candidates(ctx.root, rnd)

@@ -28,8 +28,8 @@ from masrl_kb.contrib.outside_text import (
 )
 from masrl_kb.contrib.screen.store import StoreError
 from masrl_kb.contrib.sources.arxiv import ArxivPaper, arxiv_or_none
-from masrl_kb.kb.fields import ARXIV_ID_PATTERN
 from masrl_kb.kb.model.rounds_model import DOI_PATTERN, OPENREVIEW_PATTERN, SOURCE_NAME
+from masrl_kb.kb.model.types import ARXIV_RE
 from masrl_kb.kb.protocol import QueryFamily
 from masrl_kb.kb.rounds import SCREENING_DIR, round_dir
 from masrl_kb.kb.rules import is_http_url
@@ -259,7 +259,7 @@ def _url(value: object) -> str | None:
 
 
 _JSON_FIELDS: dict[str, Callable[[object], str | None]] = {
-    "arxiv_id": _matching(re.compile(ARXIV_ID_PATTERN), "an arXiv id"),
+    "arxiv_id": _matching(ARXIV_RE, "an arXiv id"),
     "title": _text(MAX_TITLE, empty=False),
     "authors": _texts(MAX_AUTHOR, MAX_AUTHORS),
     "submitted": _day,

@@ -32,7 +32,7 @@ from masrl_kb.contrib.sources.http import (
     env_seconds,
     http_request,
 )
-from masrl_kb.kb.fields import ARXIV_ID_PATTERN
+from masrl_kb.kb.model.types import ARXIV_RE
 from masrl_kb.kb.protocol import QueryFamily
 
 ENV_ARXIV_URL = "MASRL_KB_ARXIV_URL"
@@ -44,7 +44,6 @@ EARLIEST = dt.date(1991, 8, 1)  # arXiv opened in August 1991
 ATOM = "{http://www.w3.org/2005/Atom}"
 ARXIV = "{http://arxiv.org/schemas/atom}"
 
-_ARXIV_RE = re.compile(ARXIV_ID_PATTERN)
 _VERSION = re.compile(r"v[0-9]+$")
 _ARXIV_URL = re.compile(
     r"^(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html)/(?P<id>.+?)(?:\.pdf)?/?$",
@@ -68,7 +67,7 @@ def parse_arxiv_id(text: str) -> str:
     found = _ARXIV_URL.match(raw)
     candidate = found.group("id") if found else re.sub(r"^arxiv:\s*", "", raw, flags=re.I)
     candidate = _VERSION.sub("", candidate)
-    if not _ARXIV_RE.match(candidate):
+    if not ARXIV_RE.match(candidate):
         raise ArxivError(
             f"malformed arXiv id {raw[:80]!r}: expected YYMM.NNNNN (e.g. 2505.19591), "
             "an old-style id such as cs/0112017, or an arxiv.org/abs/ URL"

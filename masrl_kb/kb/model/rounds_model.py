@@ -87,13 +87,10 @@ MAX_WAIT_NOTE = 400
 
 
 def _check_wait_note(value: object, ctx: object) -> str | None:
-    if not isinstance(value, str):
-        return check_text(value)
-    if not value.strip():
-        return "empty; say why the candidate still waits"
-    if len(value) > MAX_WAIT_NOTE:
-        return f"longer than {MAX_WAIT_NOTE} characters"
-    return text_problem(value, False)
+    """One line of record text (check_text), bounded."""
+    if (problem := check_text(value)) or not isinstance(value, str):
+        return problem
+    return f"longer than {MAX_WAIT_NOTE} characters" if len(value) > MAX_WAIT_NOTE else None
 
 
 # Why a candidate is not decided yet (one line): shown beside it on the rounds page, so a

@@ -30,7 +30,7 @@ ARXIV_ID_PATTERN = r"^(?:[0-9]{2}(?:0[1-9]|1[0-2])\.[0-9]{4,5}|[a-z-]+(?:\.[A-Z]
 MIN_YEAR = 1950
 MIN_DATE = dt.date(MIN_YEAR, 1, 1)
 
-_ARXIV_RE = re.compile(ARXIV_ID_PATTERN)
+ARXIV_RE = re.compile(ARXIV_ID_PATTERN)
 _TEXT_SCHEMA = {"type": "string", "minLength": 1, "pattern": r"\S", "not": {"const": PLACEHOLDER}}
 _URL_SCHEMA = {"type": "string", "format": "uri", "pattern": HTTP_URL_PATTERN}
 _DATE_SCHEMA = {"type": "string", "format": "date"}
@@ -104,7 +104,7 @@ def _check_arxiv(value: object) -> str | None:
         )
     if (problem := check_text(value)) or not isinstance(value, str):
         return problem
-    if _ARXIV_RE.match(value):
+    if ARXIV_RE.match(value):
         return None
     return f"malformed arXiv id {shorten(value)}: expected YYMM.NNNNN (e.g. 2508.04652), no version"
 
