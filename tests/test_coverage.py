@@ -210,6 +210,50 @@ def test_a_reach_outside_the_window_is_refused(tmp_path, capsys) -> None:
     assert not (kb / "screening" / "2026-06-01_2026-06-30").exists()
 
 
+def test_a_source_under_a_second_strategy_is_refused_and_writes_nothing(tmp_path, capsys):
+    """The estimate credits a decided candidate to its source's strategy, so one source
+    name under two strategies would give both strategies' finds to one of them."""
+    from tests.screening_stub import copy_kb
+
+    kb = copy_kb(tmp_path / "kb")
+    (tmp_path / "a.csv").write_text(LIST_A, encoding="utf-8")
+    (tmp_path / "b.csv").write_text(LIST_B, encoding="utf-8")
+    assert _import(kb, tmp_path / "a.csv", "huggingface_papers", "--strategy", "A") == 0
+    folder = kb / "screening" / "2026-06-01_2026-06-30"
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    assert _import(kb, tmp_path / "b.csv", "huggingface_papers", "--strategy", "B") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "is strategy A in sources[0]" in err[0] and "use A" in err[0]
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+    # the same source without a strategy, or under its own, is still accepted
+    assert _import(kb, tmp_path / "b.csv", "huggingface_papers", "--strategy", "A") == 0
+
+
+def test_a_round_file_naming_a_source_under_two_strategies_fails_validate(tmp_path, capsys):
+    import yaml
+
+    from tests.conftest import run_cli
+    from tests.screening_stub import copy_kb
+
+    kb = copy_kb(tmp_path / "kb")
+    (tmp_path / "a.csv").write_text(LIST_A, encoding="utf-8")
+    (tmp_path / "b.csv").write_text(LIST_B, encoding="utf-8")
+    assert _import(kb, tmp_path / "a.csv", "huggingface_papers", "--strategy", "A") == 0
+    assert _import(kb, tmp_path / "b.csv", "github:a/b", "--strategy", "B") == 0
+    path = kb / "screening" / "2026-06-01_2026-06-30" / "round.yaml"
+    text = path.read_text(encoding="utf-8")
+    data = yaml.safe_load(text)
+    data["sources"][1]["name"] = "huggingface_papers"  # a hand edit
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    assert run_cli("--root", str(kb), "validate") != 0
+    out = capsys.readouterr()
+    (line,) = [x for x in (out.out + out.err).splitlines() if "strategy" in x]
+    assert "screening/2026-06-01_2026-06-30/round.yaml:" in line
+    assert "sources[1].strategy" in line and "is strategy A in sources[0]" in line
+    number = int(line.split("round.yaml:")[1].split(":")[0])
+    assert "strategy: B" in path.read_text(encoding="utf-8").splitlines()[number - 1]
+
+
 def test_no_estimate_when_a_strategy_found_nothing_in_scope(tmp_path) -> None:
     import math
 

@@ -188,6 +188,22 @@ CASES: list[tuple[str, str, Callable[[Path], str]]] = [
     ),
     ("round-strategy-bad", "sources[0].strategy", _batch("strategy: A", "strategy: '../A'")),
     (
+        "round-source-under-two-strategies",
+        "sources[1].strategy",
+        _replace(
+            ROUND_FILE,
+            ROUND_YAML
+            + BATCH.replace("identified: 10", "identified: 5").replace(
+                "duplicates_removed: 2", "duplicates_removed: 1"
+            )
+            + BATCH.split("\n", 1)[1]
+            .replace("identified: 10", "identified: 5")
+            .replace("duplicates_removed: 2", "duplicates_removed: 1")
+            .replace("outside_window: 1", "outside_window: 0")
+            .replace("strategy: A", "strategy: B"),
+        ),
+    ),
+    (
         "round-waiting-note-bidi",
         "waiting",
         _replace(R, ROUND_YAML + "waiting:\n  '2611.00001': \"no page \\u202e yet\"\n"),

@@ -30,7 +30,13 @@ from masrl_kb.contrib.screen.round_files import (
 )
 from masrl_kb.contrib.screen.store import ScreeningError, round_lock, write_round_folder
 from masrl_kb.contrib.sources.arxiv import EARLIEST, Paging, family_query, search_family
-from masrl_kb.kb.model.rounds_model import SOURCE_NAME, STRATEGY, reach_problem, source_kind
+from masrl_kb.kb.model.rounds_model import (
+    SOURCE_NAME,
+    STRATEGY,
+    reach_problem,
+    source_kind,
+    strategy_clash,
+)
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.protocol import Protocol, load_protocol
 from masrl_kb.kb.records import RecordSet, read_records
@@ -144,6 +150,15 @@ def _reach(since: dt.date, until: dt.date, reached: dt.date | None) -> dict[str,
     if problem := reach_problem(since, until, reached):
         raise ScreeningError(f"--reached {problem}")
     return {"reached": reached}
+
+
+def _check_one_strategy(rnd: Round, source: str, strategy: str) -> None:
+    """Refuse a batch whose source the round already has under another strategy (the
+    round file's rule, said before anything is written)."""
+    for i, b in enumerate(rnd.sources):
+        if strategy and b["name"] == source and b.get("strategy") not in (None, strategy):
+            clash = strategy_clash(source, b["strategy"], i)
+            raise ScreeningError(f"round {rnd.id}: --strategy {strategy}: {clash}; nothing written")
 
 
 def _batch(name: str, query: str, file: str, today: dt.date, entries: int) -> dict[str, Any]:
@@ -289,6 +304,7 @@ def import_round(
             raise ScreeningError(
                 f"round {rid} already has a batch from {name} (source {source}); nothing written"
             )
+        _check_one_strategy(rnd, source, strategy)
         records = read_records(base)
         known = known_records(base, [r for r in load_rounds(base) if r.id != rid], records)
         old = None

@@ -110,6 +110,14 @@ def reach_problem(since: dt.date, until: dt.date, reached: dt.date) -> str | Non
     )
 
 
+def strategy_clash(name: str, strategy: str, index: int) -> str:
+    """Why a batch may not name ``strategy``'s source under another strategy."""
+    return (
+        f"source {name} is strategy {strategy} in sources[{index}]; a source belongs to one "
+        f"strategy: use {strategy}, or name the source apart (e.g. its list or seed after ':')"
+    )
+
+
 def source_kind(name: str) -> str:
     """The exclusion_source id a batch's source name starts with (``github:a/b`` -> github)."""
     return name.partition(":")[0]
@@ -226,6 +234,23 @@ class RoundFile(KbModel):
         ]
         if found:
             report(found)
+        return self
+
+    @model_validator(mode="after")
+    def _one_strategy_per_source(self) -> Self:
+        """A source belongs to one strategy: what a decided candidate was found by is
+        kept as its source's name, so a name under two strategies would credit both
+        strategies' finds to one of them and the recall estimate would be wrong."""
+        first: dict[str, tuple[int, str]] = {}
+        found = []
+        for i, b in enumerate(self.sources or []):
+            if not b.strategy:
+                continue
+            j, strategy = first.setdefault(b.name, (i, b.strategy))
+            if strategy != b.strategy:
+                message = strategy_clash(b.name, strategy, j)
+                found.append(Finding(("sources", i, "strategy"), message))
+        report(found)
         return self
 
     @model_validator(mode="after")
