@@ -206,6 +206,36 @@ def test_new_papers_name_their_round(kb: Path, pool) -> None:
     assert DRAFT not in frame.index
 
 
+def test_new_papers_say_whether_each_was_posted_after_the_cut_off(kb: Path, pool) -> None:
+    frame = new_papers(pool[0], kb)
+    assert frame.at[STOPPER, "posted"] == "after"  # its round's window opens after the cut-off
+    assert frame.at[ORCHESTRATOR, "posted"] == "after"  # added by hand: its arXiv id's month
+
+
+CUT_OFF = dt.date(2026, 5, 4)
+
+
+@pytest.mark.parametrize(
+    ("window", "arxiv_id", "posted"),
+    [
+        ((dt.date(2023, 1, 1), dt.date(2026, 5, 3)), "2605.00001", "before"),  # window wins
+        ((CUT_OFF, dt.date(2026, 5, 31)), "2604.00001", "after"),
+        ((dt.date(2026, 5, 1), dt.date(2026, 5, 31)), "2605.01234", None),  # both span it
+        ((dt.date(2026, 5, 1), dt.date(2026, 5, 31)), "2604.01234", "before"),
+        (None, "2604.12345", "before"),
+        (None, "2606.00001", "after"),
+        (None, "2605.00001", None),
+        (None, None, None),
+        (None, "cs/0112345", None),
+        (None, "<script>2606.1</script>", None),
+    ],
+)
+def test_posted_side_reads_the_round_window_then_the_arxiv_month(window, arxiv_id, posted):
+    from masrl_kb.query.views import posted_side
+
+    assert posted_side(window, arxiv_id, CUT_OFF) == posted
+
+
 def test_moved_cells_list_the_papers_that_moved_them(kb: Path, pool) -> None:
     moved = moved_cells(pool[0], kb)
     cell = moved[
@@ -400,6 +430,20 @@ def test_since_the_survey_lists_new_papers_cells_and_claims(kb: Path, preview: P
     stopper = dict(rows)[STOPPER]
     assert "2026-06-15" in stopper and ROUND_IN in stopper
     assert "added by hand" in dict(rows)[ORCHESTRATOR]
+    # posted after the cut-off or found late: one table each, counted in the lead sentence
+    tables = {e.get("data-posted"): e for e in with_attr(elements, "data-posted")}
+    assert list(tables) == ["after"]
+
+    def side(e):
+        while e is not None and "data-posted" not in e.attrs:
+            e = e.parent
+        return e.get("data-posted") if e is not None else None
+
+    assert {side(e) for e in with_attr(elements, "data-new")} == {"after"}
+    # the heading's anchor leaves the count out, so a link to it survives the next paper
+    assert "posted-after" in {e.get("id") for e in elements if e.tag == "h3"}
+    stats = {e.get("data-kb-stat"): e.text for e in with_attr(elements, "data-kb-stat")}
+    assert (stats["added-since"], stats["posted-after"], stats["posted-before"]) == ("2", "2", "0")
     moved = {v.claim.id for v in moved_claims(papers=pool[0], exclusions=pool[1], root=kb)}
     assert {
         e.get("data-claim") for e in with_attr(elements, "data-claim") if e.tag == "tr"

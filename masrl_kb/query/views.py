@@ -5,7 +5,7 @@ where ``claims.yaml``'s expected values are checked) and today's (the live pool)
 >>> survey_papers, survey_exclusions = survey_view(papers, exclusions)
 >>> pool_coverage()                        # the date the live pool covers
 >>> pool_searched()                        # the day its searches reached, decided or not
->>> new_papers(papers)                      # added after the baseline, with their round
+>>> new_papers(papers)                      # added after the baseline: round, posted before/after
 >>> moved_cells(papers)                     # cross-tab cells whose count differs
 >>> [v for v in claim_views() if v.moved]   # claims whose value differs
 """
@@ -20,6 +20,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from masrl_kb.kb.model.types import ARXIV_RE
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.protocol import PROTOCOL_FILE, load_protocol
 from masrl_kb.kb.rounds import Round, load_rounds
@@ -31,7 +32,9 @@ from masrl_kb.query.claims import ClaimResult, evaluate_claims, load_claims
 from masrl_kb.query.lang import select_rows
 from masrl_kb.query.pool import Frames, PathLike, load_pool, pool_as_of
 
-NEW_PAPER_COLUMNS = ["title", "added", "round", "url"]
+NEW_PAPER_COLUMNS = ["title", "added", "round", "posted", "url"]
+# A paper added since the survey was posted after its cut-off, or before it and found late.
+POSTED = ("after", "before")
 MOVED_CELL_COLUMNS = "rows row_value cols col_value strict survey today change papers".split()
 
 
@@ -131,10 +134,31 @@ def new_papers(
     papers: pd.DataFrame | None = None, root: PathLike = None, baseline: dt.date | None = None
 ) -> pd.DataFrame:
     """Papers added after the baseline, newest first, with the round that brought each
-    in (None: added by hand). Empty without a baseline."""
+    in (None: added by hand) and whether it was ``posted`` after the baseline or before it
+    and found late (None: not known). Empty without a baseline."""
     base = find_root(root)
     papers = load_pool(base)[0] if papers is None else papers
     return papers_added_since(papers, load_rounds(base), _baseline(base, baseline))
+
+
+def posted_side(
+    window: tuple[dt.date, dt.date] | None, arxiv_id: object, day: dt.date
+) -> str | None:
+    """``after`` the baseline ``day`` or ``before`` it: from the window of the round that
+    brought the paper in (screening keeps a candidate only inside its round's window),
+    else from the arXiv id's month; None when neither tells (a window or month that
+    spans the day, or no id)."""
+    if window is not None:
+        since, until = window
+        if since >= day:
+            return "after"
+        if until < day:
+            return "before"
+    found = ARXIV_RE.match(arxiv_id) if isinstance(arxiv_id, str) else None
+    if found is None or not arxiv_id[:4].isdigit():
+        return None
+    month, cut = (int(arxiv_id[:2]), int(arxiv_id[2:4])), (day.year % 100, day.month)
+    return "after" if month > cut else "before" if month < cut else None
 
 
 def papers_added_since(
@@ -153,6 +177,15 @@ def papers_added_since(
     # object dtype: a paper added by hand has None, not a missing-string NaN
     frame["round"] = pd.Series(
         [brought.get(k) for k in frame.index], index=frame.index, dtype=object
+    )
+    windows = {rnd.id: (rnd.since, rnd.until) for rnd in rounds}
+    frame["posted"] = pd.Series(
+        [
+            posted_side(windows.get(r) if r else None, a, cast(dt.date, day))
+            for r, a in zip(frame["round"], later["arxiv_id"], strict=True)
+        ],
+        index=frame.index,
+        dtype=object,
     )
     newest = frame.sort_index().sort_values("added", ascending=False, kind="stable")
     return newest[NEW_PAPER_COLUMNS]

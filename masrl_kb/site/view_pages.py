@@ -15,7 +15,7 @@ DRAFTS_LISTED = 20  # drafts named in a preview banner; the rest are counted
 # ---------------------------------------------------------------- since the survey
 
 
-# Newest papers listed here; the rest are on What's new (every record by its day).
+# Newest papers listed per table here; the rest are on What's new (every record by its day).
 NEW_LISTED = 100
 
 
@@ -29,8 +29,8 @@ def since_page(ctx: Context) -> Page:
     return page.show(
         "since_survey.md",
         ctx=ctx,
-        new=list(zip(new.index, new.to_dict("records"), strict=True))[:NEW_LISTED],
-        more=len(new) - NEW_LISTED,
+        new=list(zip(new.index, new.to_dict("records"), strict=True)),
+        listed=NEW_LISTED,
         crosses=[
             (Cross(*spec), by_cross[spec].to_dict("records")) for spec in specs if spec in by_cross
         ],
