@@ -154,10 +154,10 @@ def posted_side(
             return "after"
         if until < day:
             return "before"
-    found = ARXIV_RE.match(arxiv_id) if isinstance(arxiv_id, str) else None
-    if found is None or not arxiv_id[:4].isdigit():
+    text = arxiv_id if isinstance(arxiv_id, str) else ""
+    if not ARXIV_RE.match(text) or not text[:4].isdigit():
         return None
-    month, cut = (int(arxiv_id[:2]), int(arxiv_id[2:4])), (day.year % 100, day.month)
+    month, cut = (int(text[:2]), int(text[2:4])), (day.year % 100, day.month)
     return "after" if month > cut else "before" if month < cut else None
 
 
