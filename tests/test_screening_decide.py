@@ -82,6 +82,15 @@ def test_note_key_and_stage_columns(kb: Path, tmp_path: Path) -> None:
     assert _snapshot(kb) == before
 
 
+def test_a_rows_query_family_names_the_exclusions_family(kb: Path, tmp_path: Path) -> None:
+    """A candidate found by reading a list may match no family's terms; the curator who
+    read it names the family rather than leaving the exclusion a TODO draft."""
+    text = f"id,decision,reason,query_family\n{STOP_ID},exclude,out_of_scope,orchestration\n"
+    assert _decide(kb, _file(tmp_path, "d.csv", text)) == 0
+    record = load_round(kb, ROUND).decided[STOP_ID]["record"]
+    assert load_yaml_file(kb / record).data["query_family"] == "orchestration"
+
+
 def test_a_doi_candidate_is_excluded_with_its_doi(kb: Path, tmp_path: Path) -> None:
     more = tmp_path / "more.csv"
     more.write_text(
@@ -120,6 +129,14 @@ def test_a_doi_candidate_is_excluded_with_its_doi(kb: Path, tmp_path: Path) -> N
         (
             f'id,decision,reason,note\n{STOP_ID},exclude,out_of_scope,"a\x1b[31mred"\n',
             "d.csv:2: note: holds control characters",
+        ),
+        (
+            f"id,decision,reason,query_family\n{STOP_ID},exclude,out_of_scope,robots\n",
+            "d.csv:2: query_family: unknown value 'robots'; allowed: multi_agent_llm",
+        ),
+        (
+            f"id,decision,query_family\n{TURN_ID},include,orchestration\n",
+            "d.csv:2: query_family: only an exclusion names a query family",
         ),
         ("id,decision\ntitle:0000000000000000,include\n", "d.csv:2: id: title:0000000000000000"),
         ("id,decision\nW1,include\n", "d.csv:2: id: no candidate id"),

@@ -2,7 +2,7 @@
 
 The decisions file is an ASReview LAB export (CSV with an ``included`` column, or RIS with
 ``ASReview_relevant``/``_irrelevant`` notes) or a plain CSV ``id,decision[,reason,note,key,
-stage]`` (CONTRIBUTING.md describes the columns). The round's lock is held throughout;
+stage,query_family]`` (CONTRIBUTING.md describes the columns). The round's lock is held throughout;
 running the same file twice changes nothing.
 """
 
@@ -71,6 +71,7 @@ class Decision:
     note: str = ""
     key: str = ""
     stage: str = ""
+    query_family: str = ""  # an exclusion's family, when neither title nor query names one
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,7 @@ class _Vocab:
     stages: tuple[str, ...]
     default_reason: str | None
     rules: tuple[str, ...]  # inclusion rule ids (I1..I5): an inclusion's reason
+    families: tuple[str, ...] = ()  # query_family ids
 
 
 # ---------------------------------------------------------------- reading
@@ -142,6 +144,11 @@ def _problem(item: Decision, vocab: _Vocab, wanted: set[str]) -> tuple[str, str]
         return "reason", reason
     if item.stage and vocab.stages and item.stage not in vocab.stages:
         return "stage", f"unknown value {item.stage[:60]!r}; allowed: {', '.join(vocab.stages)}"
+    if item.query_family and item.decision != "exclude":
+        return "query_family", "only an exclusion names a query family"
+    if item.query_family and item.query_family not in vocab.families:
+        allowed = ", ".join(vocab.families)
+        return "query_family", f"unknown value {item.query_family[:60]!r}; allowed: {allowed}"
     if item.key and item.decision != "include":
         return "key", "only an inclusion names a paper key"
     if item.key and not _KEY.match(item.key):
@@ -191,7 +198,8 @@ def _csv_items(text: str, problems: Problems, wanted) -> Iterator[Decision]:
             line,
             "header",
             "expected an ASReview export (an 'included' column) or the columns "
-            f"id,decision[,reason,note,key,stage]; got {','.join(header)[:300] or 'nothing'}",
+            "id,decision[,reason,note,key,stage,query_family]; "
+            f"got {','.join(header)[:300] or 'nothing'}",
         )
         return False
 
@@ -210,7 +218,7 @@ def _csv_items(text: str, problems: Problems, wanted) -> Iterator[Decision]:
             continue
         decision = _csv_decision(kinds[0], row, line, problems)
         if decision is not None:
-            values = (row.get(c, "") for c in ("note", "key", "stage"))
+            values = (row.get(c, "") for c in ("note", "key", "stage", "query_family"))
             yield Decision(cid, decision, row.get("reason") or None, line, *values)
 
 
@@ -277,7 +285,8 @@ def decide_round(
         check_round_csv(base, rid)
         path = Path(decisions_file)
         rules = tuple(r.id for r in protocol.inclusion_rules)
-        vocab = _Vocab(reasons, stages, default_reason, rules)
+        families = tuple(f.id for f in protocol.families)
+        vocab = _Vocab(reasons, stages, default_reason, rules, families)
         decisions = read_decisions(path, vocab, entries)
         _check_against_round(rnd, decisions, path.name, base)
         result = DecideResult(rnd, [], [])
@@ -336,7 +345,8 @@ def _apply(
                 reason=reason,
                 root=base,
                 source=source_kind(entry.source),  # the record names the kind of source
-                query_family=entry.families[0] if entry.families else None,
+                # the row's family first: the curator read the paper, the terms did not
+                query_family=d.query_family or (entry.families[0] if entry.families else None),
                 note=d.note or f"Screened out in round {rnd.id}: {label.lower()}.",
                 title=entry.title,
                 identifier=entry.identifier,
