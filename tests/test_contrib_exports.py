@@ -79,7 +79,8 @@ def test_bibtex_where_selects_one_cell(tmp_path: Path) -> None:
     library = bibtexparser.parse_string(_export(tmp_path, "bibtex", "--where", where))
     expected = masrl_kb.select(where)["bibtex_key"]
     assert sorted(e.key for e in library.entries) == sorted(expected)
-    assert len(library.entries) == 1
+    # a cell of the live pool: some papers, not all (a count would break on the next record)
+    assert 0 < len(library.entries) < len(masrl_kb.load_pool()[0])
 
 
 def test_bad_where_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
