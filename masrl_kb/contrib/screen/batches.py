@@ -30,17 +30,19 @@ from masrl_kb.contrib.screen.round_files import (
 )
 from masrl_kb.contrib.screen.store import ScreeningError, round_lock, write_round_folder
 from masrl_kb.contrib.sources.arxiv import EARLIEST, Paging, family_query, search_family
+from masrl_kb.kb.model.base import validate_bytes
 from masrl_kb.kb.model.rounds_model import (
     SOURCE_NAME,
     STRATEGY,
+    RoundFile,
     reach_problem,
     source_kind,
-    strategy_clash,
 )
 from masrl_kb.kb.paths import find_root
 from masrl_kb.kb.protocol import Protocol, load_protocol
 from masrl_kb.kb.records import RecordSet, read_records
 from masrl_kb.kb.rounds import (
+    ROUND_FILE,
     SCREENING_DIR,
     Round,
     RoundError,
@@ -152,17 +154,18 @@ def _reach(since: dt.date, until: dt.date, reached: dt.date | None) -> dict[str,
     return {"reached": reached}
 
 
-def _check_one_strategy(rnd: Round, source: str, strategy: str) -> None:
-    """Refuse a batch whose source the round already has under another strategy (the
-    round file's rule, said before anything is written)."""
-    for i, b in enumerate(rnd.sources):
-        if strategy and b["name"] == source and b.get("strategy") not in (None, strategy):
-            clash = strategy_clash(source, b["strategy"], i)
-            raise ScreeningError(f"round {rnd.id}: --strategy {strategy}: {clash}; nothing written")
-
-
 def _batch(name: str, query: str, file: str, today: dt.date, entries: int) -> dict[str, Any]:
     return {"name": name, "query": query, "file": file, "imported_on": today, "identified": entries}
+
+
+def _check_round_file(rid: str, text: str) -> None:
+    """The round file about to be written, held to the rules ``validate`` applies to it
+    (:class:`RoundFile`: one strategy per source, counts that add up, reaches inside the
+    window), so a batch that would break one is refused before anything is written."""
+    rel = f"{SCREENING_DIR}/{rid}/{ROUND_FILE}"
+    _, problems = validate_bytes(RoundFile, text.encode("utf-8"), rel, {"folder": rid}, top="round")
+    if problems:
+        raise ScreeningError(f"{problems[0]}; nothing written")
 
 
 def _add_batch(
@@ -190,6 +193,7 @@ def _add_batch(
     axis = load_taxonomy(base)["exclusion_source"]
     labels = {v: axis.label_of(v) for v in axis.ids}
     rnd, files = round_files(rnd, merged, duplicates, labels, kept, listed)
+    _check_round_file(rnd.id, files[ROUND_FILE])
     write_round_folder(folder, files, replace=old is not None)
     return RunResult(rnd, folder, merged, duplicates)
 
@@ -304,7 +308,6 @@ def import_round(
             raise ScreeningError(
                 f"round {rid} already has a batch from {name} (source {source}); nothing written"
             )
-        _check_one_strategy(rnd, source, strategy)
         records = read_records(base)
         known = known_records(base, [r for r in load_rounds(base) if r.id != rid], records)
         old = None

@@ -110,14 +110,6 @@ def reach_problem(since: dt.date, until: dt.date, reached: dt.date) -> str | Non
     )
 
 
-def strategy_clash(name: str, strategy: str, index: int) -> str:
-    """Why a batch may not name ``strategy``'s source under another strategy."""
-    return (
-        f"source {name} is strategy {strategy} in sources[{index}]; a source belongs to one "
-        f"strategy: use {strategy}, or name the source apart (e.g. its list or seed after ':')"
-    )
-
-
 def source_kind(name: str) -> str:
     """The exclusion_source id a batch's source name starts with (``github:a/b`` -> github)."""
     return name.partition(":")[0]
@@ -248,7 +240,11 @@ class RoundFile(KbModel):
                 continue
             j, strategy = first.setdefault(b.name, (i, b.strategy))
             if strategy != b.strategy:
-                message = strategy_clash(b.name, strategy, j)
+                message = (
+                    f"source {b.name} is strategy {strategy} in sources[{j}]; a source belongs "
+                    f"to one strategy: use {strategy}, or name the source apart (e.g. its list "
+                    "or seed after ':')"
+                )
                 found.append(Finding(("sources", i, "strategy"), message))
         report(found)
         return self
