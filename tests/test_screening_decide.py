@@ -21,8 +21,7 @@ from masrl_kb.kb.record_checks import validate
 from masrl_kb.kb.rounds import load_round
 from masrl_kb.kb.yamlio import load_yaml_file
 from tests.conftest import run_cli as run
-from tests.screening_stub import copy_kb
-from tests.test_screening_import import CSV_TEXT, ROUND, SINCE, STOP, UNTIL
+from tests.test_screening_import import ROUND, SINCE, STOP, UNTIL, imported_kb
 
 STOP_ID = title_id(STOP)
 TURN_ID = "openreview:AbCdEf1234"
@@ -30,12 +29,7 @@ TURN_ID = "openreview:AbCdEf1234"
 
 @pytest.fixture
 def kb(tmp_path: Path) -> Path:
-    root = copy_kb(tmp_path / "kb")
-    path = tmp_path / "openalex.csv"
-    path.write_text(CSV_TEXT, encoding="utf-8")
-    args = ("screen", "import", str(path), "--source", "openalex", "--since", SINCE)
-    assert run("--root", str(root), *args, "--until", UNTIL) == 0
-    return root
+    return imported_kb(tmp_path)
 
 
 def _decide(kb: Path, path: Path, *extra: str) -> int:

@@ -49,6 +49,16 @@ def kb(tmp_path: Path) -> Path:
     return copy_kb(tmp_path / "kb")
 
 
+def imported_kb(tmp_path: Path) -> Path:
+    """A copy of the stub root with :data:`CSV_TEXT` imported as one round (the fixture of
+    the tests that decide that round's candidates)."""
+    root = copy_kb(tmp_path / "kb")
+    path = tmp_path / "openalex.csv"
+    path.write_text(CSV_TEXT, encoding="utf-8")
+    assert _import(root, path) == 0
+    return root
+
+
 def _import(kb: Path, path: Path, source: str = "openalex", *extra: str) -> int:
     args = ("screen", "import", str(path), "--source", source, "--since", SINCE)
     return run("--root", str(kb), *args, "--until", UNTIL, *extra)

@@ -14,21 +14,15 @@ from masrl_kb.kb.rounds import awaiting_candidates, load_round
 from masrl_kb.query.datafiles import data_file_problems
 from masrl_kb.site.pages import site_files
 from tests.conftest import run_cli as run
-from tests.screening_stub import copy_kb
 from tests.test_screening_decide import STOP_ID, TURN_ID
-from tests.test_screening_import import CSV_TEXT, ROUND, SINCE, UNTIL
+from tests.test_screening_import import CSV_TEXT, ROUND, SINCE, UNTIL, imported_kb
 
 HOSTILE = '<img src=x onerror="alert(1)"> no primary page yet'
 
 
 @pytest.fixture
 def kb(tmp_path: Path) -> Path:
-    root = copy_kb(tmp_path / "kb")
-    path = tmp_path / "openalex.csv"
-    path.write_text(CSV_TEXT, encoding="utf-8")
-    args = ("screen", "import", str(path), "--source", "openalex", "--since", SINCE)
-    assert run("--root", str(root), *args, "--until", UNTIL) == 0
-    return root
+    return imported_kb(tmp_path)
 
 
 def _round_file(kb: Path) -> Path:
