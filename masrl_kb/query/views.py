@@ -33,8 +33,6 @@ from masrl_kb.query.lang import select_rows
 from masrl_kb.query.pool import Frames, PathLike, load_pool, pool_as_of
 
 NEW_PAPER_COLUMNS = ["title", "added", "round", "posted", "url"]
-# A paper added since the survey was posted after its cut-off, or before it and found late.
-POSTED = ("after", "before")
 MOVED_CELL_COLUMNS = "rows row_value cols col_value strict survey today change papers".split()
 
 

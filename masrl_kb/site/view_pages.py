@@ -17,6 +17,8 @@ DRAFTS_LISTED = 20  # drafts named in a preview banner; the rest are counted
 
 # Newest papers listed per table here; the rest are on What's new (every record by its day).
 NEW_LISTED = 100
+# The page's tables, in order: posted after the cut-off, before it (found late), not known.
+POSTED_SIDES = ("after", "before", None)
 
 
 def since_page(ctx: Context) -> Page:
@@ -26,10 +28,12 @@ def since_page(ctx: Context) -> Page:
     specs = [(c.rows, c.cols, c.strict) for c in ALL_CROSSES]
     moved = moved_cells(ctx.papers, ctx.root, ctx.protocol.baseline, specs)
     by_cross = dict(list(moved.groupby(["rows", "cols", "strict"], sort=False)))
+    rows = list(zip(new.index, new.to_dict("records"), strict=True))
     return page.show(
         "since_survey.md",
         ctx=ctx,
-        new=list(zip(new.index, new.to_dict("records"), strict=True)),
+        new=rows,
+        by_side={side: [r for r in rows if r[1]["posted"] == side] for side in POSTED_SIDES},
         listed=NEW_LISTED,
         crosses=[
             (Cross(*spec), by_cross[spec].to_dict("records")) for spec in specs if spec in by_cross
