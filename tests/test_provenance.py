@@ -37,6 +37,7 @@ def primary(url: str, record: dict | None = None) -> bool:
         "https://aclanthology.org/2025.acl-long.421/",
         "https://ojs.aaai.org/index.php/AAAI/article/view/6220",
         "https://doi.org/10.1142/S0219525901000188",
+        "https://ar5iv.labs.arxiv.org/html/2310.00322",
         "https://github.com/OpenMLRL/CoMLRL/blob/main/README.md",
         "https://github.com/openmlrl/other-repo",
         "https://openmlrl.github.io/CoMLRL/docs/env",
@@ -52,6 +53,8 @@ def test_primary_hosts_are_accepted(url: str) -> None:
         "https://www.sciencestack.ai/paper/2508.04652",
         "https://huggingface.co/papers/2508.04652",
         "https://arxiv.org/list/cs.MA/new",  # arXiv, but not the paper's own page
+        "https://ar5iv.labs.arxiv.org/",  # ar5iv, but not a paper's page
+        "https://arxiv.cnoctave.top/abs/2601.05465",  # a proxy of arxiv.org on another domain
         "https://github.com/Super-E-Fee/Fork_ReMA-public",  # someone else's fork
         "https://github.com/OpenMLRL.evil/CoMLRL",
         "https://github.com/",
@@ -272,7 +275,7 @@ def test_without_host_data_the_rule_is_off(mini_root: Path) -> None:
 def test_the_knowledge_base_ships_its_host_data() -> None:
     data, found = read_sources(REPO)
     assert found == [] and data is not None
-    assert {k.kind for k in data.papers} >= {"arxiv", "openreview", "proceedings", "doi"}
+    assert {k.kind for k in data.papers} >= {"arxiv", "ar5iv", "openreview", "proceedings", "doi"}
 
 
 # ---------------------------------------------------------------- the host data file
