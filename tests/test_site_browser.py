@@ -795,10 +795,14 @@ def test_decisions_are_on_screen_at_1280_without_scrolling_sideways(page, base_u
 WIDTHS = [390, 1280]
 
 
-def _search_groups(page, query: str, expect_href: str, groups: int = 3) -> list[list[str]]:
+def _search_groups(
+    page, query: str, expect_href: str, groups: int = 3, links: int = 1000
+) -> list[list[str]]:
     """Type ``query`` (the search opened first: on a phone behind the header's button) and
-    wait until one of the first ``groups`` result groups links ``expect_href`` (a result's
-    link carries the theme's highlight parameter, ``?h=``, between path and anchor)."""
+    wait until one of the first ``groups`` result groups links ``expect_href`` among its first
+    ``links`` links (a result's link carries the theme's highlight parameter, ``?h=``, between
+    path and anchor). Results for a prefix of the query arrive first, so a test that checks
+    a link's rank passes ``links`` to wait for the ranking it checks."""
     box = page.locator(".md-search__input")
     if page.viewport_size["width"] < 960 and not page.locator("#__search").is_checked():
         page.locator("label.md-header__button[for='__search']").click()  # a phone's button
@@ -806,9 +810,10 @@ def _search_groups(page, query: str, expect_href: str, groups: int = 3) -> list[
     box.fill("")
     box.press_sequentially(query)
     page.wait_for_function(
-        "([href, n]) => [...document.querySelectorAll('.md-search-result__item')].slice(0, n)"
-        ".some(g => [...g.querySelectorAll('a')].some(a => (a.pathname + a.hash).includes(href)))",
-        arg=[expect_href, groups],
+        "([href, n, k]) => [...document.querySelectorAll('.md-search-result__item')].slice(0, n)"
+        ".some(g => [...g.querySelectorAll('a')].slice(0, k)"
+        ".some(a => (a.pathname + a.hash).includes(href)))",
+        arg=[expect_href, groups, links],
         timeout=20_000,
     )
     return page.locator(".md-search-result__item").evaluate_all(
@@ -864,7 +869,7 @@ def test_search_finds_phrases_stems_benchmarks_and_people(browser, base_url, wid
         tags = item.locator(".md-tag").all_inner_texts()
         assert tags and all("hanabi" in t.lower() for t in tags), tags
         _shot(opened, f"search-hanabi-{width}")
-        groups = _search_groups(opened, family, site_urls.AUTHORS + "#" + _anchor(person))
+        groups = _search_groups(opened, family, site_urls.AUTHORS + "#" + _anchor(person), links=2)
         first = next(g for g in groups if any(site_urls.AUTHORS in h for h in g))
         assert any(h.endswith("#" + _anchor(person)) for h in first[:2]), first  # the person
         _shot(opened, f"search-person-{width}")
