@@ -229,6 +229,29 @@ def test_a_source_under_a_second_strategy_is_refused_and_writes_nothing(tmp_path
     assert _import(kb, tmp_path / "b.csv", "huggingface_papers", "--strategy", "A") == 0
 
 
+@pytest.mark.parametrize("first", [("--strategy", "A"), ()])
+def test_a_source_with_and_without_a_strategy_is_refused_and_writes_nothing(
+    tmp_path, capsys, first
+):
+    """A batch that names no strategy shares its candidates' source name with one that
+    does, so the estimate would count the first batch's finds for the other's strategy."""
+    from tests.screening_stub import copy_kb
+
+    second = () if first else ("--strategy", "B")
+    kb = copy_kb(tmp_path / "kb")
+    (tmp_path / "a.csv").write_text(LIST_A, encoding="utf-8")
+    (tmp_path / "b.csv").write_text(LIST_B, encoding="utf-8")
+    assert _import(kb, tmp_path / "a.csv", "web_search", *first) == 0
+    folder = kb / "screening" / "2026-06-01_2026-06-30"
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    assert _import(kb, tmp_path / "b.csv", "web_search", *second) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "sources[1]" in err[0] and "a source belongs to one strategy" in err[0]
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+    # named apart, the second batch is accepted
+    assert _import(kb, tmp_path / "b.csv", "web_search:other", *second) == 0
+
+
 def test_a_round_file_naming_a_source_under_two_strategies_fails_validate(tmp_path, capsys):
     import yaml
 

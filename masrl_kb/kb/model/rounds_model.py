@@ -233,17 +233,29 @@ class RoundFile(KbModel):
         """A source belongs to one strategy: what a decided candidate was found by is
         kept as its source's name, so a name under two strategies would credit both
         strategies' finds to one of them and the recall estimate would be wrong."""
-        first: dict[str, tuple[int, str]] = {}
+        first: dict[str, tuple[int, str | None]] = {}
         found = []
         for i, b in enumerate(self.sources or []):
-            if not b.strategy:
+            j, strategy = first.setdefault(b.name, (i, b.strategy or None))
+            if strategy == (b.strategy or None):
                 continue
-            j, strategy = first.setdefault(b.name, (i, b.strategy))
-            if strategy != b.strategy:
+            apart = "or name the source apart (e.g. its list or seed after ':')"
+            if strategy and b.strategy:
                 message = (
                     f"source {b.name} is strategy {strategy} in sources[{j}]; a source belongs "
-                    f"to one strategy: use {strategy}, or name the source apart (e.g. its list "
-                    "or seed after ':')"
+                    f"to one strategy: use {strategy}, {apart}"
+                )
+                found.append(Finding(("sources", i, "strategy"), message))
+            elif strategy:  # this batch names none: its finds would count for the other's
+                message = (
+                    f"source {b.name} has no strategy here but is strategy {strategy} in "
+                    f"sources[{j}]; a source belongs to one strategy: use {strategy}, {apart}"
+                )
+                found.append(Finding(("sources", i, "name"), message))
+            else:
+                message = (
+                    f"source {b.name} has no strategy in sources[{j}]; a source belongs to one "
+                    f"strategy: leave this one without, {apart}"
                 )
                 found.append(Finding(("sources", i, "strategy"), message))
         report(found)
