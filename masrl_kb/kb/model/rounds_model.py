@@ -236,28 +236,22 @@ class RoundFile(KbModel):
         first: dict[str, tuple[int, str | None]] = {}
         found = []
         for i, b in enumerate(self.sources or []):
-            j, strategy = first.setdefault(b.name, (i, b.strategy or None))
-            if strategy == (b.strategy or None):
+            mine = b.strategy or None
+            j, strategy = first.setdefault(b.name, (i, mine))
+            if strategy == mine:
                 continue
-            apart = "or name the source apart (e.g. its list or seed after ':')"
-            if strategy and b.strategy:
-                message = (
-                    f"source {b.name} is strategy {strategy} in sources[{j}]; a source belongs "
-                    f"to one strategy: use {strategy}, {apart}"
-                )
-                found.append(Finding(("sources", i, "strategy"), message))
-            elif strategy:  # this batch names none: its finds would count for the other's
-                message = (
-                    f"source {b.name} has no strategy here but is strategy {strategy} in "
-                    f"sources[{j}]; a source belongs to one strategy: use {strategy}, {apart}"
-                )
-                found.append(Finding(("sources", i, "name"), message))
-            else:
-                message = (
-                    f"source {b.name} has no strategy in sources[{j}]; a source belongs to one "
-                    f"strategy: leave this one without, {apart}"
-                )
-                found.append(Finding(("sources", i, "strategy"), message))
+            # a batch without a strategy shares its finds' source name too: its finds
+            # would count for the other's strategy, or the other's for none
+            had, fix = (
+                (f"is strategy {strategy}", f"use {strategy}")
+                if strategy
+                else ("has no strategy", "leave this one without")
+            )
+            message = (
+                f"source {b.name} {had} in sources[{j}]; a source belongs to one strategy: "
+                f"{fix}, or name the source apart (e.g. its list or seed after ':')"
+            )
+            found.append(Finding(("sources", i, "strategy" if mine else "name"), message))
         report(found)
         return self
 
