@@ -134,6 +134,39 @@ def test_captures_count_inclusions_and_duplicates_of_papers_per_strategy() -> No
     }
 
 
+def test_a_duplicate_of_a_paper_from_another_window_is_not_credited() -> None:
+    """A look-alike title can match a paper of another window (a new arXiv id for an old
+    work); crediting it would inflate this window's captures, as it once did for July."""
+    catch = _round(D(2023, 1, 1), CUT)
+    july = _round(D(2026, 7, 1), D(2026, 7, 31), None, None)
+    july.sources[0] |= {"strategy": "A"}
+    july.sources[1] |= {"strategy": "B"}
+    catch.decided["2601.00001"] = {
+        "decision": "include",
+        "record": "papers/old-window.yaml",
+        "source": "web_search:0",
+    }
+    july.decided["2607.00002"] = {
+        "decision": "include",
+        "record": "papers/july.yaml",
+        "source": "web_search:1",
+    }
+    duplicates = [
+        {"id": "2607.00003", "duplicate_of": "papers/old-window.yaml", "source": "web_search:0"},
+        {"id": "2607.00004", "duplicate_of": "papers/survey.yaml", "source": "web_search:0"},
+        {"id": "2607.00005", "duplicate_of": "papers/july.yaml", "source": "web_search:0"},
+    ]
+    rounds = {catch.id: catch, july.id: july}
+    got = captures(july, rounds, duplicates, baseline=CUT + dt.timedelta(days=1))
+    # only the July paper counts; the catch-up's and the survey's papers are another window's
+    assert got.found == {"A": {"papers/july.yaml"}, "B": {"papers/july.yaml"}}
+    # before the baseline, a paper no round included is the catch-up's own
+    catch.sources[0] |= {"strategy": "A"}
+    dup = [{"id": "2501.9", "duplicate_of": "papers/survey.yaml", "source": "web_search:0"}]
+    got = captures(catch, rounds, dup, baseline=CUT + dt.timedelta(days=1))
+    assert got.found == {"A": {"papers/old-window.yaml", "papers/survey.yaml"}}
+
+
 # ---------------------------------------------------------------- screen import, end to end
 
 LIST_A = (

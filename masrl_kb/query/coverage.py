@@ -12,7 +12,8 @@ Both are computed from the round files, never typed in:
 - a round searched by two independent strategies (``strategy`` on its batches) gets a
   Lincoln-Petersen estimate (Chapman's form) of the in-scope papers there are: ``n1``
   found by the first, ``n2`` by the second, ``m`` by both; in scope means included,
-  whether this round included it or it duplicates a paper record.
+  whether this round included it or it duplicates a paper record of this window (one no
+  other round included, or, for the survey's own papers, a window before its cut-off).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from masrl_kb.kb.paths import find_root
+from masrl_kb.kb.protocol import PROTOCOL_FILE, load_protocol
 from masrl_kb.kb.rounds import Round, load_rounds, round_duplicates
 from masrl_kb.query.pool import PathLike
 
@@ -133,10 +135,17 @@ class Captures:
     awaiting: int
 
 
-def captures(rnd: Round, rounds: dict[str, Round], duplicates: list[dict[str, str]]) -> Captures:
+def captures(
+    rnd: Round,
+    rounds: dict[str, Round],
+    duplicates: list[dict[str, str]],
+    baseline: dt.date | None = None,
+) -> Captures:
     """Which in-scope papers each strategy of ``rnd`` found: its decided candidates and
-    the ``duplicates`` its batches removed (its ``duplicates.csv``)."""
+    the ``duplicates`` its batches removed (its ``duplicates.csv``) that stand for a paper
+    of this round's window (:func:`_of_window`)."""
     strategy_of = _strategies(rnd)
+    homes = _home_rounds(rounds)
     found: dict[str, set[str]] = {s: set() for s in strategy_of.values()}
     for d in rnd.decided.values():
         strategy = strategy_of.get(str(d.get("source", "")))
@@ -145,9 +154,31 @@ def captures(rnd: Round, rounds: dict[str, Round], duplicates: list[dict[str, st
     for dup in duplicates:
         strategy = strategy_of.get(str(dup.get("source", "")))
         paper = _paper_of(str(dup.get("duplicate_of", "")), rounds) if strategy else None
-        if strategy and paper:
+        if strategy and paper and _of_window(paper, rnd, homes, baseline):
             found[strategy].add(paper)
     return Captures(found, rnd.awaiting)
+
+
+def _home_rounds(rounds: dict[str, Round]) -> dict[str, str]:
+    """Paper record -> the round that included it."""
+    return {
+        str(d["record"]): rid
+        for rid, rnd in rounds.items()
+        for d in rnd.decided.values()
+        if d["decision"] == "include"
+    }
+
+
+def _of_window(paper: str, rnd: Round, homes: dict[str, str], baseline: dt.date | None) -> bool:
+    """Whether a duplicate's paper belongs to ``rnd``'s population. A look-alike title can
+    match a paper of another window (a new arXiv id for an old work), and counting it
+    would credit this window's strategies with a paper its estimate is not about: a paper
+    belongs to the round that included it, and one no round included (the survey's pool,
+    all posted before the cut-off) to rounds that start before the ``baseline``."""
+    home = homes.get(paper)
+    if home is not None:
+        return home == rnd.id
+    return baseline is None or rnd.since < baseline
 
 
 def lincoln_petersen(n1: int, n2: int, both: int) -> float:
@@ -167,8 +198,9 @@ def recall_table(base: Path, rounds: list[Round]) -> pd.DataFrame:
     loads them once)."""
     rows = []
     by_id = {r.id: r for r in rounds}
+    baseline = load_protocol(base).baseline if (base / PROTOCOL_FILE).is_file() else None
     for rnd in by_id.values():
-        got = captures(rnd, by_id, round_duplicates(base, rnd.id))
+        got = captures(rnd, by_id, round_duplicates(base, rnd.id), baseline)
         if len(got.found) < 2:
             continue
         (s1, a), (s2, b) = sorted(got.found.items())[:2]
