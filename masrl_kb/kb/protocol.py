@@ -3,13 +3,22 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 from masrl_kb.kb.model.base import context, validate_file
 from masrl_kb.kb.model.protocol_model import Protocol, QueryFamily
 from masrl_kb.kb.paths import Root, find_root
 from masrl_kb.kb.problem import DataFileError, Problem
 from masrl_kb.kb.taxonomy import load_taxonomy
 
-__all__ = ["PROTOCOL_FILE", "Protocol", "ProtocolError", "QueryFamily", "load_protocol"]
+__all__ = [
+    "PROTOCOL_FILE",
+    "Protocol",
+    "ProtocolError",
+    "QueryFamily",
+    "load_protocol",
+    "protocol_baseline",
+]
 PROTOCOL_FILE = "protocol.yaml"
 
 
@@ -27,3 +36,10 @@ def load_protocol(root: Root = None) -> Protocol:
     if protocol is None:
         raise ProtocolError(sorted(problems), f"problem(s) in {PROTOCOL_FILE}")
     return protocol
+
+
+def protocol_baseline(root: Root = None) -> dt.date | None:
+    """The survey's cut-off (``protocol.yaml`` ``survey.baseline``); None for a data root
+    without a protocol (a bare root has no survey to compare with)."""
+    base = find_root(root)
+    return load_protocol(base).baseline if (base / PROTOCOL_FILE).is_file() else None

@@ -28,7 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from masrl_kb.kb.paths import find_root
-from masrl_kb.kb.protocol import PROTOCOL_FILE, load_protocol
+from masrl_kb.kb.protocol import protocol_baseline
 from masrl_kb.kb.rounds import Round, load_rounds, round_duplicates
 from masrl_kb.query.pool import PathLike
 
@@ -140,12 +140,14 @@ def captures(
     rounds: dict[str, Round],
     duplicates: list[dict[str, str]],
     baseline: dt.date | None = None,
+    homes: dict[str, str] | None = None,
 ) -> Captures:
     """Which in-scope papers each strategy of ``rnd`` found: its decided candidates and
     the ``duplicates`` its batches removed (its ``duplicates.csv``) that stand for a paper
-    of this round's window (:func:`_of_window`)."""
+    of this round's window (:func:`_of_window`). ``homes`` is :func:`_home_rounds` of
+    ``rounds``, passed in by a caller that asks for every round."""
     strategy_of = _strategies(rnd)
-    homes = _home_rounds(rounds)
+    homes = _home_rounds(rounds) if homes is None else homes
     found: dict[str, set[str]] = {s: set() for s in strategy_of.values()}
     for d in rnd.decided.values():
         strategy = strategy_of.get(str(d.get("source", "")))
@@ -198,9 +200,9 @@ def recall_table(base: Path, rounds: list[Round]) -> pd.DataFrame:
     loads them once)."""
     rows = []
     by_id = {r.id: r for r in rounds}
-    baseline = load_protocol(base).baseline if (base / PROTOCOL_FILE).is_file() else None
+    baseline, homes = protocol_baseline(base), _home_rounds(by_id)
     for rnd in by_id.values():
-        got = captures(rnd, by_id, round_duplicates(base, rnd.id), baseline)
+        got = captures(rnd, by_id, round_duplicates(base, rnd.id), baseline, homes)
         if len(got.found) < 2:
             continue
         (s1, a), (s2, b) = sorted(got.found.items())[:2]

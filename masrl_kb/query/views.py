@@ -22,7 +22,7 @@ import pandas as pd
 
 from masrl_kb.kb.model.types import ARXIV_RE
 from masrl_kb.kb.paths import find_root
-from masrl_kb.kb.protocol import PROTOCOL_FILE, load_protocol
+from masrl_kb.kb.protocol import protocol_baseline
 from masrl_kb.kb.rounds import Round, load_rounds
 from masrl_kb.kb.rules import crosstab_list
 from masrl_kb.query.args import checked
@@ -40,8 +40,7 @@ MOVED_CELL_COLUMNS = "rows row_value cols col_value strict survey today change p
 def survey_baseline(root: PathLike = None) -> dt.date | None:
     """The survey's cut-off (``protocol.yaml`` ``survey.baseline``); None for a data
     root without a protocol (a bare root has no survey to compare with)."""
-    base = find_root(root)
-    return load_protocol(base).baseline if (base / PROTOCOL_FILE).is_file() else None
+    return protocol_baseline(root)
 
 
 def _baseline(root: PathLike, baseline: dt.date | None) -> dt.date | None:
