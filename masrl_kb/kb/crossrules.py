@@ -167,14 +167,14 @@ def baseline_problems(papers: Checked, root: Path) -> Iterator[Problem]:
     """A paper ``added`` before the survey's cut-off (``protocol.yaml`` ``survey.baseline``)
     would join the survey's fixed pool after the fact; the rule is off without a protocol
     (a bare data root), and a broken protocol is reported by the whole ``validate``."""
-    from masrl_kb.kb.protocol import PROTOCOL_FILE, ProtocolError, load_protocol
+    from masrl_kb.kb.protocol import PROTOCOL_FILE, ProtocolError, protocol_baseline
     from masrl_kb.kb.taxonomy import TaxonomyError
 
-    if not (root / PROTOCOL_FILE).is_file():
-        return
     try:
-        baseline = load_protocol(root).baseline
+        baseline = protocol_baseline(root)
     except (ProtocolError, TaxonomyError):
+        return
+    if baseline is None:
         return
     for rec, paper in papers:
         if paper.added < baseline:
