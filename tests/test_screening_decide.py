@@ -17,8 +17,10 @@ import pytest
 from masrl_kb.contrib.screen.decide import decide_round
 from masrl_kb.contrib.screen.entries import title_id
 from masrl_kb.contrib.screen.store import round_lock
+from masrl_kb.kb.protocol import load_protocol
 from masrl_kb.kb.record_checks import validate
 from masrl_kb.kb.rounds import load_round
+from masrl_kb.kb.taxonomy import load_taxonomy
 from masrl_kb.kb.yamlio import load_yaml_file
 from tests.conftest import run_cli as run
 from tests.test_screening_import import ROUND, SINCE, STOP, UNTIL, imported_kb
@@ -83,6 +85,21 @@ def test_a_rows_query_family_names_the_exclusions_family(kb: Path, tmp_path: Pat
     assert _decide(kb, _file(tmp_path, "d.csv", text)) == 0
     record = load_round(kb, ROUND).decided[STOP_ID]["record"]
     assert load_yaml_file(kb / record).data["query_family"] == "orchestration"
+
+
+def test_a_query_family_of_the_taxonomy_outside_the_protocol_is_accepted(
+    kb: Path, tmp_path: Path
+) -> None:
+    """validate accepts any value of the query_family axis on an exclusion, so decide does too,
+    even one no protocol family searches (the survey's own exclusions use them)."""
+    families = load_protocol(kb).families
+    extra = [v for v in load_taxonomy(kb)["query_family"].ids if v not in {f.id for f in families}]
+    assert extra, "the fixture's taxonomy has a family the protocol does not search"
+    text = f"id,decision,reason,query_family\n{STOP_ID},exclude,out_of_scope,{extra[0]}\n"
+    assert _decide(kb, _file(tmp_path, "d.csv", text)) == 0
+    record = load_round(kb, ROUND).decided[STOP_ID]["record"]
+    assert load_yaml_file(kb / record).data["query_family"] == extra[0]
+    assert run("--root", str(kb), "validate") == 0
 
 
 def test_a_doi_candidate_is_excluded_with_its_doi(kb: Path, tmp_path: Path) -> None:

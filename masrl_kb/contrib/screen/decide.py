@@ -285,7 +285,9 @@ def decide_round(
         check_round_csv(base, rid)
         path = Path(decisions_file)
         rules = tuple(r.id for r in protocol.inclusion_rules)
-        families = tuple(f.id for f in protocol.families)
+        # An exclusion may carry any value of its query_family axis (validate's rule), not
+        # only the families screen run searches, so decide accepts what validate accepts.
+        families = tax["query_family"].ids
         vocab = _Vocab(reasons, stages, default_reason, rules, families)
         decisions = read_decisions(path, vocab, entries)
         _check_against_round(rnd, decisions, path.name, base)
